@@ -1,0 +1,263 @@
+"""The estimator machinery every fastnb model shares.
+
+``_BaseNB`` gives scikit-learn's estimator protocol (get_params, set_params, repr,
+tags, pickling) without importing scikit-learn, and the predict methods. A model
+subclass supplies only ``_check_predict_X`` (validation of its input kind) and
+``_run_predict_kernel(X, mode, labels_out, out)``, which calls its compiled kernel.
+"""
+
+import inspect
+import warnings
+
+import numpy as np
+
+from . import _runtime
+from ._threads import effective_n_threads
+from ._validation import NotFittedError, check_feature_names
+
+__all__ = ["_BaseNB"]
+
+MODE_ARGMAX = _runtime.PREDICT_MODES["argmax"]
+MODE_JLL = _runtime.PREDICT_MODES["jll"]
+MODE_LOG_PROBA = _runtime.PREDICT_MODES["log_proba"]
+MODE_PROBA = _runtime.PREDICT_MODES["proba"]
+
+# Below this many multiply-adds a predict call runs on one thread, without
+# entering an OpenMP region: waking a thread team costs more than the work.
+_PARALLEL_PREDICT_MIN_WORK = 1 << 16
+
+
+def _version():
+    from . import __version__
+
+    return __version__
+
+
+class _BaseNB:
+    """Base class of the fastnb estimators (not public)."""
+
+    _estimator_type = "classifier"
+
+    # -- the estimator protocol ---------------------------------------------------
+    @classmethod
+    def _get_param_names(cls):
+        signature = inspect.signature(cls.__init__)
+        return sorted(
+            name
+            for name, parameter in signature.parameters.items()
+            if name != "self" and parameter.kind != parameter.VAR_KEYWORD
+        )
+
+    def get_params(self, deep=True):
+        """Get the parameters of this estimator.
+
+        Parameters
+        ----------
+        deep : bool, default=True
+            Accepted for scikit-learn compatibility; fastnb estimators hold no
+            sub-estimators.
+
+        Returns
+        -------
+        params : dict
+            Parameter names mapped to their values.
+        """
+        return {name: getattr(self, name) for name in self._get_param_names()}
+
+    def set_params(self, **params):
+        """Set the parameters of this estimator.
+
+        Parameters
+        ----------
+        **params : dict
+            Estimator parameters.
+
+        Returns
+        -------
+        self : estimator instance
+        """
+        valid = self._get_param_names()
+        for name, value in params.items():
+            if name not in valid:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {valid!r}."
+                )
+            setattr(self, name, value)
+        return self
+
+    def __repr__(self):
+        defaults = inspect.signature(type(self).__init__).parameters
+        shown = []
+        for name in self._get_param_names():
+            value = getattr(self, name)
+            default = defaults[name].default
+            changed = True
+            try:
+                changed = not (value is default or bool(value == default))
+            except (TypeError, ValueError):
+                changed = True
+            if changed:
+                shown.append(f"{name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    def __sklearn_tags__(self):
+        # Only scikit-learn calls this, so importing it here costs fastnb users
+        # nothing (`import fastnb` never imports sklearn).
+        from sklearn.utils import ClassifierTags, InputTags, Tags, TargetTags
+
+        tags = Tags(
+            estimator_type="classifier",
+            target_tags=TargetTags(required=True),
+            classifier_tags=ClassifierTags(),
+            input_tags=InputTags(),
+        )
+        self._update_tags(tags)
+        return tags
+
+    def _update_tags(self, tags):
+        """Hook for subclasses to adjust their scikit-learn tags."""
+
+    def __sklearn_is_fitted__(self):
+        return hasattr(self, "classes_")
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["_fastnb_version"] = _version()
+        return state
+
+    def __setstate__(self, state):
+        version = state.pop("_fastnb_version", None)
+        if version is not None and version != _version():
+            warnings.warn(
+                f"Trying to unpickle {type(self).__name__} from fastnb {version} "
+                f"with fastnb {_version()}: this might lead to breaking code or "
+                "invalid results. Use at your own risk.",
+                UserWarning,
+                stacklevel=2,
+            )
+        self.__dict__.update(state)
+
+    # -- helpers for subclasses -----------------------------------------------------
+    def _check_fitted(self):
+        if not hasattr(self, "classes_"):
+            raise NotFittedError(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' "
+                "with appropriate arguments before using this estimator."
+            )
+
+    def _check_n_features(self, X, *, reset):
+        n_features = X.shape[1]
+        if reset:
+            self.n_features_in_ = n_features
+        elif n_features != self.n_features_in_:
+            raise ValueError(
+                f"X has {n_features} features, but {type(self).__name__} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+
+    def _check_feature_names(self, X, *, reset):
+        check_feature_names(self, X, reset=reset)
+
+    def _predict_threads(self, n_samples, work_per_row):
+        if n_samples * work_per_row < _PARALLEL_PREDICT_MIN_WORK:
+            return 1
+        return effective_n_threads(self.n_threads)
+
+    def _predict_into(self, X, mode):
+        """Validate X and run the model's kernel in one of the PredictModes."""
+        X = self._check_predict_X(X)
+        n_samples = X.shape[0]
+        if mode == MODE_ARGMAX:
+            labels = np.empty(n_samples, dtype=np.intp)
+            self._run_predict_kernel(X, mode, labels, None)
+            return labels
+        out = np.empty((n_samples, self.classes_.shape[0]), dtype=np.float64)
+        self._run_predict_kernel(X, mode, None, out)
+        return out
+
+    # -- the predict API ------------------------------------------------------------
+    def predict(self, X):
+        """Perform classification on an array of test vectors X.
+
+        The arg-max is fused into the kernel: no (n_samples, n_classes) array is made.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The input samples.
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples,)
+            Predicted target values for X.
+        """
+        return self.classes_.take(self._predict_into(X, MODE_ARGMAX))
+
+    def predict_joint_log_proba(self, X):
+        """Return the joint log probability estimates log P(c) + log P(x|c).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The input samples.
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_classes)
+            The joint log-probability of the samples for each class, in the order
+            of ``classes_``.
+        """
+        return self._predict_into(X, MODE_JLL)
+
+    def predict_log_proba(self, X):
+        """Return log-probability estimates for the test vectors X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The input samples.
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_classes)
+            The log-probability of the samples for each class, in the order of
+            ``classes_``.
+        """
+        return self._predict_into(X, MODE_LOG_PROBA)
+
+    def predict_proba(self, X):
+        """Return probability estimates for the test vectors X.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            The input samples.
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples, n_classes)
+            The probability of the samples for each class, in the order of
+            ``classes_``.
+        """
+        return self._predict_into(X, MODE_PROBA)
+
+    def score(self, X, y, sample_weight=None):
+        """Return the mean accuracy on the given test data and labels.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Test samples.
+        y : array-like of shape (n_samples,)
+            True labels for X.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Sample weights.
+
+        Returns
+        -------
+        score : float
+            Mean accuracy of ``self.predict(X)`` with respect to y.
+        """
+        correct = self.predict(X) == np.asarray(y).ravel()
+        return float(np.average(correct, weights=sample_weight))

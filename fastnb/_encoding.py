@@ -1,0 +1,99 @@
+"""Mapping class labels to contiguous indices 0..k-1 for the kernels.
+
+Integer labels (including bools) in a span that is small next to n are encoded in
+three linear passes by the compiled ``_labels`` module; anything else (strings,
+objects, floats, sparse huge integers) goes through a sort with ``np.unique``.
+"""
+
+import numpy as np
+
+from . import _labels
+
+# A lookup table over the label span is used when the span is below this, or
+# below 4 * n: the table then costs no more than the labels themselves.
+_LUT_MIN_SPAN = 1 << 16
+
+
+def _as_kernel_ints(y):
+    """y as int32/int64 for the compiled encoder, or None when it cannot be."""
+    if y.dtype == np.int64 or y.dtype == np.int32:
+        return np.ascontiguousarray(y)
+    if y.dtype.kind == "b" or (y.dtype.kind in "iu" and y.dtype.itemsize < 8):
+        return y.astype(np.int64)
+    if y.dtype == np.uint64:
+        if y.size and y.max() > np.iinfo(np.int64).max:
+            return None
+        return y.astype(np.int64)
+    return None
+
+
+def encode_labels(y):
+    """Sorted unique labels of y and the index of each label among them.
+
+    Returns
+    -------
+    classes : ndarray of shape (k,), y's dtype
+    codes : ndarray of shape (n,), intp
+    """
+    ints = _as_kernel_ints(y) if y.dtype.kind in "biu" else None
+    if ints is not None and ints.size:
+        lo, hi = _labels.int_label_span(ints)
+        span = hi - lo + 1
+        if span <= max(_LUT_MIN_SPAN, 4 * ints.size):
+            present = np.zeros(span, dtype=np.uint8)
+            _labels.mark_present_labels(ints, lo, present)
+            offsets = np.flatnonzero(present)
+            lut = np.full(span, -1, dtype=np.intp)
+            lut[offsets] = np.arange(offsets.size, dtype=np.intp)
+            codes = np.empty(ints.size, dtype=np.intp)
+            _labels.map_labels(ints, lo, lut, codes)
+            classes = (offsets + lo).astype(y.dtype)
+            return classes, codes
+    try:
+        classes, codes = np.unique(y, return_inverse=True)
+    except TypeError as error:
+        raise ValueError(
+            f"Mix of label input types (string and number) in y: {error}"
+        ) from error
+    return classes, codes.astype(np.intp, copy=False).ravel()
+
+
+def encode_with_classes(y, classes):
+    """Index of each label of y in the sorted array ``classes``.
+
+    Raises ValueError naming the labels of y that are not in ``classes``.
+    """
+    codes = None
+    ints = _as_kernel_ints(y) if y.dtype.kind in "biu" else None
+    class_ints = (
+        _as_kernel_ints(classes) if classes.dtype.kind in "biu" else None
+    )
+    if ints is not None and class_ints is not None and class_ints.size:
+        lo, hi = int(class_ints[0]), int(class_ints[-1])
+        span = hi - lo + 1
+        if span <= max(_LUT_MIN_SPAN, 4 * ints.size):
+            lut = np.full(span, -1, dtype=np.intp)
+            lut[class_ints - lo] = np.arange(class_ints.size, dtype=np.intp)
+            codes = np.empty(ints.size, dtype=np.intp)
+            if _labels.map_labels(ints, lo, lut, codes) == 0:
+                return codes
+            unknown = np.unique(y[codes < 0])
+            raise ValueError(
+                f"The target label(s) {unknown} in y do not exist in the initial "
+                f"classes {classes}"
+            )
+    try:
+        positions = np.searchsorted(classes, y)
+    except TypeError as error:
+        raise ValueError(
+            f"Labels of y cannot be compared with the classes {classes}: {error}"
+        ) from error
+    positions = np.minimum(positions, classes.size - 1)
+    known = classes[positions] == y
+    if not np.all(known):
+        unknown = np.unique(y[~known])
+        raise ValueError(
+            f"The target label(s) {unknown} in y do not exist in the initial "
+            f"classes {classes}"
+        )
+    return positions.astype(np.intp, copy=False)

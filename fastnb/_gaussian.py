@@ -1,0 +1,325 @@
+"""GaussianNB: scikit-learn's Gaussian Naive Bayes on compiled one-pass kernels."""
+
+from numbers import Integral, Real
+
+import numpy as np
+
+from ._dispatch import load_kernels
+from ._base import _BaseNB
+from ._encoding import encode_labels, encode_with_classes
+from ._threads import effective_n_threads
+from ._validation import check_dense_X, check_sample_weight, check_y
+
+__all__ = ["GaussianNB"]
+
+_kernels = load_kernels("_gaussian_kernels")
+
+# Fit chunks: at least this many rows each, at most this many chunks, and at most
+# this much scratch memory for the per-chunk moments. The chunking depends on the
+# data's shape only, which is what makes the fit independent of the thread count.
+_FIT_MIN_ROWS_PER_CHUNK = 4096
+_FIT_MAX_CHUNKS = 64
+_FIT_SCRATCH_BYTES = 32 << 20
+# Below this many values a fit runs on one thread.
+_PARALLEL_FIT_MIN_WORK = 1 << 17
+
+
+def _fit_chunk_count(n_samples, n_slots, n_features):
+    by_rows = n_samples // _FIT_MIN_ROWS_PER_CHUNK
+    by_memory = _FIT_SCRATCH_BYTES // (8 * n_slots * (2 * n_features + 1))
+    return int(max(1, min(_FIT_MAX_CHUNKS, by_rows, by_memory)))
+
+
+class GaussianNB(_BaseNB):
+    """Gaussian Naive Bayes, a drop-in for ``sklearn.naive_bayes.GaussianNB``.
+
+    Fitting makes one pass over X in a compiled, OpenMP-parallel kernel that
+    accumulates per-class weighted counts, means and centred second moments
+    (Welford updates per fixed block of rows, merged with Chan's formula), so the
+    variances are exact even for data far from zero, and ``partial_fit`` on any
+    split of the data gives the same model as one ``fit``. Prediction runs one
+    fused kernel over rows: no (n_samples, n_features) temporary is made.
+
+    Parameters
+    ----------
+    priors : array-like of shape (n_classes,), default=None
+        Prior probabilities of the classes. If given, they are not adjusted
+        according to the data.
+    var_smoothing : float, default=1e-9
+        Portion of the largest variance of all features that is added to the
+        variances for calculation stability.
+    n_threads : int, default=None
+        Threads for the kernels: None or -1 means all usable cores (honouring
+        ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
+        Results are the same bits whatever the number of threads.
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of training samples observed in each class.
+    class_prior_ : ndarray of shape (n_classes,)
+        Probability of each class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels known to the classifier.
+    epsilon_ : float
+        Absolute additive value to the variances. Unlike scikit-learn, which
+        recomputes it from the last ``partial_fit`` batch only (its issue #14054),
+        fastnb computes it from all data seen so far, so that ``partial_fit`` over
+        any split of the data equals one ``fit``.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+    var_ : ndarray of shape (n_classes, n_features)
+        Variance of each feature per class (plus ``epsilon_``).
+    theta_ : ndarray of shape (n_classes, n_features)
+        Mean of each feature per class.
+
+    Notes
+    -----
+    Statistics are accumulated in float64 whatever the input dtype, so the fitted
+    attributes are float64 (scikit-learn keeps float32 for float32 input). float32
+    input is read as float32, without an upcast copy.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastnb import GaussianNB
+    >>> X = np.array([[-1, -1], [-2, -1], [-3, -2], [1, 1], [2, 1], [3, 2]])
+    >>> y = np.array([1, 1, 1, 2, 2, 2])
+    >>> clf = GaussianNB().fit(X, y)
+    >>> clf.predict([[-0.8, -1]])
+    array([1])
+    >>> clf_pf = GaussianNB()
+    >>> clf_pf = clf_pf.partial_fit(X, y, np.unique(y))
+    >>> clf_pf.predict([[-0.8, -1]])
+    array([1])
+    """
+
+    def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None):
+        self.priors = priors
+        self.var_smoothing = var_smoothing
+        self.n_threads = n_threads
+
+    # -- fitting ---------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit Gaussian Naive Bayes according to X, y.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target values: any labels (ints, strings, bools, ...).
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights applied to individual samples (1. for unweighted).
+
+        Returns
+        -------
+        self : object
+            Returns the instance itself.
+        """
+        return self._fit(X, y, None, sample_weight, refit=True)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Incremental fit on a batch of samples.
+
+        Any split of the data into batches gives the same model as one ``fit`` on
+        all of it. A call that raises leaves the model exactly as it was.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target values.
+        classes : array-like of shape (n_classes,), default=None
+            All the classes that can appear in y. Required on the first call,
+            ignored on later calls.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights applied to individual samples.
+
+        Returns
+        -------
+        self : object
+            Returns the instance itself.
+        """
+        return self._fit(X, y, classes, sample_weight, refit=False)
+
+    def _validate_params(self):
+        if isinstance(self.var_smoothing, bool) or not isinstance(
+            self.var_smoothing, Real
+        ):
+            raise TypeError(
+                "The 'var_smoothing' parameter of GaussianNB must be a float in the "
+                f"range [0, inf). Got {self.var_smoothing!r} instead."
+            )
+        if not (self.var_smoothing >= 0 and np.isfinite(self.var_smoothing)):
+            raise ValueError(
+                "The 'var_smoothing' parameter of GaussianNB must be a float in the "
+                f"range [0, inf). Got {self.var_smoothing!r} instead."
+            )
+        if self.n_threads is not None and (
+            not isinstance(self.n_threads, Integral) or isinstance(self.n_threads, bool)
+        ):
+            raise TypeError(
+                "The 'n_threads' parameter of GaussianNB must be an int or None. "
+                f"Got {self.n_threads!r} instead."
+            )
+        if self.n_threads == 0:
+            raise ValueError(
+                "The 'n_threads' parameter of GaussianNB must be None, -1 or a "
+                "non-zero int. Got 0 instead."
+            )
+
+    def _checked_priors(self, n_classes):
+        if self.priors is None:
+            return None
+        priors = np.asarray(self.priors, dtype=np.float64)
+        if priors.ndim != 1 or priors.shape[0] != n_classes:
+            raise ValueError("Number of priors must match number of classes.")
+        if not np.all(np.isfinite(priors)):
+            raise ValueError("Priors must be finite.")
+        if not np.isclose(priors.sum(), 1.0):
+            raise ValueError("The sum of the priors should be 1.")
+        if np.any(priors < 0):
+            raise ValueError("Priors must be non-negative.")
+        return priors
+
+    def _fit(self, X, y, classes, sample_weight, refit):
+        """Validate, run the kernel, and only then update the model (atomically)."""
+        self._validate_params()
+        name = type(self).__name__
+        first_call = refit or not hasattr(self, "classes_")
+        if not refit and first_call and classes is None:
+            raise ValueError(
+                "classes must be passed on the first call to partial_fit."
+            )
+        X = check_dense_X(X, name)
+        n_samples, n_features = X.shape
+        y = check_y(y, n_samples, name)
+        weights = check_sample_weight(sample_weight, n_samples)
+
+        if refit:
+            fitted_classes, codes = encode_labels(y)
+        elif first_call:
+            fitted_classes = np.unique(np.asarray(classes))
+            codes = encode_with_classes(y, fitted_classes)
+        else:
+            if n_features != self.n_features_in_:
+                raise ValueError(
+                    f"Number of features {n_features} does not match previous data "
+                    f"{self.n_features_in_}. X has {n_features} features, but {name} "
+                    f"is expecting {self.n_features_in_} features as input."
+                )
+            fitted_classes = self.classes_
+            codes = encode_with_classes(y, fitted_classes)
+        n_classes = fitted_classes.shape[0]
+        priors = self._checked_priors(n_classes)
+
+        # With weights, epsilon still comes from the unweighted variance of X (as in
+        # scikit-learn), so the kernel keeps one extra all-rows slot for it.
+        track_unweighted = weights is not None
+        n_slots = n_classes + int(track_unweighted)
+        n_threads = 1
+        if n_samples * n_features >= _PARALLEL_FIT_MIN_WORK:
+            n_threads = effective_n_threads(self.n_threads)
+        count, mean, ssd = _kernels.gaussian_fit(
+            X, codes, weights, n_classes, track_unweighted,
+            _fit_chunk_count(n_samples, n_slots, n_features), n_threads,
+        )
+        if not (np.isfinite(mean).all() and np.isfinite(ssd).all()):
+            self._raise_non_finite(X)
+        if track_unweighted:
+            seen = (count[n_classes:].copy(), mean[n_classes:].copy(),
+                    ssd[n_classes:].copy())
+            count, mean, ssd = count[:n_classes], mean[:n_classes], ssd[:n_classes]
+        else:
+            seen = _kernels.merge_all_slots(count, mean, ssd)
+        if refit and count.sum() <= 0:
+            raise ValueError("The sum of sample_weight is zero: nothing to fit.")
+
+        if not first_call:
+            # Merge with what was learned before, on copies: the model changes only
+            # once everything has succeeded.
+            old_count = self.class_count_.copy()
+            old_mean = self.theta_.copy()
+            old_ssd = self._class_ssd.copy()
+            _kernels.merge_moments(old_count, old_mean, old_ssd, count, mean, ssd)
+            count, mean, ssd = old_count, old_mean, old_ssd
+            seen_count = self._seen_count.copy()
+            seen_mean = self._seen_mean.copy()
+            seen_ssd = self._seen_ssd.copy()
+            _kernels.merge_moments(seen_count, seen_mean, seen_ssd, *seen)
+            seen = (seen_count, seen_mean, seen_ssd)
+
+        self._set_fitted_state(X, fitted_classes, priors, count, mean, ssd, seen,
+                               reset=first_call)
+        return self
+
+    def _raise_non_finite(self, X):
+        if np.isnan(X).any():
+            raise ValueError("Input X contains NaN.")
+        if np.isinf(X).any():
+            raise ValueError(
+                f"Input X contains infinity or a value too large for {X.dtype!r}."
+            )
+        raise ValueError(
+            "Input X has values too large in magnitude: their variance overflows "
+            "float64. Rescale the features."
+        )
+
+    def _set_fitted_state(self, X, classes, priors, count, mean, ssd, seen, reset):
+        seen_count, seen_mean, seen_ssd = seen
+        with np.errstate(invalid="ignore", divide="ignore"):
+            class_var = np.where(count[:, None] > 0, ssd / count[:, None], 0.0)
+            total_var = seen_ssd[0] / seen_count[0]
+        epsilon = float(self.var_smoothing * np.max(total_var))
+        if priors is None:
+            prior = count / count.sum()
+        else:
+            prior = priors
+        var = class_var + epsilon
+        with np.errstate(divide="ignore"):
+            log_norm = np.log(prior) - 0.5 * np.sum(np.log(2.0 * np.pi * var), axis=1)
+        # All validation is done: commit the new state.
+        self._check_feature_names(X, reset=reset)
+        self._check_n_features(X, reset=reset)
+        self.classes_ = classes
+        self.class_count_ = count
+        self.class_prior_ = prior
+        self.theta_ = mean
+        self.var_ = var
+        self.epsilon_ = epsilon
+        self._class_ssd = ssd
+        self._seen_count, self._seen_mean, self._seen_ssd = seen_count, seen_mean, seen_ssd
+        self._half_inv_var = np.ascontiguousarray(0.5 / var)
+        self._log_norm = np.ascontiguousarray(log_norm)
+
+    # -- prediction ------------------------------------------------------------------
+    def _check_predict_X(self, X):
+        self._check_fitted()
+        if not (
+            type(X) is np.ndarray
+            and X.ndim == 2
+            and (X.dtype == np.float64 or X.dtype == np.float32)
+            and X.flags.c_contiguous
+            and X.shape[0] > 0
+        ):
+            X = check_dense_X(X, type(self).__name__)
+        if hasattr(self, "feature_names_in_") or not isinstance(X, np.ndarray):
+            self._check_feature_names(X, reset=False)
+        if X.shape[1] != self.n_features_in_:
+            self._check_n_features(X, reset=False)
+        return X
+
+    def _run_predict_kernel(self, X, mode, labels_out, out):
+        n_threads = self._predict_threads(X.shape[0], self.var_.size)
+        n_suspect = _kernels.gaussian_predict(
+            X, self.theta_, self._half_inv_var, self._log_norm, mode, labels_out, out,
+            n_threads,
+        )
+        if n_suspect and not np.isfinite(X).all():
+            what = "NaN" if np.isnan(X).any() else "infinity"
+            raise ValueError(f"Input X contains {what}.")
+

@@ -1,0 +1,125 @@
+"""Thread-count resolution for the OpenMP kernels.
+
+The meaning is scikit-learn's ``n_threads``: ``None`` or ``-1`` uses every core the
+process may run on, limited by the OpenMP runtime's own setting (``OMP_NUM_THREADS``,
+or a ``threadpoolctl.threadpool_limits`` block); ``-2`` leaves one core free, and so
+on; a positive number is used as given.
+"""
+
+import os
+from numbers import Integral
+
+from . import _runtime
+
+__all__ = ["openmp_enabled", "effective_n_threads", "show_config"]
+
+# GNU libgomp's thread pool does not survive fork(): a child process that enters a
+# parallel region can hang forever. A forked child therefore runs every kernel
+# serially (and serial kernels never enter an OpenMP region).
+_IN_FORKED_CHILD = False
+
+
+def _mark_forked_child():
+    global _IN_FORKED_CHILD
+    _IN_FORKED_CHILD = True
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_mark_forked_child)
+
+
+def _usable_cpu_count():
+    if hasattr(os, "process_cpu_count"):  # Python >= 3.13
+        count = os.process_cpu_count()
+    elif hasattr(os, "sched_getaffinity"):
+        count = len(os.sched_getaffinity(0))
+    else:
+        count = os.cpu_count()
+    return max(1, count or 1)
+
+
+def openmp_enabled():
+    """Whether fastnb was compiled with OpenMP support.
+
+    Returns
+    -------
+    enabled : bool
+        ``True`` when the kernels can run on several threads.
+
+    Examples
+    --------
+    >>> import fastnb
+    >>> isinstance(fastnb.openmp_enabled(), bool)
+    True
+    """
+    return _runtime.openmp_enabled()
+
+
+def effective_n_threads(n_threads=None):
+    """The number of threads a kernel will use for a given ``n_threads`` setting.
+
+    Parameters
+    ----------
+    n_threads : int or None, default=None
+        ``None`` or ``-1``: all usable cores, capped by the OpenMP runtime's limit
+        (``OMP_NUM_THREADS`` or threadpoolctl). ``-k`` (k >= 2): all usable cores but
+        ``k - 1``. A positive int: exactly that many.
+
+    Returns
+    -------
+    n : int
+        At least 1; always 1 without OpenMP or in a forked child process.
+
+    Examples
+    --------
+    >>> import fastnb
+    >>> fastnb.effective_n_threads(1)
+    1
+    >>> fastnb.effective_n_threads() >= 1
+    True
+    """
+    if n_threads is not None and (
+        not isinstance(n_threads, Integral) or isinstance(n_threads, bool)
+    ):
+        raise TypeError(
+            f"n_threads must be an int or None, got {type(n_threads).__name__}."
+        )
+    if n_threads == 0:
+        raise ValueError("n_threads == 0 is invalid: use None, -1 or a positive int.")
+    if not _runtime.openmp_enabled() or _IN_FORKED_CHILD:
+        return 1
+    if n_threads is None or n_threads < 0:
+        cores = _usable_cpu_count()
+        if n_threads is None or n_threads == -1:
+            wanted = cores
+        else:
+            wanted = max(1, cores + 1 + int(n_threads))
+        return max(1, min(wanted, _runtime.omp_max_threads()))
+    return int(n_threads)
+
+
+def show_config():
+    """Describe how fastnb was built and how many threads it will use.
+
+    Returns
+    -------
+    config : dict
+        ``openmp`` (bool), ``simd`` (which kernel build runs: 'avx2' or
+        'baseline'), ``threads`` (the default thread count) and ``cpus``.
+
+    Examples
+    --------
+    >>> import fastnb
+    >>> sorted(fastnb.show_config())
+    ['cpus', 'openmp', 'simd', 'threads', 'version']
+    """
+    from . import __version__
+    from ._dispatch import simd_level
+
+    return {
+        "version": __version__,
+        "simd": simd_level(),
+        "openmp": openmp_enabled(),
+        "threads": effective_n_threads(None),
+        "cpus": _usable_cpu_count(),
+    }

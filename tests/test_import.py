@@ -1,0 +1,26 @@
+import subprocess
+import sys
+
+
+def test_import_does_not_import_sklearn():
+    code = (
+        "import sys, fastnb\n"
+        "assert 'sklearn' not in sys.modules, 'sklearn imported'\n"
+        "assert 'scipy' not in sys.modules, 'scipy imported'\n"
+        "assert 'pandas' not in sys.modules, 'pandas imported'\n"
+        "print(fastnb.__version__)\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip()
+
+
+def test_show_config_reports_openmp_and_threads():
+    import fastnb
+
+    config = fastnb.show_config()
+    assert isinstance(config["openmp"], bool)
+    assert config["openmp"] == fastnb.openmp_enabled()
+    assert config["threads"] == fastnb.effective_n_threads()
+    assert config["threads"] >= 1
+    assert config["simd"] in ("avx2", "baseline")
