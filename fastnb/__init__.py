@@ -16,13 +16,17 @@ Examples
 
 __version__ = "0.1.0"
 
+from ._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from ._gaussian import GaussianNB
 from ._threads import effective_n_threads, openmp_enabled, show_config
 from ._validation import DataConversionWarning, NotFittedError
 
 __all__ = [
+    "BernoulliNB",
+    "ComplementNB",
     "DataConversionWarning",
     "GaussianNB",
+    "MultinomialNB",
     "NotFittedError",
     "__version__",
     "effective_n_threads",

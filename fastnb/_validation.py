@@ -11,11 +11,14 @@ import numpy as np
 __all__ = [
     "DataConversionWarning",
     "NotFittedError",
+    "CSRInput",
+    "check_counts_X",
     "check_dense_X",
     "check_sample_weight",
     "check_y",
     "feature_names_of",
     "is_sparse",
+    "not_fitted_error",
 ]
 
 
@@ -252,3 +255,153 @@ def check_sample_weight(sample_weight, n_samples):
     if (weights < 0).any():
         raise ValueError("Negative values in data passed to sample_weight")
     return np.ascontiguousarray(weights)
+
+
+# -- discrete models: dense arrays read in their own dtype, sparse CSR read in place ---
+
+# Dense dtypes the discrete kernels read without conversion (bool is read as uint8).
+_KERNEL_DTYPES = frozenset(
+    np.dtype(t) for t in (np.float64, np.float32, np.uint8, np.int8, np.int16,
+                          np.int32, np.int64)
+)
+# The smallest kernel dtype that holds every value of these dtypes.
+_WIDEN = {
+    np.dtype(np.uint16): np.dtype(np.int32),
+    np.dtype(np.uint32): np.dtype(np.int64),
+    np.dtype(np.uint64): np.dtype(np.float64),
+    np.dtype(np.float16): np.dtype(np.float32),
+}
+
+
+class CSRInput:
+    """A validated CSR matrix as the raw arrays the kernels read.
+
+    ``data`` is float32 or float64; ``indices`` and ``indptr`` share one dtype,
+    int32 or int64. ``shape`` is (n_samples, n_features). ``source`` is the CSR
+    matrix the arrays belong to (kept so they stay alive).
+    """
+
+    __slots__ = ("data", "indices", "indptr", "shape", "source")
+
+    def __init__(self, data, indices, indptr, shape, source):
+        self.data = data
+        self.indices = indices
+        self.indptr = indptr
+        self.shape = shape
+        self.source = source
+
+    @property
+    def ndim(self):
+        return 2
+
+
+def check_counts_X(X, name, *, canonical=False):
+    """Validate X for a discrete model: a kernel-ready ndarray or a ``CSRInput``.
+
+    Dense arrays keep their dtype when a kernel reads it (float32/64, bool, uint8,
+    int8/16/32/64); a bool array is returned as a uint8 view (no copy); other
+    numeric dtypes are widened to the smallest kernel dtype that holds them;
+    object arrays become float64. Only a non-C-contiguous array is copied.
+
+    Sparse matrices are never densified: CSR is read in place, CSC/COO (and the
+    other formats) are converted once to CSR. Data of a dtype other than float32/64
+    is converted to float64 (an O(nnz) copy of ``data`` only). With
+    ``canonical=True`` a matrix with duplicate or unsorted indices is canonicalised
+    on a copy (duplicates summed), which thresholding needs.
+
+    Finiteness and signs are not checked here: the kernels do it in their pass.
+    """
+    if is_sparse(X):
+        return _check_csr(X, name, canonical)
+    arr = X if isinstance(X, np.ndarray) else np.asarray(X)
+    kind = arr.dtype.kind
+    if kind == "c":
+        raise ValueError(f"Complex data not supported\n{arr!r}\n")
+    if kind in "mM":
+        raise TypeError(f"{name} needs numeric X, got dtype {arr.dtype}.")
+    _shape_errors(arr, name)
+    dtype = arr.dtype
+    if kind == "b":
+        arr = np.ascontiguousarray(arr).view(np.uint8)
+        return arr
+    if dtype.byteorder not in ("=", "|"):
+        arr = arr.astype(dtype.newbyteorder("="))
+        dtype = arr.dtype
+    if dtype not in _KERNEL_DTYPES:
+        if kind in "USOV":
+            try:
+                arr = arr.astype(np.float64)
+            except ValueError as error:
+                raise ValueError(f"{name} needs numeric X: {error}") from error
+        elif dtype in _WIDEN:
+            arr = arr.astype(_WIDEN[dtype])
+        else:
+            arr = arr.astype(np.float64)
+    return np.ascontiguousarray(arr)
+
+
+def _check_csr(X, name, canonical):
+    if X.ndim != 2:
+        raise ValueError(f"{name} needs a 2d sparse matrix, got ndim={X.ndim}.")
+    if X.format != "csr":
+        X = X.tocsr()
+        # the conversion sums duplicates and sorts indices
+    n_samples, n_features = X.shape
+    if n_samples == 0:
+        raise ValueError(
+            f"Found array with 0 sample(s) (shape={X.shape}) while a minimum of 1 "
+            f"is required by {name}."
+        )
+    if n_features == 0:
+        raise ValueError(
+            f"Found array with 0 feature(s) (shape={X.shape}) while a minimum of 1 "
+            f"is required by {name}."
+        )
+    if X.dtype.kind == "c":
+        raise ValueError(f"Complex data not supported\n{X!r}\n")
+    if canonical and not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()  # sorts the indices and sums the duplicates
+    data, indices, indptr = X.data, X.indices, X.indptr
+    if data.dtype != np.float64 and data.dtype != np.float32:
+        try:
+            data = data.astype(np.float64)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{name} needs numeric X: {error}") from error
+    index_dtype = np.int32
+    if indices.dtype != np.int32 or indptr.dtype != np.int32:
+        index_dtype = np.int64
+    indices = np.ascontiguousarray(indices, dtype=index_dtype)
+    indptr = np.ascontiguousarray(indptr, dtype=index_dtype)
+    data = np.ascontiguousarray(data)
+    if indptr.shape[0] != n_samples + 1 or data.shape[0] != indices.shape[0]:
+        raise ValueError(f"{name} got a malformed CSR matrix: inconsistent arrays.")
+    return CSRInput(data, indices, indptr, (n_samples, n_features), X)
+
+
+_BRIDGED_NOT_FITTED = None
+
+
+def not_fitted_error(message):
+    """A NotFittedError that is also scikit-learn's, when sklearn is loaded.
+
+    scikit-learn's checks expect ``sklearn.exceptions.NotFittedError``. sklearn is
+    never imported here: if it is already in ``sys.modules`` the error is an
+    instance of a subclass of both classes, else a plain fastnb NotFittedError.
+    """
+    global _BRIDGED_NOT_FITTED
+    import sys
+
+    exceptions = sys.modules.get("sklearn.exceptions")
+    if exceptions is None:
+        return NotFittedError(message)
+    if _BRIDGED_NOT_FITTED is None:
+        sklearn_error = exceptions.NotFittedError
+        if issubclass(NotFittedError, sklearn_error):
+            _BRIDGED_NOT_FITTED = NotFittedError
+        else:
+            _BRIDGED_NOT_FITTED = type(
+                "NotFittedError", (NotFittedError, sklearn_error),
+                {"__module__": __name__, "__doc__": NotFittedError.__doc__},
+            )
+    return _BRIDGED_NOT_FITTED(message)

@@ -1,0 +1,684 @@
+"""BernoulliNB, MultinomialNB and ComplementNB on compiled one-pass kernels."""
+
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+
+from ._base import MODE_ARGMAX, _BaseNB
+from ._dispatch import load_kernels
+from ._encoding import encode_labels, encode_with_classes
+from ._threads import effective_n_threads
+from ._validation import (
+    CSRInput,
+    check_counts_X,
+    check_sample_weight,
+    check_y,
+    feature_names_of,
+    not_fitted_error,
+)
+
+__all__ = ["BernoulliNB", "ComplementNB", "MultinomialNB"]
+
+_kernels = load_kernels("_discrete_kernels")
+
+# Below this many values read, a fit runs on one thread.
+_PARALLEL_FIT_MIN_WORK = 1 << 17
+# scikit-learn's floor for alpha when force_alpha=False.
+_ALPHA_LOWER_BOUND = 1e-10
+
+
+def _nonnegative_threshold(value):
+    return (
+        isinstance(value, Real)
+        and not isinstance(value, bool)
+        and value >= 0
+        and np.isfinite(value)
+    )
+
+
+class _BaseDiscreteNB(_BaseNB):
+    """Shared fit/predict machinery of the discrete models (not public)."""
+
+    # Set by subclasses.
+    _check_negative = False
+
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
+                 class_prior=None, n_threads=None):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.n_threads = n_threads
+
+    # -- model-specific hooks ----------------------------------------------------------
+    def _threshold(self):
+        """The binarize threshold, or None for no thresholding."""
+        return None
+
+    def _update_feature_log_prob(self, feature_count, class_count, alpha):
+        raise NotImplementedError
+
+    def _predict_weights(self, feature_log_prob, class_log_prior):
+        """(W, bias) such that jll = X @ W.T + bias."""
+        raise NotImplementedError
+
+    def _update_tags(self, tags):
+        tags.input_tags.sparse = True
+        tags.classifier_tags.poor_score = True
+        if self._check_negative:
+            tags.input_tags.positive_only = True
+
+    # -- parameters ----------------------------------------------------------------------
+    def _param_error(self, name, expected, value, kind=ValueError):
+        return kind(
+            f"The '{name}' parameter of {type(self).__name__} must be {expected}. "
+            f"Got {value!r} instead."
+        )
+
+    def _validate_params(self):
+        alpha = self.alpha
+        if isinstance(alpha, bool) or (
+            not isinstance(alpha, Real) and not hasattr(alpha, "__len__")
+        ):
+            raise self._param_error(
+                "alpha", "a float in the range [0, inf) or an array-like", alpha,
+                TypeError,
+            )
+        if isinstance(alpha, Real) and not (alpha >= 0):
+            raise self._param_error(
+                "alpha", "a float in the range [0, inf) or an array-like", alpha
+            )
+        for name in ("fit_prior", "force_alpha"):
+            value = getattr(self, name)
+            if not isinstance(value, (bool, np.bool_)):
+                raise self._param_error(name, "an instance of 'bool'", value, TypeError)
+        if self.class_prior is not None and not hasattr(self.class_prior, "__len__"):
+            raise self._param_error(
+                "class_prior", "an array-like or None", self.class_prior, TypeError
+            )
+        n_threads = self.n_threads
+        if n_threads is not None and (
+            not isinstance(n_threads, Integral) or isinstance(n_threads, bool)
+        ):
+            raise self._param_error("n_threads", "an int or None", n_threads, TypeError)
+        if n_threads == 0:
+            raise self._param_error("n_threads", "None, -1 or a non-zero int", 0)
+
+    def _checked_alpha(self, n_features):
+        """scikit-learn's _check_alpha: a float or a (n_features,) float64 array."""
+        if isinstance(self.alpha, Real):
+            alpha = float(self.alpha)
+            alpha_min = alpha
+        else:
+            alpha = np.asarray(self.alpha, dtype=np.float64)
+            if alpha.ndim != 1 or alpha.shape[0] != n_features:
+                got = alpha.shape[0] if alpha.ndim == 1 else alpha.shape
+                raise ValueError(
+                    "When alpha is an array, it should contains `n_features`. "
+                    f"Got {got} elements instead of {n_features}."
+                )
+            if not np.all(np.isfinite(alpha)):
+                raise ValueError("All values in alpha must be finite.")
+            alpha_min = float(np.min(alpha))
+            if alpha_min < 0:
+                raise ValueError("All values in alpha must be greater than 0.")
+        if alpha_min < _ALPHA_LOWER_BOUND and not self.force_alpha:
+            warnings.warn(
+                "alpha too small will result in numeric errors, setting alpha ="
+                f" {_ALPHA_LOWER_BOUND:.1e}. Use `force_alpha=True` to keep alpha"
+                " unchanged.",
+                UserWarning,
+                stacklevel=4,
+            )
+            return np.maximum(alpha, _ALPHA_LOWER_BOUND)
+        return alpha
+
+    def _class_log_prior(self, class_count):
+        n_classes = class_count.shape[0]
+        if self.class_prior is not None:
+            if len(self.class_prior) != n_classes:
+                raise ValueError("Number of priors must match number of classes.")
+            with np.errstate(divide="ignore", invalid="ignore"):
+                return np.log(np.asarray(self.class_prior, dtype=np.float64))
+        if self.fit_prior:
+            with np.errstate(divide="ignore"):
+                return np.log(class_count) - np.log(class_count.sum())
+        return np.full(n_classes, -np.log(n_classes))
+
+    # -- fitting -------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit Naive Bayes classifier according to X, y.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors. Dense arrays are read in their own dtype; sparse
+            matrices are read as CSR without densifying.
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights applied to individual samples (1. for unweighted).
+
+        Returns
+        -------
+        self : object
+            Returns the instance itself.
+        """
+        return self._fit(X, y, None, sample_weight, refit=True)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Incremental fit on a batch of samples.
+
+        Any split of the data into batches gives the same model as one ``fit``
+        (the counts are summed in the same row order). A call that raises leaves
+        the model exactly as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target values.
+        classes : array-like of shape (n_classes,), default=None
+            All the classes that can appear in y. Required on the first call; on
+            later calls it must be the same classes, or None.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights applied to individual samples.
+
+        Returns
+        -------
+        self : object
+            Returns the instance itself.
+        """
+        return self._fit(X, y, classes, sample_weight, refit=False)
+
+    def _fit(self, X, y, classes, sample_weight, refit):
+        """Validate, run the kernel on copies, and only then commit the new state."""
+        self._validate_params()
+        name = type(self).__name__
+        first_call = refit or not hasattr(self, "classes_")
+        if not refit:
+            if first_call and classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            if not first_call and classes is not None:
+                unique = np.unique(np.asarray(classes))
+                if not np.array_equal(self.classes_, unique):
+                    raise ValueError(
+                        f"`classes={classes!r}` is not the same as on last call to "
+                        f"partial_fit, was: {self.classes_!r}"
+                    )
+        threshold = self._threshold()
+        Xv = check_counts_X(X, name, canonical=threshold is not None)
+        n_samples, n_features = Xv.shape
+        y = check_y(y, n_samples, name)
+        weights = check_sample_weight(sample_weight, n_samples)
+        if not first_call and n_features != self.n_features_in_:
+            raise ValueError(
+                f"X has {n_features} features, but {name} is expecting "
+                f"{self.n_features_in_} features as input."
+            )
+        if refit:
+            fitted_classes, codes = encode_labels(y)
+        elif first_call:
+            fitted_classes = np.unique(np.asarray(classes))
+            codes = encode_with_classes(y, fitted_classes)
+        else:
+            fitted_classes = self.classes_
+            codes = encode_with_classes(y, fitted_classes)
+        n_classes = fitted_classes.shape[0]
+        alpha = self._checked_alpha(n_features)
+        if self.class_prior is not None and len(self.class_prior) != n_classes:
+            raise ValueError("Number of priors must match number of classes.")
+
+        if first_call:
+            feature_count = np.zeros((n_classes, n_features), dtype=np.float64)
+            class_count = np.zeros(n_classes, dtype=np.float64)
+        else:
+            feature_count = self.feature_count_.copy()
+            class_count = self.class_count_.copy()
+        self._count(Xv, codes, weights, feature_count, class_count, threshold)
+        if refit and class_count.sum() <= 0:
+            raise ValueError("The sum of sample_weight is zero: nothing to fit.")
+        self._commit(X, fitted_classes, feature_count, class_count, alpha,
+                     reset=first_call)
+        return self
+
+    def _count(self, Xv, codes, weights, feature_count, class_count, threshold):
+        """Run the fit kernel into feature_count/class_count; raise on bad input."""
+        name = type(self).__name__
+        n_samples, n_features = Xv.shape
+        binarize = threshold is not None
+        thr = float(threshold) if binarize else 0.0
+        sparse = isinstance(Xv, CSRInput)
+        work = Xv.data.shape[0] if sparse else n_samples * n_features
+        n_threads = 1
+        if work >= _PARALLEL_FIT_MIN_WORK:
+            n_threads = effective_n_threads(self.n_threads)
+        if sparse:
+            n_bad, n_neg, n_malformed = _kernels.csr_fit(
+                Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights,
+                feature_count, class_count, binarize, thr, self._check_negative,
+                n_threads,
+            )
+            if n_malformed:
+                raise ValueError(
+                    f"{name} got a malformed CSR matrix: {n_malformed} row pointers "
+                    "or column indices are out of range."
+                )
+            values = Xv.data
+        else:
+            align = max(1, 64 // Xv.dtype.itemsize)
+            n_bad, n_neg = _kernels.dense_fit(
+                Xv, codes, weights, feature_count, class_count, binarize, thr,
+                self._check_negative, align, n_threads,
+            )
+            values = Xv
+        if n_bad or _kernels.count_nonfinite(feature_count):
+            self._raise_non_finite(values)
+        if n_neg:
+            raise ValueError(f"Negative values in data passed to {name} (input X).")
+
+    @staticmethod
+    def _raise_non_finite(values):
+        if values.dtype.kind == "f":
+            if np.isnan(values).any():
+                raise ValueError("Input X contains NaN.")
+            if np.isinf(values).any():
+                raise ValueError(
+                    f"Input X contains infinity or a value too large for "
+                    f"{values.dtype!r}."
+                )
+        raise ValueError(
+            "Input X has values too large in magnitude: the feature counts overflow "
+            "float64. Rescale the features."
+        )
+
+    def _commit(self, X, classes, feature_count, class_count, alpha, reset):
+        feature_log_prob, extra = self._update_feature_log_prob(
+            feature_count, class_count, alpha
+        )
+        class_log_prior = self._class_log_prior(class_count)
+        weights, bias = self._predict_weights(feature_log_prob, class_log_prior)
+        # All validation is done: commit the new state.
+        self._check_feature_names(X, reset=reset)
+        self.n_features_in_ = feature_count.shape[1]
+        self.classes_ = classes
+        self.class_count_ = class_count
+        self.feature_count_ = feature_count
+        self.feature_log_prob_ = feature_log_prob
+        self.class_log_prior_ = class_log_prior
+        for key, value in extra.items():
+            setattr(self, key, value)
+        self._weights = np.ascontiguousarray(weights)
+        self._bias = np.ascontiguousarray(bias, dtype=np.float64)
+        self._weights_fm = None  # the (d, k) copy for CSR input, made on first use
+
+    # -- prediction ----------------------------------------------------------------------
+    def predict(self, X):
+        """Perform classification on an array of test vectors X.
+
+        The arg-max is fused into the kernel: no (n_samples, n_classes) array is made.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input samples.
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples,)
+            Predicted target values for X.
+        """
+        # The kernel runs (and checks fittedness) before classes_ is read.
+        labels = self._predict_into(X, MODE_ARGMAX)
+        return self.classes_.take(labels)
+
+    def _check_fitted(self):
+        if not hasattr(self, "classes_"):
+            raise not_fitted_error(
+                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' "
+                "with appropriate arguments before using this estimator."
+            )
+
+    def _check_predict_X(self, X):
+        self._check_fitted()
+        if not (
+            type(X) is np.ndarray
+            and X.ndim == 2
+            and X.dtype == np.float64
+            and X.flags.c_contiguous
+            and X.shape[0] > 0
+        ):
+            threshold = self._threshold()
+            if feature_names_of(X) is not None or hasattr(self, "feature_names_in_"):
+                self._check_feature_names(X, reset=False)
+            X = check_counts_X(X, type(self).__name__, canonical=threshold is not None)
+        elif hasattr(self, "feature_names_in_"):
+            self._check_feature_names(X, reset=False)
+        if X.shape[1] != self.n_features_in_:
+            self._check_n_features(X, reset=False)
+        return X
+
+    def _feature_major_weights(self):
+        weights_fm = self._weights_fm
+        if weights_fm is None:
+            weights_fm = np.ascontiguousarray(self._weights.T)
+            self._weights_fm = weights_fm
+        return weights_fm
+
+    def _run_predict_kernel(self, X, mode, labels_out, out):
+        # scikit-learn reads binarize at predict time too
+        threshold = self._threshold()
+        binarize = threshold is not None
+        thr = float(threshold) if binarize else 0.0
+        k = self._weights.shape[0]
+        if isinstance(X, CSRInput):
+            n_samples = X.shape[0]
+            per_row = k * max(1, X.data.shape[0] // max(1, n_samples))
+            n_threads = self._predict_threads(n_samples, per_row)
+            n_suspect, n_malformed = _kernels.csr_predict(
+                X.data, X.indices, X.indptr, self._feature_major_weights(),
+                self._bias, binarize, thr, mode, labels_out, out, n_threads,
+            )
+            if n_malformed:
+                raise ValueError(
+                    f"{type(self).__name__} got a malformed CSR matrix: "
+                    f"{n_malformed} rows have row pointers or column indices out of "
+                    "range."
+                )
+            values = X.data
+        else:
+            n_threads = self._predict_threads(X.shape[0], self._weights.size)
+            n_suspect = _kernels.dense_predict(
+                X, self._weights, self._bias, binarize, thr, mode, labels_out, out,
+                n_threads,
+            )
+            values = X
+        if n_suspect and values.dtype.kind == "f" and not np.isfinite(values).all():
+            what = "NaN" if np.isnan(values).any() else "infinity"
+            raise ValueError(f"Input X contains {what}.")
+
+    def __setstate__(self, state):
+        super().__setstate__(state)
+        if "_weights" in self.__dict__ and "_weights_fm" not in self.__dict__:
+            self._weights_fm = None
+
+    def __getstate__(self):
+        state = super().__getstate__()
+        state["_weights_fm"] = None  # a cache: rebuilt on first sparse predict
+        return state
+
+
+class MultinomialNB(_BaseDiscreteNB):
+    """Naive Bayes classifier for multinomial models (a drop-in for scikit-learn's).
+
+    Suitable for classification with discrete features such as word counts;
+    fractional counts such as tf-idf also work. Fitting is one pass over X in a
+    compiled, OpenMP-parallel kernel; sparse CSR input is read in place and never
+    densified, and prediction fuses the arg-max or the normalisation into the
+    kernel so that no (n_samples, n_classes) temporary is made.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive (Laplace/Lidstone) smoothing parameter (set alpha=0 and
+        force_alpha=True, for no smoothing).
+    force_alpha : bool, default=True
+        If False and alpha is less than 1e-10, it will set alpha to 1e-10. If
+        True, alpha will remain unchanged. This may cause numerical errors if
+        alpha is too close to 0.
+    fit_prior : bool, default=True
+        Whether to learn class prior probabilities or not. If false, a uniform
+        prior will be used.
+    class_prior : array-like of shape (n_classes,), default=None
+        Prior probabilities of the classes. If specified, the priors are not
+        adjusted according to the data.
+    n_threads : int, default=None
+        Threads for the kernels: None or -1 means all usable cores (honouring
+        ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
+        Results are the same bits whatever the number of threads.
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Number of samples encountered for each class during fitting, weighted by
+        the sample weight when provided.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Smoothed empirical log probability for each class.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels known to the classifier.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Number of samples encountered for each (class, feature) during fitting,
+        weighted by the sample weight when provided.
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        Empirical log probability of features given a class, ``P(x_i|y)``.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+
+    Notes
+    -----
+    Negative sample weights are rejected (scikit-learn accepts them). A
+    ``partial_fit`` label that is not in ``classes`` raises (scikit-learn ignores
+    the row).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.RandomState(1)
+    >>> X = rng.randint(5, size=(6, 100))
+    >>> y = np.array([1, 2, 3, 4, 5, 6])
+    >>> from fastnb import MultinomialNB
+    >>> clf = MultinomialNB()
+    >>> clf.fit(X, y)
+    MultinomialNB()
+    >>> print(clf.predict(X[2:3]))
+    [3]
+    """
+
+    _check_negative = True
+
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
+                 class_prior=None, n_threads=None):
+        super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
+                         class_prior=class_prior, n_threads=n_threads)
+
+    def _update_feature_log_prob(self, feature_count, class_count, alpha):
+        smoothed_fc = feature_count + alpha
+        smoothed_cc = smoothed_fc.sum(axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            flp = np.log(smoothed_fc) - np.log(smoothed_cc.reshape(-1, 1))
+        return flp, {}
+
+    def _predict_weights(self, feature_log_prob, class_log_prior):
+        return feature_log_prob, class_log_prior
+
+
+class ComplementNB(_BaseDiscreteNB):
+    """The Complement Naive Bayes classifier of Rennie et al. (2003).
+
+    A drop-in for ``sklearn.naive_bayes.ComplementNB``, suited to imbalanced text
+    data; same one-pass kernels as :class:`MultinomialNB`.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive (Laplace/Lidstone) smoothing parameter (set alpha=0 and
+        force_alpha=True, for no smoothing).
+    force_alpha : bool, default=True
+        If False and alpha is less than 1e-10, it will set alpha to 1e-10. If
+        True, alpha will remain unchanged.
+    fit_prior : bool, default=True
+        Only used in the edge case of a single class in the training set.
+    class_prior : array-like of shape (n_classes,), default=None
+        Prior probabilities of the classes. Not used (except with one class).
+    norm : bool, default=False
+        Whether or not a second normalization of the weights is performed.
+    n_threads : int, default=None
+        Threads for the kernels (see :class:`MultinomialNB`).
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of samples encountered for each class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Smoothed empirical log probability for each class. Only used in the edge
+        case of a single class in the training set.
+    classes_ : ndarray of shape (n_classes,)
+        Class labels known to the classifier.
+    feature_all_ : ndarray of shape (n_features,)
+        Weighted number of samples encountered for each feature.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted number of samples encountered for each (class, feature).
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        Empirical weights for class complements.
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.RandomState(1)
+    >>> X = rng.randint(5, size=(6, 100))
+    >>> y = np.array([1, 2, 3, 4, 5, 6])
+    >>> from fastnb import ComplementNB
+    >>> clf = ComplementNB()
+    >>> clf.fit(X, y)
+    ComplementNB()
+    >>> print(clf.predict(X[2:3]))
+    [3]
+    """
+
+    _check_negative = True
+
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
+                 class_prior=None, norm=False, n_threads=None):
+        super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
+                         class_prior=class_prior, n_threads=n_threads)
+        self.norm = norm
+
+    def _validate_params(self):
+        super()._validate_params()
+        if not isinstance(self.norm, (bool, np.bool_)):
+            raise self._param_error("norm", "an instance of 'bool'", self.norm, TypeError)
+
+    def _update_feature_log_prob(self, feature_count, class_count, alpha):
+        feature_all = feature_count.sum(axis=0)
+        comp_count = feature_all + alpha - feature_count
+        with np.errstate(divide="ignore", invalid="ignore"):
+            logged = np.log(comp_count / comp_count.sum(axis=1, keepdims=True))
+            if self.norm:
+                flp = logged / logged.sum(axis=1, keepdims=True)
+            else:
+                flp = -logged
+        return flp, {"feature_all_": feature_all}
+
+    def _predict_weights(self, feature_log_prob, class_log_prior):
+        if feature_log_prob.shape[0] == 1:
+            return feature_log_prob, class_log_prior
+        return feature_log_prob, np.zeros(feature_log_prob.shape[0])
+
+
+class BernoulliNB(_BaseDiscreteNB):
+    """Naive Bayes classifier for multivariate Bernoulli models.
+
+    A drop-in for ``sklearn.naive_bayes.BernoulliNB``. The ``binarize``
+    threshold is applied inside the kernels as X is read: no binarized copy of X
+    is made, and bool/uint8/integer arrays are read as they are (a bool matrix is
+    8x less memory traffic than float64). The absent-feature term
+    ``sum_j log(1 - p_cj)`` is folded into a per-class constant once per fit.
+
+    Parameters
+    ----------
+    alpha : float or array-like of shape (n_features,), default=1.0
+        Additive (Laplace/Lidstone) smoothing parameter (set alpha=0 and
+        force_alpha=True, for no smoothing).
+    force_alpha : bool, default=True
+        If False and alpha is less than 1e-10, it will set alpha to 1e-10. If
+        True, alpha will remain unchanged.
+    binarize : float or None, default=0.0
+        Threshold for binarizing (mapping to booleans) of sample features. If
+        None, input is presumed to already consist of binary vectors.
+    fit_prior : bool, default=True
+        Whether to learn class prior probabilities or not. If false, a uniform
+        prior will be used.
+    class_prior : array-like of shape (n_classes,), default=None
+        Prior probabilities of the classes. If specified, the priors are not
+        adjusted according to the data.
+    n_threads : int, default=None
+        Threads for the kernels (see :class:`MultinomialNB`).
+
+    Attributes
+    ----------
+    class_count_ : ndarray of shape (n_classes,)
+        Weighted number of samples encountered for each class.
+    class_log_prior_ : ndarray of shape (n_classes,)
+        Log probability of each class (smoothed).
+    classes_ : ndarray of shape (n_classes,)
+        Class labels known to the classifier.
+    feature_count_ : ndarray of shape (n_classes, n_features)
+        Weighted number of samples encountered for each (class, feature).
+    feature_log_prob_ : ndarray of shape (n_classes, n_features)
+        Empirical log probability of features given a class, P(x_i|y).
+    n_features_in_ : int
+        Number of features seen during fit.
+    feature_names_in_ : ndarray of shape (n_features_in_,)
+        Names of features seen during fit, when X has string column names.
+
+    Notes
+    -----
+    With an array ``alpha``, the denominator of ``feature_log_prob_`` is
+    ``class_count_[c] + 2 * alpha[j]`` for each feature (scikit-learn 1.9 fails
+    to broadcast this case).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> rng = np.random.RandomState(1)
+    >>> X = rng.randint(5, size=(6, 100))
+    >>> Y = np.array([1, 2, 3, 4, 4, 5])
+    >>> from fastnb import BernoulliNB
+    >>> clf = BernoulliNB()
+    >>> clf.fit(X, Y)
+    BernoulliNB()
+    >>> print(clf.predict(X[2:3]))
+    [3]
+    """
+
+    def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
+                 class_prior=None, n_threads=None):
+        super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
+                         class_prior=class_prior, n_threads=n_threads)
+        self.binarize = binarize
+
+    def _validate_params(self):
+        super()._validate_params()
+        if self.binarize is not None and not _nonnegative_threshold(self.binarize):
+            kind = TypeError if not isinstance(self.binarize, Real) else ValueError
+            raise self._param_error(
+                "binarize", "None or a float in the range [0, inf)", self.binarize, kind
+            )
+
+    def _threshold(self):
+        return self.binarize
+
+    def _update_feature_log_prob(self, feature_count, class_count, alpha):
+        smoothed_fc = feature_count + alpha
+        if np.ndim(alpha) == 0:
+            smoothed_cc = (class_count + alpha * 2).reshape(-1, 1)
+        else:
+            smoothed_cc = class_count.reshape(-1, 1) + alpha * 2
+        with np.errstate(divide="ignore", invalid="ignore"):
+            flp = np.log(smoothed_fc) - np.log(smoothed_cc)
+        return flp, {}
+
+    def _predict_weights(self, feature_log_prob, class_log_prior):
+        # jll = X @ (log p - log(1 - p)).T + log prior + sum_j log(1 - p), with
+        # scikit-learn's formula for log(1 - p) so that the outputs agree.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            neg_prob = np.log(1 - np.exp(feature_log_prob))
+            return feature_log_prob - neg_prob, class_log_prior + neg_prob.sum(axis=1)

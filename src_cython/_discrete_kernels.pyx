@@ -1,0 +1,591 @@
+"""Discrete Naive Bayes kernels (Bernoulli, Multinomial, Complement).
+
+Design
+------
+Fit. All three models need the same sufficient statistics: per-class weighted
+feature sums ``fc[c, j] = sum_i w_i f(x_ij)`` and class weights ``cc[c]``, where
+``f`` is the identity or, for BernoulliNB, the threshold ``x > binarize`` applied
+on the fly (no binarized copy of X is ever made). Every ``fc[c, j]`` is summed in
+row order, starting from the value the caller passes in (zeros for ``fit``, the
+current counts for ``partial_fit``), so
+
+* the result does not depend on how the work is split between threads, and
+* ``partial_fit`` over any split of the rows gives the same bits as one ``fit``.
+
+Dense X is split between threads by contiguous column blocks (each thread reads
+every row, but only its columns); CSR X is split by class (each thread handles
+all the rows of its classes, in row order). Neither needs per-thread scratch
+copies of the k x d table or a merge step.
+
+Values are read in the caller's dtype (float32/64, bool/uint8, int8/16/32/64):
+nothing is converted. The same pass counts negative values (for the models that
+forbid them) and, when thresholding, non-finite values (which thresholding would
+otherwise hide); without thresholding NaN and inf propagate into the sums.
+
+Predict. The joint log likelihood is linear in X: ``jll = X @ W.T + b``. Dense
+rows take one dot product per class (eight fixed accumulators: vectorised, and
+bit-reproducible whatever the thread count); CSR rows add ``v * W_T[j, :]`` from
+a feature-major (d x k) copy of the weights, so each nonzero reads one contiguous
+row of k weights. ``MODE_ARGMAX`` keeps a running maximum and writes one label
+index per row; the other modes write the (n, k) output and finish it in place.
+"""
+
+from cython.parallel cimport prange, parallel
+from libc.stdlib cimport malloc, free
+from libc.math cimport INFINITY
+
+from _common cimport (
+    intp_t, floating, finish_row,
+    MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA, MODE_PROBA,
+)
+
+import numpy as np
+
+
+# Every dense dtype a kernel reads as it is (numpy bool is read as uint8).
+ctypedef unsigned char uint8_t_
+ctypedef signed char int8_t_
+
+ctypedef fused value_t:
+    float
+    double
+    uint8_t_
+    int8_t_
+    signed char
+    short
+    int
+    long long
+
+ctypedef fused index_t:
+    int
+    long long
+
+
+# ----------------------------------------------------------------------------------
+# Fit
+# ----------------------------------------------------------------------------------
+
+cdef void dense_fit_block(
+    const value_t[:, ::1] X,    # IN: (n, d)
+    const intp_t* codes,        # IN: (n,) class of each row
+    const double* weights,      # IN: (n,) or NULL
+    double* fc,                 # IN/OUT: (k, d) feature sums
+    Py_ssize_t j0,              # first column of this block
+    Py_ssize_t j1,              # one past the last column
+    bint binarize,
+    double thr,                 # threshold, for float/double input
+    long long ithr,             # floor(threshold), for integer input
+    bint check_neg,
+    Py_ssize_t* n_bad,          # OUT: non-finite values seen (thresholding only)
+    Py_ssize_t* n_neg,          # OUT: negative values seen (check_neg only)
+) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef double w
+    cdef double* row
+    cdef const value_t* x
+    cdef Py_ssize_t bad = 0
+    cdef Py_ssize_t neg = 0
+    cdef float fthr = <float>thr
+    for i in range(n):
+        w = 1.0 if weights == NULL else weights[i]
+        row = fc + codes[i] * d
+        x = &X[i, 0]
+        if binarize:
+            if value_t is float:
+                # numpy compares float32 data with a float32 threshold.
+                for j in range(j0, j1):
+                    row[j] = row[j] + w * <double>(x[j] > fthr)
+                for j in range(j0, j1):
+                    bad += (x[j] - x[j]) != 0.0
+            elif value_t is double:
+                for j in range(j0, j1):
+                    row[j] = row[j] + w * <double>(x[j] > thr)
+                for j in range(j0, j1):
+                    bad += (x[j] - x[j]) != 0.0
+            else:
+                for j in range(j0, j1):
+                    row[j] = row[j] + w * <double>(x[j] > ithr)
+        else:
+            for j in range(j0, j1):
+                row[j] = row[j] + w * x[j]
+            if check_neg:
+                if value_t is not uint8_t_:
+                    for j in range(j0, j1):
+                        neg += x[j] < 0
+    n_bad[0] = bad
+    n_neg[0] = neg
+
+
+cdef void accumulate_class_counts(
+    const intp_t[::1] codes, const double* weights, double[::1] cc,
+) noexcept nogil:
+    cdef Py_ssize_t i
+    if weights == NULL:
+        for i in range(codes.shape[0]):
+            cc[codes[i]] += 1.0
+    else:
+        for i in range(codes.shape[0]):
+            cc[codes[i]] += weights[i]
+
+
+def dense_fit(
+    const value_t[:, ::1] X,          # IN: (n, d) samples, any supported dtype
+    const intp_t[::1] codes,          # IN: (n,) class index in [0, k)
+    const double[::1] sample_weight,  # IN: (n,) or None
+    double[:, ::1] fc,                # IN/OUT: (k, d) feature sums, accumulated into
+    double[::1] cc,                   # IN/OUT: (k,) class weights, accumulated into
+    bint binarize,
+    double threshold,
+    bint check_neg,
+    Py_ssize_t block_align,           # columns per cache line of X's dtype
+    int n_threads,
+):
+    """Accumulate per-class feature sums of dense X in one pass.
+
+    Returns ``(n_bad, n_neg)``: non-finite values met while thresholding, and
+    negative values met when ``check_neg``.
+    """
+    cdef Py_ssize_t d = X.shape[1]
+    cdef const double* weights = NULL
+    cdef Py_ssize_t n_blocks, b, width, j0, j1
+    cdef long long ithr
+    if sample_weight is not None:
+        weights = &sample_weight[0]
+    if threshold >= 9.2e18:
+        ithr = 9223372036854775807
+    else:
+        ithr = <long long>threshold  # threshold >= 0: truncation is floor
+    # Column blocks: one per thread, cut at cache-line boundaries. Each fc[c, j] is
+    # summed by one thread in row order, so the cut never changes the result.
+    n_blocks = n_threads if n_threads > 1 else 1
+    width = (d + n_blocks - 1) // n_blocks
+    width = ((width + block_align - 1) // block_align) * block_align
+    n_blocks = (d + width - 1) // width
+    bad_arr = np.zeros(n_blocks, dtype=np.intp)
+    neg_arr = np.zeros(n_blocks, dtype=np.intp)
+    cdef intp_t[::1] bad = bad_arr
+    cdef intp_t[::1] neg = neg_arr
+    with nogil:
+        if n_blocks == 1:
+            dense_fit_block[value_t](X, &codes[0], weights, &fc[0, 0], 0, d, binarize,
+                            threshold, ithr, check_neg, &bad[0], &neg[0])
+        else:
+            for b in prange(n_blocks, schedule='static', num_threads=n_threads):
+                j0 = b * width
+                j1 = j0 + width
+                if j1 > d:
+                    j1 = d
+                dense_fit_block[value_t](X, &codes[0], weights, &fc[0, 0], j0, j1, binarize,
+                                threshold, ithr, check_neg, &bad[b], &neg[b])
+        accumulate_class_counts(codes, weights, cc)
+    return int(bad_arr.sum()), int(neg_arr.sum())
+
+
+cdef void csr_fit_class(
+    const floating[::1] data,
+    const index_t[::1] indices,
+    const index_t[::1] indptr,
+    const intp_t* rows,          # IN: this class's rows, ascending
+    Py_ssize_t n_rows,
+    const double* weights,
+    double* row,                 # IN/OUT: fc[c, :]
+    Py_ssize_t d,
+    bint binarize,
+    double thr,
+    bint check_neg,
+    intp_t* out_flags,           # OUT: [n_bad, n_neg, n_malformed]
+) noexcept nogil:
+    cdef Py_ssize_t r, i, p, start, stop, j
+    cdef Py_ssize_t nnz = data.shape[0]
+    cdef double w
+    cdef floating v
+    cdef floating fthr = <floating>thr
+    cdef Py_ssize_t bad = 0, neg = 0, malformed = 0
+    for r in range(n_rows):
+        i = rows[r]
+        w = 1.0 if weights == NULL else weights[i]
+        start = indptr[i]
+        stop = indptr[i + 1]
+        if start < 0 or stop > nnz or stop < start:
+            malformed += 1
+            continue
+        for p in range(start, stop):
+            j = indices[p]
+            if j < 0 or j >= d:
+                malformed += 1
+                continue
+            v = data[p]
+            if binarize:
+                if v > fthr:
+                    row[j] += w
+                bad += (v - v) != 0
+            else:
+                row[j] += w * v
+                neg += v < 0
+    out_flags[0] = bad
+    out_flags[1] = neg if check_neg else 0
+    out_flags[2] = malformed
+
+
+def csr_fit(
+    const floating[::1] data,         # IN: CSR values
+    const index_t[::1] indices,       # IN: CSR column indices
+    const index_t[::1] indptr,        # IN: (n + 1,) CSR row pointers
+    Py_ssize_t n_features,
+    const intp_t[::1] codes,          # IN: (n,) class index in [0, k)
+    const double[::1] sample_weight,  # IN: (n,) or None
+    double[:, ::1] fc,                # IN/OUT: (k, d)
+    double[::1] cc,                   # IN/OUT: (k,)
+    bint binarize,
+    double threshold,
+    bint check_neg,
+    int n_threads,
+):
+    """Accumulate per-class feature sums of a CSR matrix in one pass over its nonzeros.
+
+    Rows are grouped by class (a stable counting sort, O(n)); each class is one
+    task. Returns ``(n_bad, n_neg, n_malformed)``; ``n_malformed`` counts row
+    pointers or column indices out of range (such entries are skipped).
+    """
+    cdef Py_ssize_t n = codes.shape[0]
+    cdef Py_ssize_t k = fc.shape[0]
+    cdef Py_ssize_t d = n_features
+    cdef Py_ssize_t i, c
+    cdef const double* weights = NULL
+    if sample_weight is not None:
+        weights = &sample_weight[0]
+    start_arr = np.zeros(k + 1, dtype=np.intp)
+    order_arr = np.empty(n, dtype=np.intp)
+    flags_arr = np.zeros((k, 3), dtype=np.intp)
+    cdef intp_t[::1] start = start_arr
+    cdef intp_t[::1] order = order_arr
+    cdef intp_t[:, ::1] flags = flags_arr
+    fill_arr = np.empty(k, dtype=np.intp)
+    cdef intp_t[::1] fill = fill_arr
+    with nogil:
+        for i in range(n):
+            start[codes[i] + 1] += 1
+        for c in range(k):
+            start[c + 1] += start[c]
+            fill[c] = start[c]
+        for i in range(n):
+            c = codes[i]
+            order[fill[c]] = i
+            fill[c] += 1
+        if n_threads <= 1 or k == 1:
+            for c in range(k):
+                csr_fit_class(data, indices, indptr, &order[0] + start[c],
+                              start[c + 1] - start[c], weights, &fc[c, 0], d,
+                              binarize, threshold, check_neg, &flags[c, 0])
+        else:
+            for c in prange(k, schedule='dynamic', num_threads=n_threads):
+                csr_fit_class(data, indices, indptr, &order[0] + start[c],
+                              start[c + 1] - start[c], weights, &fc[c, 0], d,
+                              binarize, threshold, check_neg, &flags[c, 0])
+        accumulate_class_counts(codes, weights, cc)
+    totals = flags_arr.sum(axis=0)
+    return int(totals[0]), int(totals[1]), int(totals[2])
+
+
+def count_nonfinite(const double[:, ::1] a):
+    """Number of NaN or infinite entries of a 2d float64 array."""
+    cdef Py_ssize_t i, j
+    cdef Py_ssize_t bad = 0
+    with nogil:
+        for i in range(a.shape[0]):
+            for j in range(a.shape[1]):
+                bad += (a[i, j] - a[i, j]) != 0.0
+    return bad
+
+
+# ----------------------------------------------------------------------------------
+# Predict
+# ----------------------------------------------------------------------------------
+
+cdef inline double sum8(const double* acc) noexcept nogil:
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
+
+
+cdef inline double dense_dot(
+    const value_t* x, const double* w, Py_ssize_t d,
+) noexcept nogil:
+    """sum_j x[j] * w[j] with eight fixed accumulators."""
+    cdef double acc[8]
+    cdef Py_ssize_t j, t
+    cdef Py_ssize_t d_blocked = d - d % 8
+    for t in range(8):
+        acc[t] = 0.0
+    for j in range(0, d_blocked, 8):
+        for t in range(8):
+            acc[t] = acc[t] + x[j + t] * w[j + t]
+    for j in range(d_blocked, d):
+        acc[j - d_blocked] = acc[j - d_blocked] + x[j] * w[j]
+    return sum8(acc)
+
+
+cdef inline double dense_masked_dot(
+    const value_t* x, const double* w, Py_ssize_t d, double thr, long long ithr,
+) noexcept nogil:
+    """sum of w[j] over the j with x[j] > threshold, with eight fixed accumulators.
+
+    Written as ``w * (x > thr)``, not as a conditional add: gcc 12 at -O3 with
+    -mavx2 miscompiles the if-converted form ``acc += (w if x > thr else 0)``
+    (masked loads give wrong sums; reproduced in plain C).
+    """
+    cdef double acc[8]
+    cdef Py_ssize_t j, t
+    cdef Py_ssize_t d_blocked = d - d % 8
+    cdef float fthr = <float>thr
+    for t in range(8):
+        acc[t] = 0.0
+    if value_t is float:
+        for j in range(0, d_blocked, 8):
+            for t in range(8):
+                acc[t] = acc[t] + w[j + t] * <double>(x[j + t] > fthr)
+        for j in range(d_blocked, d):
+            acc[j - d_blocked] = acc[j - d_blocked] + w[j] * <double>(x[j] > fthr)
+    elif value_t is double:
+        for j in range(0, d_blocked, 8):
+            for t in range(8):
+                acc[t] = acc[t] + w[j + t] * <double>(x[j + t] > thr)
+        for j in range(d_blocked, d):
+            acc[j - d_blocked] = acc[j - d_blocked] + w[j] * <double>(x[j] > thr)
+    else:
+        for j in range(0, d_blocked, 8):
+            for t in range(8):
+                acc[t] = acc[t] + w[j + t] * <double>(x[j + t] > ithr)
+        for j in range(d_blocked, d):
+            acc[j - d_blocked] = acc[j - d_blocked] + w[j] * <double>(x[j] > ithr)
+    return sum8(acc)
+
+
+cdef inline bint row_has_nonfinite(const value_t* x, Py_ssize_t d) noexcept nogil:
+    cdef Py_ssize_t j
+    cdef Py_ssize_t bad = 0
+    if value_t is float or value_t is double:
+        for j in range(d):
+            bad += (x[j] - x[j]) != 0
+    return bad != 0
+
+
+cdef inline int finish_scores(
+    double* row_out, Py_ssize_t k, int mode, intp_t* label_out, double best,
+    intp_t best_class, bint saw_nan,
+) noexcept nogil:
+    if mode == MODE_ARGMAX:
+        label_out[0] = best_class
+    else:
+        finish_row(row_out, k, mode)
+    return 1 if (saw_nan or best == -INFINITY or best == INFINITY) else 0
+
+
+cdef inline int dense_predict_row(
+    const value_t* x,
+    const double[:, ::1] W,       # (k, d) weights, class-major
+    const double[::1] bias,       # (k,)
+    bint binarize, double thr, long long ithr,
+    int mode,
+    intp_t* label_out,
+    double* row_out,
+) noexcept nogil:
+    """Write one row's output; return 1 if the row is suspect (non-finite)."""
+    cdef Py_ssize_t c
+    cdef Py_ssize_t k = W.shape[0]
+    cdef Py_ssize_t d = W.shape[1]
+    cdef double value
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
+    for c in range(k):
+        if binarize:
+            value = dense_masked_dot[value_t](x, &W[c, 0], d, thr, ithr) + bias[c]
+        else:
+            value = dense_dot[value_t](x, &W[c, 0], d) + bias[c]
+        if value > best:
+            best = value
+            best_class = c
+        elif value != value:
+            saw_nan = True
+        if mode != MODE_ARGMAX:
+            row_out[c] = value
+    if binarize and (value_t is float or value_t is double):
+        # thresholding maps NaN and inf to 0/1: look for them explicitly
+        if row_has_nonfinite[value_t](x, d):
+            saw_nan = True
+    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+
+
+def dense_predict(
+    const value_t[:, ::1] X,       # IN: (n, d) samples
+    const double[:, ::1] W,        # IN: (k, d) weights
+    const double[::1] bias,        # IN: (k,) per-class constant
+    bint binarize,
+    double threshold,
+    int mode,                      # PredictMode
+    intp_t[::1] labels_out,        # OUT: (n,) for MODE_ARGMAX, else None
+    double[:, ::1] out,            # OUT: (n, k) for the other modes, else None
+    int n_threads,
+):
+    """jll = X @ W.T + bias (X thresholded if asked), fused with argmax/normalisation.
+
+    Returns the number of suspect rows (a non-finite best score, or a non-finite
+    value met while thresholding).
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t i
+    cdef Py_ssize_t n_suspect = 0
+    cdef intp_t dummy_label
+    cdef double* row_out = NULL
+    cdef intp_t* label_out = &dummy_label
+    cdef long long ithr
+    if threshold >= 9.2e18:
+        ithr = 9223372036854775807
+    else:
+        ithr = <long long>threshold
+    with nogil:
+        if n_threads <= 1:
+            for i in range(n):
+                if mode == MODE_ARGMAX:
+                    label_out = &labels_out[i]
+                else:
+                    row_out = &out[i, 0]
+                n_suspect += dense_predict_row[value_t](&X[i, 0], W, bias, binarize, threshold,
+                                               ithr, mode, label_out, row_out)
+        else:
+            for i in prange(n, schedule='static', num_threads=n_threads):
+                if mode == MODE_ARGMAX:
+                    label_out = &labels_out[i]
+                else:
+                    row_out = &out[i, 0]
+                n_suspect += dense_predict_row[value_t](&X[i, 0], W, bias, binarize, threshold,
+                                               ithr, mode, label_out, row_out)
+    return n_suspect
+
+
+cdef inline int csr_predict_row(
+    const floating[::1] data,
+    const index_t[::1] indices,
+    Py_ssize_t start, Py_ssize_t stop,
+    const double* WT,              # (d, k) weights, feature-major
+    const double* bias,            # (k,)
+    Py_ssize_t k, Py_ssize_t d,
+    bint binarize, floating thr,
+    int mode,
+    intp_t* label_out,
+    double* acc,                   # scratch (k,), or the output row
+) noexcept nogil:
+    """Return 1 if the row is suspect, 2 if it is malformed (index out of range)."""
+    cdef Py_ssize_t p, j, c
+    cdef floating v
+    cdef double dv
+    cdef const double* wrow
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
+    for c in range(k):
+        acc[c] = 0.0
+    for p in range(start, stop):
+        j = indices[p]
+        if j < 0 or j >= d:
+            return 2
+        v = data[p]
+        wrow = WT + j * k
+        if binarize:
+            if v > thr:
+                for c in range(k):
+                    acc[c] = acc[c] + wrow[c]
+            elif v != v:
+                saw_nan = True
+            if (v - v) != 0:
+                saw_nan = True
+        else:
+            dv = v
+            for c in range(k):
+                acc[c] = acc[c] + dv * wrow[c]
+    for c in range(k):
+        acc[c] = acc[c] + bias[c]
+        if acc[c] > best:
+            best = acc[c]
+            best_class = c
+        elif acc[c] != acc[c]:
+            saw_nan = True
+    return finish_scores(acc, k, mode, label_out, best, best_class, saw_nan)
+
+
+def csr_predict(
+    const floating[::1] data,      # IN: CSR values
+    const index_t[::1] indices,    # IN: CSR column indices
+    const index_t[::1] indptr,     # IN: (n + 1,) row pointers
+    const double[:, ::1] WT,       # IN: (d, k) weights, feature-major
+    const double[::1] bias,        # IN: (k,)
+    bint binarize,
+    double threshold,
+    int mode,
+    intp_t[::1] labels_out,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """CSR twin of ``dense_predict``. Returns ``(n_suspect, n_malformed)``."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1
+    cdef Py_ssize_t k = WT.shape[1]
+    cdef Py_ssize_t d = WT.shape[0]
+    cdef Py_ssize_t nnz = data.shape[0]
+    cdef Py_ssize_t i, start, stop
+    cdef Py_ssize_t n_suspect = 0
+    cdef Py_ssize_t n_malformed = 0
+    cdef int status
+    cdef intp_t dummy_label
+    cdef intp_t* label_out = &dummy_label
+    cdef double* scratch = NULL
+    cdef double* acc = NULL
+    cdef floating thr = <floating>threshold
+    with nogil:
+        if n_threads <= 1:
+            scratch = <double*>malloc(k * sizeof(double))
+            if scratch == NULL:
+                with gil:
+                    raise MemoryError()
+            for i in range(n):
+                start = indptr[i]
+                stop = indptr[i + 1]
+                if mode == MODE_ARGMAX:
+                    label_out = &labels_out[i]
+                    acc = scratch
+                else:
+                    acc = &out[i, 0]
+                if start < 0 or stop > nnz or stop < start:
+                    n_malformed += 1
+                    continue
+                status = csr_predict_row(data, indices, start, stop, &WT[0, 0],
+                                         &bias[0], k, d, binarize, thr, mode,
+                                         label_out, acc)
+                if status == 2:
+                    n_malformed += 1
+                else:
+                    n_suspect += status
+            free(scratch)
+        else:
+            with parallel(num_threads=n_threads):
+                scratch = <double*>malloc(k * sizeof(double))
+                for i in prange(n, schedule='static'):
+                    start = indptr[i]
+                    stop = indptr[i + 1]
+                    if mode == MODE_ARGMAX:
+                        label_out = &labels_out[i]
+                        acc = scratch
+                    else:
+                        acc = &out[i, 0]
+                    if acc == NULL or start < 0 or stop > nnz or stop < start:
+                        n_malformed += 1
+                    else:
+                        status = csr_predict_row(data, indices, start, stop, &WT[0, 0],
+                                                 &bias[0], k, d, binarize, thr, mode,
+                                                 label_out, acc)
+                        if status == 2:
+                            n_malformed += 1
+                        else:
+                            n_suspect += status
+                free(scratch)
+    return n_suspect, n_malformed
