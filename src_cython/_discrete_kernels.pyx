@@ -464,6 +464,25 @@ def dense_predict(
     return n_suspect
 
 
+# Rows of up to this many classes accumulate in a local array, which the compiler
+# knows aliases nothing (so the k-loop vectorises); more classes use the output row.
+DEF LOCAL_K = 64
+
+
+cdef inline void add_scaled_row(
+    double* acc, const double* wrow, double v, Py_ssize_t k,
+) noexcept nogil:
+    cdef Py_ssize_t c
+    for c in range(k):
+        acc[c] = acc[c] + v * wrow[c]
+
+
+cdef inline void add_row(double* acc, const double* wrow, Py_ssize_t k) noexcept nogil:
+    cdef Py_ssize_t c
+    for c in range(k):
+        acc[c] = acc[c] + wrow[c]
+
+
 cdef inline int csr_predict_row(
     const floating[::1] data,
     const index_t[::1] indices,
@@ -474,16 +493,18 @@ cdef inline int csr_predict_row(
     bint binarize, floating thr,
     int mode,
     intp_t* label_out,
-    double* acc,                   # scratch (k,), or the output row
+    double* row_out,               # OUT (k,): scratch for MODE_ARGMAX, else the output row
 ) noexcept nogil:
     """Return 1 if the row is suspect, 2 if it is malformed (index out of range)."""
     cdef Py_ssize_t p, j, c
     cdef floating v
-    cdef double dv
-    cdef const double* wrow
+    cdef double local_acc[LOCAL_K]
+    cdef double* acc = row_out
     cdef double best = -INFINITY
     cdef intp_t best_class = 0
     cdef bint saw_nan = False
+    if k <= LOCAL_K:
+        acc = &local_acc[0]
     for c in range(k):
         acc[c] = 0.0
     for p in range(start, stop):
@@ -491,27 +512,21 @@ cdef inline int csr_predict_row(
         if j < 0 or j >= d:
             return 2
         v = data[p]
-        wrow = WT + j * k
         if binarize:
             if v > thr:
-                for c in range(k):
-                    acc[c] = acc[c] + wrow[c]
-            elif v != v:
-                saw_nan = True
+                add_row(acc, WT + j * k, k)
             if (v - v) != 0:
                 saw_nan = True
         else:
-            dv = v
-            for c in range(k):
-                acc[c] = acc[c] + dv * wrow[c]
+            add_scaled_row(acc, WT + j * k, v, k)
     for c in range(k):
-        acc[c] = acc[c] + bias[c]
-        if acc[c] > best:
-            best = acc[c]
+        row_out[c] = acc[c] + bias[c]
+        if row_out[c] > best:
+            best = row_out[c]
             best_class = c
-        elif acc[c] != acc[c]:
+        elif row_out[c] != row_out[c]:
             saw_nan = True
-    return finish_scores(acc, k, mode, label_out, best, best_class, saw_nan)
+    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
 
 
 def csr_predict(

@@ -1,0 +1,587 @@
+"""BernoulliNB, MultinomialNB and ComplementNB against scikit-learn, the oracle."""
+
+import pickle
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+
+import fastnb
+from fastnb import BernoulliNB, ComplementNB, MultinomialNB, NotFittedError
+
+sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
+sp = pytest.importorskip("scipy.sparse")
+
+MODELS = ["BernoulliNB", "MultinomialNB", "ComplementNB"]
+ATTRIBUTES = ["class_count_", "feature_count_", "feature_log_prob_", "class_log_prior_"]
+OUTPUTS = ["predict_joint_log_proba", "predict_log_proba", "predict_proba"]
+RTOL = 1e-10
+
+
+def _pair(name, **params):
+    return getattr(fastnb, name)(**params), getattr(sklearn_nb, name)(**params)
+
+
+def _counts(rng, n=120, d=13, k=3, lam=1.2):
+    X = rng.poisson(lam, size=(n, d)).astype(np.float64)
+    y = rng.integers(0, k, n)
+    return X, y
+
+
+def _assert_same_model(ours, theirs, X_test, rtol=RTOL):
+    assert_array_equal(ours.classes_, theirs.classes_)
+    assert ours.n_features_in_ == theirs.n_features_in_
+    for attr in ATTRIBUTES + (["feature_all_"] if hasattr(theirs, "feature_all_") else []):
+        assert_allclose(getattr(ours, attr), getattr(theirs, attr), rtol=rtol,
+                        atol=0, err_msg=attr)
+    for method in OUTPUTS:
+        assert_allclose(getattr(ours, method)(X_test), getattr(theirs, method)(X_test),
+                        rtol=rtol, atol=1e-300, err_msg=method)
+    assert_array_equal(ours.predict(X_test), theirs.predict(X_test))
+
+
+def _as_kind(X, kind):
+    if kind == "float64":
+        return X
+    if kind == "float32":
+        return X.astype(np.float32)
+    if kind == "int64":
+        return X.astype(np.int64)
+    if kind == "uint8":
+        return X.astype(np.uint8)
+    if kind == "bool":
+        return X > 0
+    if kind == "fortran":
+        return np.asfortranarray(X)
+    if kind == "csr32":
+        m = sp.csr_matrix(X)
+        m.indices = m.indices.astype(np.int32)
+        m.indptr = m.indptr.astype(np.int32)
+        return m
+    if kind == "csr64":
+        m = sp.csr_matrix(X)
+        m.indices = m.indices.astype(np.int64)
+        m.indptr = m.indptr.astype(np.int64)
+        return m
+    if kind == "csr_float32":
+        return sp.csr_matrix(X.astype(np.float32))
+    if kind == "csc":
+        return sp.csc_matrix(X)
+    if kind == "coo":
+        return sp.coo_matrix(X)
+    if kind == "csr_array":
+        return sp.csr_array(X)
+    raise AssertionError(kind)
+
+
+KINDS = ["float64", "float32", "int64", "uint8", "bool", "fortran", "csr32", "csr64",
+         "csr_float32", "csc", "coo", "csr_array"]
+
+
+# -- agreement with scikit-learn ----------------------------------------------------------
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_matches_sklearn(name, kind, weighted, n_threads, rng, monkeypatch):
+    # Parallel paths on small data: lower the work thresholds.
+    monkeypatch.setattr(fastnb._discrete, "_PARALLEL_FIT_MIN_WORK", 0)
+    monkeypatch.setattr(fastnb._base, "_PARALLEL_PREDICT_MIN_WORK", 0)
+    X, y = _counts(rng)
+    Xk = _as_kind(X, kind)
+    weights = rng.random(X.shape[0]) * 3 if weighted else None
+    ours, theirs = _pair(name)
+    ours.set_params(n_threads=n_threads)
+    ours.fit(Xk, y, sample_weight=weights)
+    theirs.fit(Xk, y, sample_weight=weights)
+    # float32 input: both accumulate the float32 values exactly in float64, so the
+    # float64 tolerance holds.
+    _assert_same_model(ours, theirs, Xk)
+
+
+@pytest.mark.parametrize(
+    "name,params",
+    [
+        ("BernoulliNB", {"binarize": None}),
+        ("BernoulliNB", {"binarize": 0.5}),
+        ("BernoulliNB", {"binarize": 2.0}),
+        ("BernoulliNB", {"alpha": 0.3, "fit_prior": False}),
+        ("BernoulliNB", {"class_prior": [0.2, 0.5, 0.3]}),
+        ("MultinomialNB", {"alpha": np.linspace(0.1, 2.0, 13)}),
+        ("MultinomialNB", {"alpha": 0.0, "force_alpha": True}),
+        ("MultinomialNB", {"fit_prior": False}),
+        ("MultinomialNB", {"class_prior": [0.2, 0.5, 0.3]}),
+        ("ComplementNB", {"norm": True}),
+        ("ComplementNB", {"alpha": np.linspace(0.1, 2.0, 13), "norm": True}),
+    ],
+)
+@pytest.mark.parametrize("kind", ["float64", "float32", "csr32", "int64"])
+def test_matches_sklearn_parameters(name, params, kind, rng):
+    X, y = _counts(rng)
+    if params.get("binarize", 0.0) is None:
+        X = (X > 0).astype(np.float64)  # binarize=None presumes binary input
+    Xk = _as_kind(X, kind)
+    ours, theirs = _pair(name, **params)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # sklearn's log(0) with alpha=0
+        ours.fit(Xk, y)
+        theirs.fit(Xk, y)
+        _assert_same_model(ours, theirs, Xk)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_partial_fit_matches_sklearn(name, rng):
+    X, y = _counts(rng, n=150)
+    weights = rng.random(150)
+    ours, theirs = _pair(name)
+    for part in (slice(0, 40), slice(40, 41), slice(41, 150)):
+        Xp = sp.csr_matrix(X[part]) if part.start == 40 else X[part]
+        ours.partial_fit(Xp, y[part], classes=[0, 1, 2], sample_weight=weights[part])
+        theirs.partial_fit(Xp, y[part], classes=[0, 1, 2], sample_weight=weights[part])
+    _assert_same_model(ours, theirs, X)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_single_class_and_string_labels(name, rng):
+    X, _ = _counts(rng, n=30)
+    y = np.array(["spam"] * 30)
+    ours, theirs = _pair(name)
+    _assert_same_model(ours.fit(X, y), theirs.fit(X, y), X)
+    y = np.array(["ham", "spam", "eggs"])[rng.integers(0, 3, 30)]
+    _assert_same_model(ours.fit(X, y), theirs.fit(X, y), X)
+
+
+def test_bernoulli_array_alpha_is_per_feature(rng):
+    # scikit-learn 1.9 cannot broadcast class_count_ + 2 * alpha for an array alpha;
+    # fastnb uses the per-feature denominator class_count_[c] + 2 * alpha[j].
+    X, y = _counts(rng)
+    alpha = np.linspace(0.5, 1.5, X.shape[1])
+    model = BernoulliNB(alpha=alpha).fit(X, y)
+    binary = (X > 0).astype(np.float64)
+    expected_fc = np.stack([binary[y == c].sum(axis=0) for c in range(3)])
+    expected_cc = np.bincount(y).astype(np.float64)
+    expected = np.log(expected_fc + alpha) - np.log(expected_cc[:, None] + 2 * alpha)
+    assert_allclose(model.feature_log_prob_, expected, rtol=1e-12)
+
+
+def test_force_alpha_false_warns_and_clips(rng):
+    X, y = _counts(rng)
+    with pytest.warns(UserWarning, match="alpha too small"):
+        ours = MultinomialNB(alpha=0.0, force_alpha=False).fit(X, y)
+    with pytest.warns(UserWarning, match="alpha too small"):
+        theirs = sklearn_nb.MultinomialNB(alpha=0.0, force_alpha=False).fit(X, y)
+    _assert_same_model(ours, theirs, X)
+
+
+# -- the seed example: Bernoulli NB on the Scottish/English data ----------------------------
+SEED_DATA = np.array([
+    [0, 0, 1, 1, 0], [1, 0, 1, 0, 0], [1, 1, 0, 1, 0], [1, 1, 0, 0, 0], [0, 1, 0, 1, 0],
+    [0, 0, 1, 0, 0], [1, 0, 1, 1, 1], [1, 1, 0, 1, 1], [1, 1, 1, 0, 1], [1, 1, 1, 0, 1],
+    [1, 1, 1, 1, 1], [1, 0, 1, 0, 1], [1, 0, 0, 0, 1],
+])
+
+
+def test_seed_scottish_example_by_hand():
+    X, y = SEED_DATA[:, :4].astype(bool), SEED_DATA[:, 4]
+    x = np.array([[1, 0, 1, 0]], dtype=bool)
+    model = BernoulliNB(alpha=1e-12, force_alpha=True).fit(X, y)
+    assert model.predict(x)[0] == 1  # Scottish
+
+    # The article's estimates, counted by hand: 7 Scots, 6 English.
+    # Scots (rows 7-13):   shortbread 7/7, lager 4/7, porridge 5/7, football 3/7
+    # English (rows 1-6):  shortbread 3/6, lager 3/6, porridge 3/6, football 3/6
+    p_scot = np.array([7, 4, 5, 3]) / 7
+    p_eng = np.array([3, 3, 3, 3]) / 6
+
+    def likelihood(p):
+        return np.prod(np.where(x[0], p, 1 - p))
+
+    joint_scot = likelihood(p_scot) * 7 / 13  # (1)(3/7)(5/7)(4/7) * 7/13
+    joint_eng = likelihood(p_eng) * 6 / 13
+    posterior_scot = joint_scot / (joint_scot + joint_eng)
+    assert_allclose(posterior_scot, 160 / 209, rtol=1e-14)
+    assert_allclose(model.predict_proba(x)[0, 1], posterior_scot, rtol=1e-9)
+    assert_allclose(model.class_count_, [6, 7])
+    assert_allclose(model.feature_count_, [[3, 3, 3, 3], [7, 4, 5, 3]])
+    # bool, uint8 and float input give the same model
+    for Xk in (X.astype(np.uint8), X.astype(np.float64), sp.csr_matrix(X.astype(float))):
+        assert_allclose(
+            BernoulliNB(alpha=1e-12).fit(Xk, y).predict_proba(x), model.predict_proba(x)
+        )
+
+
+def test_seed_demo_text():
+    from fastnb._demos import bernoulli_seed_demo
+
+    text = bernoulli_seed_demo()
+    assert "Scottish" in text
+    assert "P(Scottish | x) = 0.7656" in text
+
+
+# -- exact partial_fit and thread-count independence ----------------------------------------
+@st.composite
+def _fit_problem(draw):
+    n = draw(st.integers(2, 60))
+    d = draw(st.integers(1, 40))
+    seed = draw(st.integers(0, 2**32 - 1))
+    rng = np.random.default_rng(seed)
+    X = rng.poisson(draw(st.floats(0.1, 3.0)), size=(n, d)).astype(np.float64)
+    y = rng.integers(0, draw(st.integers(1, 4)), n)
+    cuts = sorted(draw(st.lists(st.integers(1, n - 1), max_size=4, unique=True)))
+    weighted = draw(st.booleans())
+    weights = rng.random(n) if weighted else None
+    kind = draw(st.sampled_from(["float64", "float32", "bool", "csr32", "csr64"]))
+    name = draw(st.sampled_from(MODELS))
+    return name, X, y, cuts, weights, kind
+
+
+def _slice_rows(X, start, stop):
+    return X[start:stop]
+
+
+@given(_fit_problem())
+def test_partial_fit_over_any_split_equals_fit(problem):
+    name, X, y, cuts, weights, kind = problem
+    Xk = _as_kind(X, kind)
+    classes = np.unique(y)
+    whole = getattr(fastnb, name)().fit(Xk, y, sample_weight=weights)
+    parts = getattr(fastnb, name)()
+    bounds = [0] + cuts + [X.shape[0]]
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        parts.partial_fit(
+            _slice_rows(Xk, start, stop), y[start:stop], classes=classes,
+            sample_weight=None if weights is None else weights[start:stop],
+        )
+    # Counts are summed in the same row order either way: the same bits.
+    assert_array_equal(parts.feature_count_, whole.feature_count_)
+    assert_array_equal(parts.class_count_, whole.class_count_)
+    assert_array_equal(parts.feature_log_prob_, whole.feature_log_prob_)
+    assert_array_equal(parts.predict_proba(Xk), whole.predict_proba(Xk))
+
+
+@given(_fit_problem())
+def test_same_bits_for_any_thread_count(problem):
+    name, X, y, _, weights, kind = problem
+    Xk = _as_kind(X, kind)
+    results = []
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(fastnb._discrete, "_PARALLEL_FIT_MIN_WORK", 0)
+        mp.setattr(fastnb._base, "_PARALLEL_PREDICT_MIN_WORK", 0)
+        for n_threads in (1, 2, 4):
+            model = getattr(fastnb, name)(n_threads=n_threads).fit(
+                Xk, y, sample_weight=weights
+            )
+            results.append((model.feature_count_, model.predict_joint_log_proba(Xk),
+                            model.predict_proba(Xk), model.predict(Xk)))
+    for other in results[1:]:
+        for a, b in zip(results[0], other):
+            assert_array_equal(a, b)
+
+
+def test_threads_on_wide_data_same_bits(rng):
+    # Wide enough for several column blocks per thread and the parallel paths by
+    # default thresholds.
+    X = rng.random((3000, 300)) < 0.3
+    y = rng.integers(0, 4, 3000)
+    ref = BernoulliNB(n_threads=1).fit(X, y)
+    for n_threads in (2, 3, 4):
+        model = BernoulliNB(n_threads=n_threads).fit(X, y)
+        assert_array_equal(model.feature_count_, ref.feature_count_)
+        assert_array_equal(model.predict_joint_log_proba(X), ref.predict_joint_log_proba(X))
+
+
+# -- sparse specifics -------------------------------------------------------------------------
+def _messy_csr(rng):
+    """A CSR matrix with unsorted and duplicate column indices."""
+    data = np.array([0.4, 0.4, 2.0, 1.0, 3.0, 0.3, 0.3, 0.3])
+    indices = np.array([1, 1, 0, 3, 2, 0, 2, 0])
+    indptr = np.array([0, 3, 5, 8])
+    return sp.csr_matrix((data, indices, indptr), shape=(3, 4))
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_duplicate_and_unsorted_indices(name, rng):
+    X = _messy_csr(rng)
+    assert not X.has_canonical_format
+    before = (X.data.copy(), X.indices.copy(), X.indptr.copy())
+    y = np.array([0, 1, 0])
+    dense = X.toarray()  # duplicates summed: the matrix's meaning
+    params = {"binarize": 0.5} if name == "BernoulliNB" else {}
+    ours = getattr(fastnb, name)(**params).fit(X, y)
+    reference = getattr(fastnb, name)(**params).fit(dense, y)
+    theirs = getattr(sklearn_nb, name)(**params).fit(dense, y)
+    _assert_same_model(ours, theirs, dense)
+    assert_allclose(ours.feature_count_, reference.feature_count_, rtol=1e-15)
+    assert_allclose(ours.predict_proba(X), theirs.predict_proba(dense), rtol=RTOL)
+    # the caller's matrix is left as it was
+    for a, b in zip(before, (X.data, X.indices, X.indptr)):
+        assert_array_equal(a, b)
+
+
+def test_sparse_is_never_densified(rng):
+    X = sp.random(2000, 50000, density=0.001, format="csr", random_state=0)
+    y = rng.integers(0, 3, 2000)
+    tracemalloc.start()
+    model = MultinomialNB().fit(X, y)
+    model.predict(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    dense_bytes = 2000 * 50000 * 8
+    assert peak < dense_bytes / 20
+    assert_allclose(model.predict_proba(X),
+                    sklearn_nb.MultinomialNB().fit(X, y).predict_proba(X), rtol=RTOL)
+
+
+# -- memory: no converted copy of X, no n x k temporary in predict ----------------------------
+def test_bool_input_is_read_without_conversion(rng):
+    X = rng.random((20000, 100)) < 0.5
+    y = rng.integers(0, 5, 20000)
+    tracemalloc.start()
+    model = BernoulliNB().fit(X, y)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < X.nbytes / 2  # a float64 copy would be 8 * X.nbytes
+    tracemalloc.start()
+    labels = model.predict(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak < labels.nbytes * 2 + 50 * 5 * 100 * 8
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_predict_peak_memory(name, rng):
+    n, d, k = 20000, 30, 6
+    X = rng.poisson(1.0, size=(n, d)).astype(np.float64)
+    y = rng.integers(0, k, n)
+    model = getattr(fastnb, name)().fit(X, y)
+    model.predict(X[:10])
+    budget = 64 * k * d + 4096
+    tracemalloc.start()
+    labels = model.predict(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak <= labels.nbytes * 2 + budget  # labels, then the classes_ take
+    tracemalloc.start()
+    proba = model.predict_proba(X)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    assert peak <= proba.nbytes + budget
+
+
+# -- bad input ----------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB"])
+@pytest.mark.parametrize("sparse", [False, True])
+def test_negative_values_rejected(name, sparse, rng):
+    X, y = _counts(rng)
+    X[5, 3] = -1.0
+    Xk = sp.csr_matrix(X) if sparse else X
+    with pytest.raises(ValueError, match=f"Negative values in data passed to {name}"):
+        getattr(fastnb, name)().fit(Xk, y)
+    with pytest.raises(ValueError, match="Negative values in data"):
+        getattr(fastnb, name)().fit(X.astype(np.int8), y)
+
+
+@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("value,what", [(np.nan, "NaN"), (np.inf, "infinity"),
+                                        (-np.inf, "infinity")])
+@pytest.mark.parametrize("kind", ["float64", "float32", "csr32"])
+def test_non_finite_rejected_in_fit_and_predict(name, value, what, kind, rng):
+    X, y = _counts(rng)
+    good = getattr(fastnb, name)().fit(_as_kind(X, kind), y)
+    X[7, 2] = value
+    Xk = _as_kind(X, kind)
+    match = f"Input X contains {what}" if value == value and value > 0 or what == "NaN" \
+        else "Input X contains (infinity|NaN)|Negative values"
+    with pytest.raises(ValueError, match=match):
+        getattr(fastnb, name)().fit(Xk, y)
+    for method in ("predict", "predict_proba", "predict_joint_log_proba"):
+        with pytest.raises(ValueError, match="Input X contains (NaN|infinity)"):
+            getattr(good, method)(Xk)
+
+
+def test_nan_hidden_by_threshold_still_detected(rng):
+    # x > binarize is False for NaN: the kernel must look for it explicitly.
+    X, y = _counts(rng)
+    X[0, 0] = np.nan
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        BernoulliNB(binarize=0.0).fit(X, y)
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        BernoulliNB(binarize=0.0).fit(sp.csr_matrix(X), y)
+
+
+def test_nan_with_zero_weight_still_detected(rng):
+    X, y = _counts(rng)
+    X[3, 1] = np.nan
+    weights = np.ones(X.shape[0])
+    weights[3] = 0.0
+    for name in MODELS:
+        with pytest.raises(ValueError, match="Input X contains NaN"):
+            getattr(fastnb, name)(binarize=None).fit(X, y, sample_weight=weights) \
+                if name == "BernoulliNB" else getattr(fastnb, name)().fit(
+                    X, y, sample_weight=weights)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_bad_parameters(name, rng):
+    X, y = _counts(rng)
+    cls = getattr(fastnb, name)
+    with pytest.raises(ValueError, match="'alpha' parameter"):
+        cls(alpha=-1.0).fit(X, y)
+    with pytest.raises(ValueError, match="All values in alpha must be greater than 0"):
+        cls(alpha=-np.ones(X.shape[1])).fit(X, y)
+    with pytest.raises(ValueError, match="should contains `n_features`. Got 3 elements "
+                                         "instead of 13"):
+        cls(alpha=[1.0, 1.0, 1.0]).fit(X, y)
+    with pytest.raises(ValueError, match="Number of priors must match number of classes"):
+        cls(class_prior=[0.5, 0.5]).fit(X, y)
+    with pytest.raises(TypeError, match="'fit_prior' parameter"):
+        cls(fit_prior="yes").fit(X, y)
+    with pytest.raises(ValueError, match="'n_threads' parameter"):
+        cls(n_threads=0).fit(X, y)
+    if name == "BernoulliNB":
+        with pytest.raises(ValueError, match="'binarize' parameter"):
+            cls(binarize=-0.5).fit(X, y)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_feature_count_mismatch(name, rng):
+    X, y = _counts(rng)
+    model = getattr(fastnb, name)().fit(X, y)
+    with pytest.raises(ValueError, match="X has 12 features, but .* is expecting 13"):
+        model.predict(X[:, :12])
+    with pytest.raises(ValueError, match="X has 12 features, but .* is expecting 13"):
+        model.predict_proba(sp.csr_matrix(X[:, :12]))
+    with pytest.raises(ValueError, match="X has 12 features"):
+        model.partial_fit(X[:, :12], y)
+
+
+def _state(model):
+    return {key: (value.copy() if isinstance(value, np.ndarray) else value)
+            for key, value in vars(model).items()}
+
+
+def _assert_state_equal(before, model):
+    after = vars(model)
+    assert set(before) == set(after)
+    for key, value in before.items():
+        if isinstance(value, np.ndarray):
+            assert_array_equal(after[key], value, err_msg=key)
+        else:
+            assert after[key] is value or after[key] == value, key
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_failed_partial_fit_leaves_model_unchanged(name, rng):
+    X, y = _counts(rng)
+    model = getattr(fastnb, name)().partial_fit(X[:60], y[:60], classes=[0, 1, 2])
+    model.predict_proba(sp.csr_matrix(X))  # builds the sparse-weights cache too
+    before = _state(model)
+    bad_X = X[60:].copy()
+    bad_X[-1, -1] = np.nan
+    negative_X = X[60:].copy()
+    negative_X[-1, -1] = -3.0
+    failures = [
+        (lambda: model.partial_fit(bad_X, y[60:]), "NaN"),
+        (lambda: model.partial_fit(sp.csr_matrix(bad_X), y[60:]), "NaN"),
+        (lambda: model.partial_fit(X[60:, :5], y[60:]), "features"),
+        (lambda: model.partial_fit(X[60:], np.full(60, 7)), "do not exist"),
+        (lambda: model.partial_fit(X[60:], y[60:], classes=[0, 1]), "not the same"),
+        (lambda: model.partial_fit(X[60:], y[60:], sample_weight=-np.ones(60)),
+         "Negative values in data passed to sample_weight"),
+        (lambda: model.set_params(alpha=[1.0]).partial_fit(X[60:], y[60:]),
+         "n_features"),
+    ]
+    if name != "BernoulliNB":
+        failures.append((lambda: model.partial_fit(negative_X, y[60:]), "Negative"))
+    for call, match in failures:
+        with pytest.raises(ValueError, match=match):
+            call()
+        model.set_params(alpha=1.0)
+        _assert_state_equal(before, model)
+
+
+def test_partial_fit_needs_classes_first(rng):
+    X, y = _counts(rng)
+    with pytest.raises(ValueError, match="classes must be passed on the first call"):
+        MultinomialNB().partial_fit(X, y)
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_not_fitted(name):
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
+    model = getattr(fastnb, name)()
+    for method in ("predict", "predict_proba", "predict_log_proba"):
+        with pytest.raises(NotFittedError, match="not fitted"):
+            getattr(model, method)(np.ones((1, 2)))
+        with pytest.raises(SklearnNotFittedError):
+            getattr(model, method)(np.ones((1, 2)))
+
+
+def test_malformed_csr_is_an_error_not_a_crash(rng):
+    X, y = _counts(rng, n=10, d=4)
+    good = sp.csr_matrix(X)
+    model = MultinomialNB().fit(good, y)
+    bad = good.copy()
+    bad.indices[0] = 4000  # out of range, not caught by scipy's light checks
+    with pytest.raises(ValueError, match="malformed CSR"):
+        MultinomialNB().fit(bad, y)
+    with pytest.raises(ValueError, match="malformed CSR"):
+        model.predict(bad)
+
+
+def test_complex_and_object_input(rng):
+    X, y = _counts(rng, n=10, d=4)
+    with pytest.raises(ValueError, match="Complex data not supported"):
+        MultinomialNB().fit(X.astype(complex), y)
+    model = MultinomialNB().fit(X.astype(object), y)
+    assert_allclose(model.feature_count_, MultinomialNB().fit(X, y).feature_count_)
+
+
+# -- protocol ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("name", MODELS)
+def test_pickle_roundtrip(name, rng):
+    X, y = _counts(rng)
+    model = getattr(fastnb, name)().fit(X, y)
+    Xs = sp.csr_matrix(X)
+    expected = model.predict_proba(Xs)
+    clone = pickle.loads(pickle.dumps(model))
+    assert clone._weights_fm is None
+    assert_array_equal(clone.predict_proba(Xs), expected)
+    assert_array_equal(clone.predict(X), model.predict(X))
+
+
+def test_feature_names_and_repr(rng):
+    pd = pytest.importorskip("pandas")
+    X, y = _counts(rng, d=3)
+    frame = pd.DataFrame(X, columns=["a", "b", "c"])
+    model = ComplementNB(norm=True, n_threads=1).fit(frame, y)
+    assert_array_equal(model.feature_names_in_, ["a", "b", "c"])
+    assert repr(model) == "ComplementNB(n_threads=1, norm=True)"
+    with pytest.warns(UserWarning, match="does not have valid feature names"):
+        model.predict(X)
+    assert sorted(BernoulliNB().get_params()) == [
+        "alpha", "binarize", "class_prior", "fit_prior", "force_alpha", "n_threads"]
+
+
+def test_binarize_read_at_predict_time(rng):
+    X, y = _counts(rng)
+    ours, theirs = _pair("BernoulliNB")
+    ours.fit(X, y)
+    theirs.fit(X, y)
+    ours.set_params(binarize=1.5)
+    theirs.set_params(binarize=1.5)
+    assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=RTOL)
+
+
+def test_integer_threshold_semantics(rng):
+    # Integer input with a fractional threshold: x > 1.5 means x >= 2.
+    X = rng.integers(0, 5, size=(50, 6))
+    y = rng.integers(0, 2, 50)
+    for dtype in (np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16, np.uint32):
+        ours, theirs = _pair("BernoulliNB", binarize=1.5)
+        _assert_same_model(ours.fit(X.astype(dtype), y), theirs.fit(X, y), X.astype(dtype))
