@@ -26,6 +26,16 @@ _kernels = load_kernels("_discrete_kernels")
 _PARALLEL_FIT_MIN_WORK = 1 << 17
 # scikit-learn's floor for alpha when force_alpha=False.
 _ALPHA_LOWER_BOUND = 1e-10
+# Bool input is predicted through a table of 256 partial sums per 8 features when
+# it fits: at most this many classes (the kernel's local accumulator) and bytes.
+_BOOL_TABLE_OK = _kernels.bool_table_supported()
+_BOOL_TABLE_MAX_CLASSES = 64
+_BOOL_TABLE_MAX_BYTES = 16 << 20
+
+
+def _kernel_view(X):
+    """The array a dense kernel reads: bool as uint8 (a view, no copy)."""
+    return X.view(np.uint8) if X.dtype == np.bool_ else X
 
 
 def _nonnegative_threshold(value):
@@ -270,7 +280,7 @@ class _BaseDiscreteNB(_BaseNB):
         else:
             align = max(1, 64 // Xv.dtype.itemsize)
             n_bad, n_neg = _kernels.dense_fit(
-                Xv, codes, weights, feature_count, class_count, binarize, thr,
+                _kernel_view(Xv), codes, weights, feature_count, class_count, binarize, thr,
                 self._check_negative, align, n_threads,
             )
             values = Xv
@@ -313,6 +323,7 @@ class _BaseDiscreteNB(_BaseNB):
         self._weights = np.ascontiguousarray(weights)
         self._bias = np.ascontiguousarray(bias, dtype=np.float64)
         self._weights_fm = None  # the (d, k) copy for CSR input, made on first use
+        self._bool_table_cache = None  # the byte-pattern table, made on first use
 
     # -- prediction ----------------------------------------------------------------------
     def predict(self, X):
@@ -360,6 +371,21 @@ class _BaseDiscreteNB(_BaseNB):
             self._check_n_features(X, reset=False)
         return X
 
+    def _use_bool_table(self):
+        k, d = self._weights.shape
+        return (
+            _BOOL_TABLE_OK
+            and k <= _BOOL_TABLE_MAX_CLASSES
+            and ((d + 7) // 8) * 256 * k * 8 <= _BOOL_TABLE_MAX_BYTES
+        )
+
+    def _bool_table(self):
+        table = getattr(self, "_bool_table_cache", None)
+        if table is None:
+            table = _kernels.build_bool_table(self._weights)
+            self._bool_table_cache = table
+        return table
+
     def _feature_major_weights(self):
         weights_fm = self._weights_fm
         if weights_fm is None:
@@ -388,10 +414,19 @@ class _BaseDiscreteNB(_BaseNB):
                     "range."
                 )
             values = X.data
+        elif X.dtype == np.bool_ and (not binarize or thr < 1.0) and self._use_bool_table():
+            # 0/1 bytes: x > thr is x itself, and x * w is w or 0 - eight features
+            # per lookup in the byte-pattern table.
+            n_threads = self._predict_threads(X.shape[0], self._weights.size // 8)
+            n_suspect = _kernels.bool_predict(
+                X.view(np.uint8), self._bool_table(), self._bias, mode, labels_out, out,
+                n_threads,
+            )
+            values = X
         else:
             n_threads = self._predict_threads(X.shape[0], self._weights.size)
             n_suspect = _kernels.dense_predict(
-                X, self._weights, self._bias, binarize, thr, mode, labels_out, out,
+                _kernel_view(X), self._weights, self._bias, binarize, thr, mode, labels_out, out,
                 n_threads,
             )
             values = X
@@ -406,7 +441,8 @@ class _BaseDiscreteNB(_BaseNB):
 
     def __getstate__(self):
         state = super().__getstate__()
-        state["_weights_fm"] = None  # a cache: rebuilt on first sparse predict
+        state["_weights_fm"] = None  # caches: rebuilt on first use
+        state["_bool_table_cache"] = None
         return state
 
 

@@ -299,7 +299,7 @@ def check_counts_X(X, name, *, canonical=False):
     """Validate X for a discrete model: a kernel-ready ndarray or a ``CSRInput``.
 
     Dense arrays keep their dtype when a kernel reads it (float32/64, bool, uint8,
-    int8/16/32/64); a bool array is returned as a uint8 view (no copy); other
+    int8/16/32/64; kernels read bool as uint8 through a view); other
     numeric dtypes are widened to the smallest kernel dtype that holds them;
     object arrays become float64. Only a non-C-contiguous array is copied.
 
@@ -322,8 +322,7 @@ def check_counts_X(X, name, *, canonical=False):
     _shape_errors(arr, name)
     dtype = arr.dtype
     if kind == "b":
-        arr = np.ascontiguousarray(arr).view(np.uint8)
-        return arr
+        return np.ascontiguousarray(arr)
     if dtype.byteorder not in ("=", "|"):
         arr = arr.astype(dtype.newbyteorder("="))
         dtype = arr.dtype

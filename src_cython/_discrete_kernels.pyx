@@ -65,6 +65,21 @@ ctypedef fused index_t:
 # Fit
 # ----------------------------------------------------------------------------------
 
+cdef inline value_t native_threshold(value_t dummy, long long ithr) noexcept nogil:
+    """floor(threshold) clamped to value_t's range (threshold >= 0): for integer x,
+    x > threshold exactly when x > native_threshold, compared in x's own width."""
+    if value_t is uint8_t_:
+        return <value_t>(ithr if ithr < 255 else 255)
+    elif value_t is int8_t_:
+        return <value_t>(ithr if ithr < 127 else 127)
+    elif value_t is short:
+        return <value_t>(ithr if ithr < 32767 else 32767)
+    elif value_t is int:
+        return <value_t>(ithr if ithr < 2147483647 else 2147483647)
+    else:
+        return <value_t>ithr
+
+
 cdef void dense_fit_block(
     const value_t[:, ::1] X,    # IN: (n, d)
     const intp_t* codes,        # IN: (n,) class of each row
@@ -88,6 +103,7 @@ cdef void dense_fit_block(
     cdef Py_ssize_t bad = 0
     cdef Py_ssize_t neg = 0
     cdef float fthr = <float>thr
+    cdef value_t tthr = native_threshold[value_t](0, ithr)
     for i in range(n):
         w = 1.0 if weights == NULL else weights[i]
         row = fc + codes[i] * d
@@ -106,7 +122,7 @@ cdef void dense_fit_block(
                     bad += (x[j] - x[j]) != 0.0
             else:
                 for j in range(j0, j1):
-                    row[j] = row[j] + w * <double>(x[j] > ithr)
+                    row[j] = row[j] + w * <double>(x[j] > tthr)
         else:
             for j in range(j0, j1):
                 row[j] = row[j] + w * x[j]
@@ -338,6 +354,7 @@ cdef inline double dense_masked_dot(
     cdef Py_ssize_t j, t
     cdef Py_ssize_t d_blocked = d - d % 8
     cdef float fthr = <float>thr
+    cdef value_t tthr = native_threshold[value_t](0, ithr)
     for t in range(8):
         acc[t] = 0.0
     if value_t is float:
@@ -355,9 +372,9 @@ cdef inline double dense_masked_dot(
     else:
         for j in range(0, d_blocked, 8):
             for t in range(8):
-                acc[t] = acc[t] + w[j + t] * <double>(x[j + t] > ithr)
+                acc[t] = acc[t] + w[j + t] * <double>(x[j + t] > tthr)
         for j in range(d_blocked, d):
-            acc[j - d_blocked] = acc[j - d_blocked] + w[j] * <double>(x[j] > ithr)
+            acc[j - d_blocked] = acc[j - d_blocked] + w[j] * <double>(x[j] > tthr)
     return sum8(acc)
 
 
@@ -604,3 +621,146 @@ def csr_predict(
                             n_suspect += status
                 free(scratch)
     return n_suspect, n_malformed
+
+
+# ----------------------------------------------------------------------------------
+# Predict on bool input: eight features per table lookup
+# ----------------------------------------------------------------------------------
+#
+# A row of a numpy bool matrix is bytes that are 0 or 1. Eight of them, read as one
+# little-endian uint64 and multiplied by 0x0102040810204080, give in the top byte
+# the 8-bit pattern whose bit b is byte b. A table of the 256 partial sums of each
+# group of eight features then turns 8 x k multiply-adds into k additions:
+# jll[c] = bias[c] + sum_g table[g, pattern_g, c]. The table (ceil(d / 8) x 256 x k
+# doubles) is built once per fit, on first use. Each entry is summed in feature
+# order and the groups are added in order, so results are the same bits for any
+# number of threads.
+
+from libc.string cimport memcpy
+from libc.stdint cimport uint64_t
+
+cdef extern from *:
+    """
+    #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    #define FASTNB_LITTLE_ENDIAN 0
+    #else
+    #define FASTNB_LITTLE_ENDIAN 1
+    #endif
+    """
+    int FASTNB_LITTLE_ENDIAN
+
+
+def bool_table_supported():
+    """Whether the byte-pattern trick holds on this platform (little-endian)."""
+    return FASTNB_LITTLE_ENDIAN == 1
+
+
+def build_bool_table(const double[:, ::1] W):
+    """table[g, p, c] = sum of W[c, 8g + b] over the set bits b of p, in bit order."""
+    cdef Py_ssize_t k = W.shape[0]
+    cdef Py_ssize_t d = W.shape[1]
+    cdef Py_ssize_t n_groups = (d + 7) // 8
+    cdef Py_ssize_t g, p, b, c, j
+    cdef double total
+    table_arr = np.zeros((n_groups, 256, k), dtype=np.float64)
+    cdef double[:, :, ::1] table = table_arr
+    with nogil:
+        for g in range(n_groups):
+            for p in range(256):
+                for c in range(k):
+                    total = 0.0
+                    for b in range(8):
+                        j = 8 * g + b
+                        if j < d and (p >> b) & 1:
+                            total = total + W[c, j]
+                    table[g, p, c] = total
+    return table_arr
+
+
+cdef inline int bool_predict_row(
+    const unsigned char* x,
+    const double* table,         # (n_groups, 256, k)
+    const double* bias,
+    Py_ssize_t k, Py_ssize_t d,
+    int mode,
+    intp_t* label_out,
+    double* row_out,             # OUT (k,): the output row (unused for MODE_ARGMAX)
+) noexcept nogil:
+    cdef Py_ssize_t g, b, c, pattern
+    cdef Py_ssize_t full = d // 8
+    cdef uint64_t word
+    cdef double acc[LOCAL_K]
+    cdef const double* trow
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
+    for c in range(k):
+        acc[c] = 0.0
+    for g in range(full):
+        memcpy(&word, x + 8 * g, 8)
+        pattern = <Py_ssize_t>((word * <uint64_t>0x0102040810204080ULL) >> 56)
+        trow = table + (g * 256 + pattern) * k
+        for c in range(k):
+            acc[c] = acc[c] + trow[c]
+    if full * 8 < d:
+        pattern = 0
+        for b in range(d - full * 8):
+            if x[full * 8 + b]:
+                pattern = pattern | (1 << b)
+        trow = table + (full * 256 + pattern) * k
+        for c in range(k):
+            acc[c] = acc[c] + trow[c]
+    for c in range(k):
+        acc[c] = acc[c] + bias[c]
+        if acc[c] > best:
+            best = acc[c]
+            best_class = c
+        elif acc[c] != acc[c]:
+            saw_nan = True
+    if mode != MODE_ARGMAX:
+        for c in range(k):
+            row_out[c] = acc[c]
+    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+
+
+def bool_predict(
+    const unsigned char[:, ::1] X,     # IN: (n, d) a bool matrix viewed as uint8 (0/1)
+    const double[:, :, ::1] table,     # IN: build_bool_table(W)
+    const double[::1] bias,            # IN: (k,)
+    int mode,
+    intp_t[::1] labels_out,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """jll = X @ W.T + bias for 0/1 bytes X, through the byte-pattern table.
+
+    Needs k <= 64. Returns the number of suspect rows (non-finite best score).
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t k = table.shape[2]
+    cdef Py_ssize_t i
+    cdef Py_ssize_t n_suspect = 0
+    cdef intp_t dummy_label
+    cdef intp_t* label_out = &dummy_label
+    cdef double* row_out = NULL
+    if k > LOCAL_K:
+        raise ValueError(f"bool_predict supports at most {LOCAL_K} classes")
+    with nogil:
+        if n_threads <= 1:
+            for i in range(n):
+                if mode == MODE_ARGMAX:
+                    label_out = &labels_out[i]
+                else:
+                    row_out = &out[i, 0]
+                n_suspect += bool_predict_row(&X[i, 0], &table[0, 0, 0], &bias[0], k,
+                                              d, mode, label_out, row_out)
+        else:
+            for i in prange(n, schedule='static', num_threads=n_threads):
+                if mode == MODE_ARGMAX:
+                    label_out = &labels_out[i]
+                else:
+                    row_out = &out[i, 0]
+                n_suspect += bool_predict_row(&X[i, 0], &table[0, 0, 0], &bias[0], k,
+                                              d, mode, label_out, row_out)
+    return n_suspect
