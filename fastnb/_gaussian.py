@@ -8,7 +8,12 @@ from ._dispatch import load_kernels
 from ._base import _BaseNB
 from ._encoding import encode_labels, encode_with_classes
 from ._threads import effective_n_threads
-from ._validation import check_dense_X, check_sample_weight, check_y
+from ._validation import (
+    check_dense_X,
+    check_sample_weight,
+    check_y,
+    feature_names_of,
+)
 
 __all__ = ["GaussianNB"]
 
@@ -26,7 +31,7 @@ _PARALLEL_FIT_MIN_WORK = 1 << 17
 
 def _fit_chunk_count(n_samples, n_slots, n_features):
     by_rows = n_samples // _FIT_MIN_ROWS_PER_CHUNK
-    by_memory = _FIT_SCRATCH_BYTES // (8 * n_slots * (2 * n_features + 1))
+    by_memory = _FIT_SCRATCH_BYTES // (8 * n_slots * (3 * n_features + 1))
     return int(max(1, min(_FIT_MAX_CHUNKS, by_rows, by_memory)))
 
 
@@ -195,6 +200,7 @@ class GaussianNB(_BaseNB):
             raise ValueError(
                 "classes must be passed on the first call to partial_fit."
             )
+        feature_names = feature_names_of(X)
         X = check_dense_X(X, name)
         n_samples, n_features = X.shape
         y = check_y(y, n_samples, name)
@@ -253,9 +259,22 @@ class GaussianNB(_BaseNB):
             _kernels.merge_moments(seen_count, seen_mean, seen_ssd, *seen)
             seen = (seen_count, seen_mean, seen_ssd)
 
-        self._set_fitted_state(X, fitted_classes, priors, count, mean, ssd, seen,
-                               reset=first_call)
+        if not first_call:
+            self._check_feature_names_match(feature_names)
+        self._set_fitted_state(fitted_classes, priors, count, mean, ssd, seen)
+        if first_call:
+            self._set_feature_names(feature_names)
+            self.n_features_in_ = n_features
         return self
+
+    def _check_feature_names_match(self, feature_names):
+        fitted = getattr(self, "feature_names_in_", None)
+        if fitted is None or feature_names is None:
+            return
+        if len(fitted) != len(feature_names) or np.any(fitted != feature_names):
+            raise ValueError(
+                "The feature names should match those that were passed during fit."
+            )
 
     def _raise_non_finite(self, X):
         if np.isnan(X).any():
@@ -269,12 +288,15 @@ class GaussianNB(_BaseNB):
             "float64. Rescale the features."
         )
 
-    def _set_fitted_state(self, X, classes, priors, count, mean, ssd, seen, reset):
+    def _set_fitted_state(self, classes, priors, count, mean, ssd, seen):
         seen_count, seen_mean, seen_ssd = seen
         with np.errstate(invalid="ignore", divide="ignore"):
             class_var = np.where(count[:, None] > 0, ssd / count[:, None], 0.0)
-            total_var = seen_ssd[0] / seen_count[0]
-        epsilon = float(self.var_smoothing * np.max(total_var))
+            largest_var = float(np.max(seen_ssd[0] / seen_count[0]))
+        # When every feature is constant, scikit-learn's epsilon is 0 and its
+        # variances are 0, which makes every prediction NaN; fastnb smooths on the
+        # unit scale instead.
+        epsilon = float(self.var_smoothing * (largest_var if largest_var > 0 else 1.0))
         if priors is None:
             prior = count / count.sum()
         else:
@@ -283,8 +305,6 @@ class GaussianNB(_BaseNB):
         with np.errstate(divide="ignore"):
             log_norm = np.log(prior) - 0.5 * np.sum(np.log(2.0 * np.pi * var), axis=1)
         # All validation is done: commit the new state.
-        self._check_feature_names(X, reset=reset)
-        self._check_n_features(X, reset=reset)
         self.classes_ = classes
         self.class_count_ = count
         self.class_prior_ = prior
@@ -299,6 +319,8 @@ class GaussianNB(_BaseNB):
     # -- prediction ------------------------------------------------------------------
     def _check_predict_X(self, X):
         self._check_fitted()
+        if hasattr(self, "feature_names_in_") or not isinstance(X, np.ndarray):
+            self._check_feature_names(X, reset=False)
         if not (
             type(X) is np.ndarray
             and X.ndim == 2
@@ -307,8 +329,6 @@ class GaussianNB(_BaseNB):
             and X.shape[0] > 0
         ):
             X = check_dense_X(X, type(self).__name__)
-        if hasattr(self, "feature_names_in_") or not isinstance(X, np.ndarray):
-            self._check_feature_names(X, reset=False)
         if X.shape[1] != self.n_features_in_:
             self._check_n_features(X, reset=False)
         return X

@@ -4,8 +4,9 @@ Design
 ------
 Fit. The rows are cut into ``n_chunks`` contiguous chunks whose number depends only
 on the data's shape, never on the thread count. Each chunk runs weighted Welford
-updates (West, 1979) into its own per-class (count, mean, centred sum of squares)
-slots; chunks are then merged in chunk order with Chan's formula. The result is
+updates (West, 1979) of the rows shifted by the slot's first row into its own
+per-class (count, mean, centred sum of squares) slots; chunks are then merged in
+chunk order with Chan's formula. The result is
 therefore the same bits for any number of threads, and never uses E[x^2] - E[x]^2.
 A non-finite value anywhere in X propagates into the moments, so validation needs
 no separate pass over X: the caller checks the (k x d) result instead.
@@ -31,25 +32,41 @@ from _common cimport (
 
 import numpy as np
 
+cdef extern from *:
+    # The per-slot state arrays never overlap each other or X: saying so lets the
+    # compiler vectorise the row update without run-time alias checks.
+    ctypedef double* state_ptr "double * __restrict__"
+
 
 cdef inline void welford_update_row(
     const floating* x,   # IN: one row of X, d values
     double weight,       # IN: the row's sample weight (> 0)
     double* count,       # IN/OUT: running weight of the slot
-    double* mean,        # IN/OUT: running mean, d values
-    double* ssd,         # IN/OUT: running centred sum of squares, d values
+    state_ptr shift,     # IN/OUT: the slot's first row, subtracted from every row
+    state_ptr mean,      # IN/OUT: running mean of (x - shift), d values
+    state_ptr ssd,       # IN/OUT: running centred sum of squares, d values
     Py_ssize_t d,
 ) noexcept nogil:
     cdef Py_ssize_t j
-    cdef double total = count[0] + weight
-    cdef double share = weight / total
+    cdef double total, share, ssd_factor, delta
+    if count[0] == 0.0:
+        # Shifting by a sample of the slot keeps the running mean near zero, so
+        # its rounding errors are relative to the spread of the data, not to its
+        # offset (1e8 + N(0, 1) keeps full precision).
+        count[0] = weight
+        for j in range(d):
+            shift[j] = x[j]
+            mean[j] = 0.0
+            ssd[j] = 0.0
+        return
+    total = count[0] + weight
+    share = weight / total
     # West's weighted update: ssd += w * delta * (x - new_mean)
     #                              = w * (1 - share) * delta**2.
-    cdef double ssd_factor = weight * (count[0] / total)
-    cdef double delta
+    ssd_factor = weight * (count[0] / total)
     count[0] = total
     for j in range(d):
-        delta = x[j] - mean[j]
+        delta = (x[j] - shift[j]) - mean[j]
         mean[j] = mean[j] + delta * share
         ssd[j] = ssd[j] + ssd_factor * delta * delta
 
@@ -62,10 +79,12 @@ cdef void accumulate_chunk(
     Py_ssize_t row_start,
     Py_ssize_t row_stop,
     double* count,              # OUT: (n_slots,) for this chunk
+    double* shift,              # SCRATCH: (n_slots, d) for this chunk
     double* mean,               # OUT: (n_slots, d) for this chunk
     double* ssd,                # OUT: (n_slots, d) for this chunk
+    Py_ssize_t n_slots,
 ) noexcept nogil:
-    cdef Py_ssize_t i, slot
+    cdef Py_ssize_t i, j, slot
     cdef Py_ssize_t d = X.shape[1]
     cdef double w
     cdef const floating* x
@@ -74,12 +93,18 @@ cdef void accumulate_chunk(
         slot = codes[i]
         w = 1.0 if weights == NULL else weights[i]
         if w > 0.0:
-            welford_update_row(x, w, &count[slot], &mean[slot * d], &ssd[slot * d], d)
+            welford_update_row(x, w, &count[slot], &shift[slot * d], &mean[slot * d],
+                               &ssd[slot * d], d)
         if global_slot >= 0:
             welford_update_row(
-                x, 1.0, &count[global_slot], &mean[global_slot * d],
-                &ssd[global_slot * d], d,
+                x, 1.0, &count[global_slot], &shift[global_slot * d],
+                &mean[global_slot * d], &ssd[global_slot * d], d,
             )
+    # Undo the shift: the chunk's moments are now about its true mean.
+    for slot in range(n_slots):
+        if count[slot] > 0.0:
+            for j in range(d):
+                mean[slot * d + j] = mean[slot * d + j] + shift[slot * d + j]
 
 
 def gaussian_fit(
@@ -112,6 +137,7 @@ def gaussian_fit(
         n_chunks = 1
 
     chunk_count_arr = np.zeros((n_chunks, n_slots), dtype=np.float64)
+    chunk_shift_arr = np.zeros((n_chunks, n_slots * d), dtype=np.float64)
     chunk_mean_arr = np.zeros((n_chunks, n_slots * d), dtype=np.float64)
     chunk_ssd_arr = np.zeros((n_chunks, n_slots * d), dtype=np.float64)
     count_arr = np.zeros(n_slots, dtype=np.float64)
@@ -119,6 +145,7 @@ def gaussian_fit(
     ssd_arr = np.zeros((n_slots, d), dtype=np.float64)
 
     cdef double[:, ::1] chunk_count = chunk_count_arr
+    cdef double[:, ::1] chunk_shift = chunk_shift_arr
     cdef double[:, ::1] chunk_mean = chunk_mean_arr
     cdef double[:, ::1] chunk_ssd = chunk_ssd_arr
     cdef double[::1] count = count_arr
@@ -131,14 +158,16 @@ def gaussian_fit(
                 accumulate_chunk(
                     X, codes, weights, global_slot,
                     chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
-                    &chunk_count[chunk, 0], &chunk_mean[chunk, 0], &chunk_ssd[chunk, 0],
+                    &chunk_count[chunk, 0], &chunk_shift[chunk, 0],
+                    &chunk_mean[chunk, 0], &chunk_ssd[chunk, 0], n_slots,
                 )
         else:
             for chunk in prange(n_chunks, schedule='static', num_threads=n_threads):
                 accumulate_chunk(
                     X, codes, weights, global_slot,
                     chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
-                    &chunk_count[chunk, 0], &chunk_mean[chunk, 0], &chunk_ssd[chunk, 0],
+                    &chunk_count[chunk, 0], &chunk_shift[chunk, 0],
+                    &chunk_mean[chunk, 0], &chunk_ssd[chunk, 0], n_slots,
                 )
         # Fixed merge order: chunk 0, 1, 2, ... for every slot.
         for slot in range(n_slots):
