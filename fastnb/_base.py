@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _runtime
 from ._threads import effective_n_threads
-from ._validation import NotFittedError, check_feature_names
+from ._validation import check_feature_names, not_fitted_error
 
 __all__ = ["_BaseNB"]
 
@@ -141,7 +141,7 @@ class _BaseNB:
     # -- helpers for subclasses -----------------------------------------------------
     def _check_fitted(self):
         if not hasattr(self, "classes_"):
-            raise NotFittedError(
+            raise not_fitted_error(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' "
                 "with appropriate arguments before using this estimator."
             )

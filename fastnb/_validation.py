@@ -4,6 +4,7 @@ Messages follow scikit-learn's wording where its estimator checks look for it, s
 that fastnb estimators pass ``parametrize_with_checks`` without importing sklearn.
 """
 
+import sys
 import warnings
 
 import numpy as np
@@ -34,6 +35,29 @@ class NotFittedError(ValueError, AttributeError):
     ...     print("not fitted")
     not fitted
     """
+
+
+_SKLEARN_COMPATIBLE_NOT_FITTED = {}
+
+
+def not_fitted_error(message):
+    """A NotFittedError to raise; also scikit-learn's when scikit-learn is loaded.
+
+    fastnb never imports scikit-learn, but code that already uses it (a Pipeline, a
+    ``except sklearn.exceptions.NotFittedError``) should catch fastnb's error too.
+    """
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    if sklearn_exceptions is None:
+        return NotFittedError(message)
+    base = sklearn_exceptions.NotFittedError
+    combined = _SKLEARN_COMPATIBLE_NOT_FITTED.get(base)
+    if combined is None:
+        combined = type("NotFittedError", (NotFittedError, base), {
+            "__module__": NotFittedError.__module__,
+            "__doc__": NotFittedError.__doc__,
+        })
+        _SKLEARN_COMPATIBLE_NOT_FITTED[base] = combined
+    return combined(message)
 
 
 class DataConversionWarning(UserWarning):

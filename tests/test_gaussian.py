@@ -428,3 +428,12 @@ def test_all_classes_impossible_gives_nan_not_a_crash():
         warnings.simplefilter("error")
         proba = model.predict_proba([[0.5]])
     assert_allclose(proba, [[1.0, 0.0]])
+
+
+def test_not_fitted_error_is_sklearns_too():
+    from sklearn.exceptions import NotFittedError as SklearnNotFittedError
+
+    with pytest.raises(SklearnNotFittedError):
+        GaussianNB().predict_proba(np.zeros((1, 2)))
+    with pytest.raises(NotFittedError):
+        GaussianNB().predict_proba(np.zeros((1, 2)))
