@@ -52,10 +52,10 @@ def test_article_001_two_features_80_20():
     assert 0.74 < np.mean(accuracies) < 0.84
 
 
-def test_python_m_fastnb_runs_the_demo():
+def test_python_m_fastnb_runs_the_demo(tmp_path):
     result = subprocess.run(
         [sys.executable, "-m", "fastnb", "--no-speed"],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )
     assert result.returncode == 0, result.stderr
     assert "Result: 100.00% Correct" in result.stdout
