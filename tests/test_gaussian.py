@@ -313,7 +313,6 @@ BAD_FIT = [
     (np.zeros((0, 3)), np.zeros(0), ValueError, "0 sample"),
     (np.zeros((3, 0)), np.zeros(3), ValueError, "0 feature"),
     (np.array([[1.0, np.inf], [0, 1]]), [0, 1], ValueError, "infinity"),
-    (np.array([[1.0, np.nan], [0, 1]]), [0, 1], ValueError, "NaN"),
     (np.array([["a", "b"], ["c", "d"]]), [0, 1], ValueError, "numeric"),
     (np.array([[1 + 2j, 0], [0, 1]]), [0, 1], ValueError, "Complex"),
     (np.ones((3, 2)), [0, 1], ValueError, "inconsistent numbers of samples"),
@@ -379,9 +378,6 @@ def test_predict_errors(rng):
     for method in (model.predict, model.predict_proba, model.predict_log_proba):
         with pytest.raises(ValueError, match="infinity"):
             method(bad)
-    bad[2, 1] = np.nan
-    with pytest.raises(ValueError, match="NaN"):
-        model.predict(bad)
     with pytest.raises(TypeError, match="sparse"):
         model.predict(pytest.importorskip("scipy.sparse").csr_matrix(X))
 
@@ -395,7 +391,7 @@ def snapshot(model):
     [
         (lambda m, X, y: m.partial_fit(X[:, :2], y), "features"),
         (lambda m, X, y: m.partial_fit(X, np.full(len(y), 7)), r"label\(s\) \[7\]"),
-        (lambda m, X, y: m.partial_fit(np.where(X > 1, np.nan, X), y), "NaN"),
+        (lambda m, X, y: m.partial_fit(np.where(X > 1, np.inf, X), y), "infinity"),
         (lambda m, X, y: m.partial_fit(X, y, sample_weight=-np.ones(len(y))), "Negative"),
         (lambda m, X, y: m.partial_fit(X, y[:-1]), "inconsistent"),
         (lambda m, X, y: m.partial_fit(np.sign(X - 0.5) * 1e300, y), "too large"),
@@ -437,3 +433,79 @@ def test_not_fitted_error_is_sklearns_too():
         GaussianNB().predict_proba(np.zeros((1, 2)))
     with pytest.raises(NotFittedError):
         GaussianNB().predict_proba(np.zeros((1, 2)))
+
+
+# -- missing values (NaN) ----------------------------------------------------------
+def _with_missing(rng, X, fraction=0.2):
+    X = X.copy()
+    X[rng.random(X.shape) < fraction] = np.nan
+    return X
+
+
+def test_missing_values_fit_matches_dropping_them_by_hand(rng):
+    X, y = make_data(rng, n=3000, d=5, k=3)
+    X = _with_missing(rng, X)
+    model = GaussianNB(var_smoothing=1e-3).fit(X, y)
+    observed_var = [np.var(X[~np.isnan(X[:, j]), j]) for j in range(5)]
+    epsilon = 1e-3 * max(observed_var)
+    assert model.epsilon_ == pytest.approx(epsilon, rel=1e-12)
+    for c in range(3):
+        for j in range(5):
+            values = X[(y == c) & ~np.isnan(X[:, j]), j]
+            assert model.theta_[c, j] == pytest.approx(values.mean(), rel=1e-12)
+            assert model.var_[c, j] == pytest.approx(values.var() + epsilon, rel=1e-12)
+    # Rows with missing values still count for their class.
+    assert_array_equal(model.class_count_, np.bincount(y))
+
+
+def test_missing_values_predict_marginalises_the_feature(rng):
+    X, y = make_data(rng, n=2000, d=4, k=3)
+    model = GaussianNB().fit(X, y)
+    X_test = _with_missing(rng, X[:200], fraction=0.4)
+    X_test[0] = np.nan  # a row with nothing observed: the prior alone
+    observed = ~np.isnan(X_test)
+    terms = -0.5 * np.log(2 * np.pi * model.var_)[None] - (
+        (X_test[:, None, :] - model.theta_[None]) ** 2 / (2 * model.var_[None])
+    )
+    expected = np.log(model.class_prior_) + np.where(observed[:, None, :], terms, 0).sum(-1)
+    assert_allclose(model.predict_joint_log_proba(X_test), expected, rtol=1e-12)
+    assert_allclose(model.predict_joint_log_proba(X_test[:1]),
+                    np.log(model.class_prior_)[None], rtol=1e-15)
+    assert_array_equal(model.predict(X_test), model.classes_[expected.argmax(1)])
+    assert_allclose(model.predict_proba(X_test).sum(1), 1.0)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_batches=st.integers(1, 4))
+def test_missing_values_partial_fit_and_threads(seed, n_batches):
+    rng = np.random.default_rng(seed)
+    X, y = make_data(rng, n=int(rng.integers(30, 30000)), d=3, k=2)
+    y[:2] = [0, 1]
+    X = _with_missing(rng, X, fraction=float(rng.uniform(0, 0.5)))
+    X[:2] = 1.0  # every feature observed at least once per class
+    full = [GaussianNB(n_threads=t).fit(X, y) for t in (1, 2, 4)]
+    for model in full[1:]:
+        assert_array_equal(model.var_, full[0].var_)
+        assert_array_equal(model.predict_proba(X), full[0].predict_proba(X))
+    online = GaussianNB()
+    cuts = np.unique(rng.integers(1, X.shape[0], n_batches - 1))
+    for rows in np.split(np.arange(X.shape[0]), cuts):
+        online.partial_fit(X[rows], y[rows], classes=[0, 1])
+    assert_allclose(online.theta_, full[0].theta_, rtol=1e-10, atol=1e-12)
+    assert_allclose(online.var_, full[0].var_, rtol=1e-10)
+
+
+def test_missing_values_weighted_fit(rng):
+    X, y = make_data(rng, n=500, d=3, k=2)
+    X = _with_missing(rng, X)
+    weights = rng.integers(0, 4, 500).astype(float)
+    weighted = GaussianNB(var_smoothing=0).fit(X, y, sample_weight=weights)
+    repeated = GaussianNB(var_smoothing=0).fit(np.repeat(X, weights.astype(int), axis=0),
+                                               np.repeat(y, weights.astype(int)))
+    assert_allclose(weighted.theta_, repeated.theta_, rtol=1e-12)
+    assert_allclose(weighted.var_, repeated.var_, rtol=1e-10)
+
+
+def test_nan_is_declared_in_the_tags():
+    from sklearn.utils import get_tags
+
+    assert get_tags(GaussianNB()).input_tags.allow_nan
