@@ -13,7 +13,7 @@ import numpy as np
 
 from . import _runtime
 from ._threads import effective_n_threads
-from ._validation import NotFittedError, check_feature_names
+from ._validation import check_feature_names, not_fitted_error
 
 __all__ = ["_BaseNB"]
 
@@ -141,7 +141,7 @@ class _BaseNB:
     # -- helpers for subclasses -----------------------------------------------------
     def _check_fitted(self):
         if not hasattr(self, "classes_"):
-            raise NotFittedError(
+            raise not_fitted_error(
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' "
                 "with appropriate arguments before using this estimator."
             )
@@ -158,6 +158,13 @@ class _BaseNB:
 
     def _check_feature_names(self, X, *, reset):
         check_feature_names(self, X, reset=reset)
+
+    def _set_feature_names(self, names):
+        """Record the feature names of a fit (None: X had none)."""
+        if names is not None:
+            self.feature_names_in_ = names
+        elif hasattr(self, "feature_names_in_"):
+            del self.feature_names_in_
 
     def _predict_threads(self, n_samples, work_per_row):
         if n_samples * work_per_row < _PARALLEL_PREDICT_MIN_WORK:
@@ -192,7 +199,8 @@ class _BaseNB:
         C : ndarray of shape (n_samples,)
             Predicted target values for X.
         """
-        return self.classes_.take(self._predict_into(X, MODE_ARGMAX))
+        labels = self._predict_into(X, MODE_ARGMAX)
+        return self.classes_.take(labels)
 
     def predict_joint_log_proba(self, X):
         """Return the joint log probability estimates log P(c) + log P(x|c).

@@ -5,7 +5,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._base import MODE_ARGMAX, _BaseNB
+from ._base import _BaseNB
 from ._dispatch import load_kernels
 from ._encoding import encode_labels, encode_with_classes
 from ._threads import effective_n_threads
@@ -15,7 +15,6 @@ from ._validation import (
     check_sample_weight,
     check_y,
     feature_names_of,
-    not_fitted_error,
 )
 
 __all__ = ["BernoulliNB", "ComplementNB", "MultinomialNB"]
@@ -326,32 +325,6 @@ class _BaseDiscreteNB(_BaseNB):
         self._bool_table_cache = None  # the byte-pattern table, made on first use
 
     # -- prediction ----------------------------------------------------------------------
-    def predict(self, X):
-        """Perform classification on an array of test vectors X.
-
-        The arg-max is fused into the kernel: no (n_samples, n_classes) array is made.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The input samples.
-
-        Returns
-        -------
-        C : ndarray of shape (n_samples,)
-            Predicted target values for X.
-        """
-        # The kernel runs (and checks fittedness) before classes_ is read.
-        labels = self._predict_into(X, MODE_ARGMAX)
-        return self.classes_.take(labels)
-
-    def _check_fitted(self):
-        if not hasattr(self, "classes_"):
-            raise not_fitted_error(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' "
-                "with appropriate arguments before using this estimator."
-            )
-
     def _check_predict_X(self, X):
         self._check_fitted()
         if not (

@@ -8,7 +8,12 @@ from ._dispatch import load_kernels
 from ._base import _BaseNB
 from ._encoding import encode_labels, encode_with_classes
 from ._threads import effective_n_threads
-from ._validation import check_dense_X, check_sample_weight, check_y
+from ._validation import (
+    check_dense_X,
+    check_sample_weight,
+    check_y,
+    feature_names_of,
+)
 
 __all__ = ["GaussianNB"]
 
@@ -26,7 +31,7 @@ _PARALLEL_FIT_MIN_WORK = 1 << 17
 
 def _fit_chunk_count(n_samples, n_slots, n_features):
     by_rows = n_samples // _FIT_MIN_ROWS_PER_CHUNK
-    by_memory = _FIT_SCRATCH_BYTES // (8 * n_slots * (2 * n_features + 1))
+    by_memory = _FIT_SCRATCH_BYTES // (8 * n_slots * (3 * n_features + 1))
     return int(max(1, min(_FIT_MAX_CHUNKS, by_rows, by_memory)))
 
 
@@ -146,6 +151,9 @@ class GaussianNB(_BaseNB):
         """
         return self._fit(X, y, classes, sample_weight, refit=False)
 
+    def _update_tags(self, tags):
+        tags.input_tags.allow_nan = True
+
     def _validate_params(self):
         if isinstance(self.var_smoothing, bool) or not isinstance(
             self.var_smoothing, Real
@@ -195,6 +203,7 @@ class GaussianNB(_BaseNB):
             raise ValueError(
                 "classes must be passed on the first call to partial_fit."
             )
+        feature_names = feature_names_of(X)
         X = check_dense_X(X, name)
         n_samples, n_features = X.shape
         y = check_y(y, n_samples, name)
@@ -224,81 +233,107 @@ class GaussianNB(_BaseNB):
         n_threads = 1
         if n_samples * n_features >= _PARALLEL_FIT_MIN_WORK:
             n_threads = effective_n_threads(self.n_threads)
-        count, mean, ssd = _kernels.gaussian_fit(
-            X, codes, weights, n_classes, track_unweighted,
-            _fit_chunk_count(n_samples, n_slots, n_features), n_threads,
+        n_chunks = _fit_chunk_count(n_samples, n_slots, n_features)
+        row_count, count, mean, ssd = _kernels.gaussian_fit(
+            X, codes, weights, n_classes, track_unweighted, False, n_chunks, n_threads,
         )
         if not (np.isfinite(mean).all() and np.isfinite(ssd).all()):
-            self._raise_non_finite(X)
+            # Only now look at X itself: infinity is an error, NaN means missing.
+            self._raise_if_infinite(X)
+            if np.isnan(X).any():
+                row_count, count, mean, ssd = _kernels.gaussian_fit(
+                    X, codes, weights, n_classes, track_unweighted, True, n_chunks,
+                    n_threads,
+                )
+            if not (np.isfinite(mean).all() and np.isfinite(ssd).all()):
+                raise ValueError(
+                    "Input X has values too large in magnitude: their variance "
+                    "overflows float64. Rescale the features."
+                )
         if track_unweighted:
-            seen = (count[n_classes:].copy(), mean[n_classes:].copy(),
-                    ssd[n_classes:].copy())
-            count, mean, ssd = count[:n_classes], mean[:n_classes], ssd[:n_classes]
+            seen = (count[n_classes:], mean[n_classes:], ssd[n_classes:])
+            row_count, count = row_count[:n_classes], count[:n_classes]
+            mean, ssd = mean[:n_classes], ssd[:n_classes]
         else:
             seen = _kernels.merge_all_slots(count, mean, ssd)
-        if refit and count.sum() <= 0:
+        seen = tuple(np.ascontiguousarray(a) for a in seen)
+        row_count, count = row_count.copy(), np.ascontiguousarray(count)
+        mean, ssd = np.ascontiguousarray(mean), np.ascontiguousarray(ssd)
+        if refit and row_count.sum() <= 0:
             raise ValueError("The sum of sample_weight is zero: nothing to fit.")
 
         if not first_call:
             # Merge with what was learned before, on copies: the model changes only
             # once everything has succeeded.
-            old_count = self.class_count_.copy()
-            old_mean = self.theta_.copy()
-            old_ssd = self._class_ssd.copy()
-            _kernels.merge_moments(old_count, old_mean, old_ssd, count, mean, ssd)
-            count, mean, ssd = old_count, old_mean, old_ssd
-            seen_count = self._seen_count.copy()
-            seen_mean = self._seen_mean.copy()
-            seen_ssd = self._seen_ssd.copy()
-            _kernels.merge_moments(seen_count, seen_mean, seen_ssd, *seen)
-            seen = (seen_count, seen_mean, seen_ssd)
+            old = (self._feature_count.copy(), self.theta_.copy(), self._class_ssd.copy())
+            _kernels.merge_moments(*old, count, mean, ssd)
+            row_count = self.class_count_ + row_count
+            count, mean, ssd = old
+            old_seen = (self._seen_count.copy(), self._seen_mean.copy(),
+                        self._seen_ssd.copy())
+            _kernels.merge_moments(*old_seen, *seen)
+            seen = old_seen
 
-        self._set_fitted_state(X, fitted_classes, priors, count, mean, ssd, seen,
-                               reset=first_call)
+        if not first_call:
+            self._check_feature_names_match(feature_names)
+        self._set_fitted_state(fitted_classes, priors, row_count, count, mean, ssd, seen)
+        if first_call:
+            self._set_feature_names(feature_names)
+            self.n_features_in_ = n_features
         return self
 
-    def _raise_non_finite(self, X):
-        if np.isnan(X).any():
-            raise ValueError("Input X contains NaN.")
+    def _check_feature_names_match(self, feature_names):
+        fitted = getattr(self, "feature_names_in_", None)
+        if fitted is None or feature_names is None:
+            return
+        if len(fitted) != len(feature_names) or np.any(fitted != feature_names):
+            raise ValueError(
+                "The feature names should match those that were passed during fit."
+            )
+
+    @staticmethod
+    def _raise_if_infinite(X):
         if np.isinf(X).any():
             raise ValueError(
                 f"Input X contains infinity or a value too large for {X.dtype!r}."
             )
-        raise ValueError(
-            "Input X has values too large in magnitude: their variance overflows "
-            "float64. Rescale the features."
-        )
 
-    def _set_fitted_state(self, X, classes, priors, count, mean, ssd, seen, reset):
+    def _set_fitted_state(self, classes, priors, row_count, count, mean, ssd, seen):
         seen_count, seen_mean, seen_ssd = seen
         with np.errstate(invalid="ignore", divide="ignore"):
-            class_var = np.where(count[:, None] > 0, ssd / count[:, None], 0.0)
-            total_var = seen_ssd[0] / seen_count[0]
-        epsilon = float(self.var_smoothing * np.max(total_var))
-        if priors is None:
-            prior = count / count.sum()
-        else:
-            prior = priors
+            class_var = np.where(count > 0, ssd / np.where(count > 0, count, 1), 0.0)
+            feature_var = np.where(seen_count > 0, seen_ssd / np.where(
+                seen_count > 0, seen_count, 1), 0.0)
+        largest_var = float(np.max(feature_var))
+        # When every feature is constant, scikit-learn's epsilon is 0 and its
+        # variances are 0, which makes every prediction NaN; fastnb smooths on the
+        # unit scale instead.
+        epsilon = float(self.var_smoothing * (largest_var if largest_var > 0 else 1.0))
+        prior = row_count / row_count.sum() if priors is None else priors
         var = class_var + epsilon
         with np.errstate(divide="ignore"):
-            log_norm = np.log(prior) - 0.5 * np.sum(np.log(2.0 * np.pi * var), axis=1)
+            log_prior = np.log(prior)
+        half_log_2pi_var = 0.5 * np.log(2.0 * np.pi * var)
         # All validation is done: commit the new state.
-        self._check_feature_names(X, reset=reset)
-        self._check_n_features(X, reset=reset)
         self.classes_ = classes
-        self.class_count_ = count
+        self.class_count_ = row_count
         self.class_prior_ = prior
         self.theta_ = mean
         self.var_ = var
         self.epsilon_ = epsilon
+        self._feature_count = count
         self._class_ssd = ssd
-        self._seen_count, self._seen_mean, self._seen_ssd = seen_count, seen_mean, seen_ssd
+        self._seen_count, self._seen_mean, self._seen_ssd = seen
         self._half_inv_var = np.ascontiguousarray(0.5 / var)
-        self._log_norm = np.ascontiguousarray(log_norm)
+        self._half_log_2pi_var = np.ascontiguousarray(half_log_2pi_var)
+        self._log_prior = np.ascontiguousarray(log_prior, dtype=np.float64)
+        self._log_norm = np.ascontiguousarray(log_prior - half_log_2pi_var.sum(axis=1))
 
     # -- prediction ------------------------------------------------------------------
     def _check_predict_X(self, X):
         self._check_fitted()
+        if hasattr(self, "feature_names_in_") or not isinstance(X, np.ndarray):
+            self._check_feature_names(X, reset=False)
         if not (
             type(X) is np.ndarray
             and X.ndim == 2
@@ -307,8 +342,6 @@ class GaussianNB(_BaseNB):
             and X.shape[0] > 0
         ):
             X = check_dense_X(X, type(self).__name__)
-        if hasattr(self, "feature_names_in_") or not isinstance(X, np.ndarray):
-            self._check_feature_names(X, reset=False)
         if X.shape[1] != self.n_features_in_:
             self._check_n_features(X, reset=False)
         return X
@@ -316,10 +349,9 @@ class GaussianNB(_BaseNB):
     def _run_predict_kernel(self, X, mode, labels_out, out):
         n_threads = self._predict_threads(X.shape[0], self.var_.size)
         n_suspect = _kernels.gaussian_predict(
-            X, self.theta_, self._half_inv_var, self._log_norm, mode, labels_out, out,
-            n_threads,
+            X, self.theta_, self._half_inv_var, self._half_log_2pi_var, self._log_norm,
+            self._log_prior, mode, labels_out, out, n_threads,
         )
-        if n_suspect and not np.isfinite(X).all():
-            what = "NaN" if np.isnan(X).any() else "infinity"
-            raise ValueError(f"Input X contains {what}.")
+        if n_suspect:
+            self._raise_if_infinite(X)
 

@@ -4,6 +4,7 @@ Messages follow scikit-learn's wording where its estimator checks look for it, s
 that fastnb estimators pass ``parametrize_with_checks`` without importing sklearn.
 """
 
+import sys
 import warnings
 
 import numpy as np
@@ -37,6 +38,29 @@ class NotFittedError(ValueError, AttributeError):
     ...     print("not fitted")
     not fitted
     """
+
+
+_SKLEARN_COMPATIBLE_NOT_FITTED = {}
+
+
+def not_fitted_error(message):
+    """A NotFittedError to raise; also scikit-learn's when scikit-learn is loaded.
+
+    fastnb never imports scikit-learn, but code that already uses it (a Pipeline, a
+    ``except sklearn.exceptions.NotFittedError``) should catch fastnb's error too.
+    """
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    if sklearn_exceptions is None:
+        return NotFittedError(message)
+    base = sklearn_exceptions.NotFittedError
+    combined = _SKLEARN_COMPATIBLE_NOT_FITTED.get(base)
+    if combined is None:
+        combined = type("NotFittedError", (NotFittedError, base), {
+            "__module__": NotFittedError.__module__,
+            "__doc__": NotFittedError.__doc__,
+        })
+        _SKLEARN_COMPATIBLE_NOT_FITTED[base] = combined
+    return combined(message)
 
 
 class DataConversionWarning(UserWarning):
@@ -376,31 +400,3 @@ def _check_csr(X, name, canonical):
     if indptr.shape[0] != n_samples + 1 or data.shape[0] != indices.shape[0]:
         raise ValueError(f"{name} got a malformed CSR matrix: inconsistent arrays.")
     return CSRInput(data, indices, indptr, (n_samples, n_features), X)
-
-
-_BRIDGED_NOT_FITTED = None
-
-
-def not_fitted_error(message):
-    """A NotFittedError that is also scikit-learn's, when sklearn is loaded.
-
-    scikit-learn's checks expect ``sklearn.exceptions.NotFittedError``. sklearn is
-    never imported here: if it is already in ``sys.modules`` the error is an
-    instance of a subclass of both classes, else a plain fastnb NotFittedError.
-    """
-    global _BRIDGED_NOT_FITTED
-    import sys
-
-    exceptions = sys.modules.get("sklearn.exceptions")
-    if exceptions is None:
-        return NotFittedError(message)
-    if _BRIDGED_NOT_FITTED is None:
-        sklearn_error = exceptions.NotFittedError
-        if issubclass(NotFittedError, sklearn_error):
-            _BRIDGED_NOT_FITTED = NotFittedError
-        else:
-            _BRIDGED_NOT_FITTED = type(
-                "NotFittedError", (NotFittedError, sklearn_error),
-                {"__module__": __name__, "__doc__": NotFittedError.__doc__},
-            )
-    return _BRIDGED_NOT_FITTED(message)

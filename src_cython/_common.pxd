@@ -64,6 +64,30 @@ cdef inline void finish_row(double* row, Py_ssize_t k, int mode) noexcept nogil:
             row[c] = row[c] - scale
 
 
+cdef inline void chan_merge_feature_moments(
+    double* count_a, double* mean_a, double* ssd_a,  # IN/OUT: per-feature moments
+    const double* count_b, const double* mean_b, const double* ssd_b,  # IN
+    Py_ssize_t d,
+) noexcept nogil:
+    """Chan's merge where every feature has its own count (missing values)."""
+    cdef Py_ssize_t j
+    cdef double total, share_b, delta
+    for j in range(d):
+        if count_b[j] == 0.0:
+            continue
+        if count_a[j] == 0.0:
+            count_a[j] = count_b[j]
+            mean_a[j] = mean_b[j]
+            ssd_a[j] = ssd_b[j]
+            continue
+        total = count_a[j] + count_b[j]
+        share_b = count_b[j] / total
+        delta = mean_b[j] - mean_a[j]
+        mean_a[j] = mean_a[j] + delta * share_b
+        ssd_a[j] = ssd_a[j] + ssd_b[j] + delta * delta * (count_a[j] * share_b)
+        count_a[j] = total
+
+
 cdef inline void chan_merge_moments(
     double count_a, double* mean_a, double* ssd_a,  # IN/OUT: running moments
     double count_b, const double* mean_b, const double* ssd_b,  # IN: moments to add

@@ -2,7 +2,7 @@ import subprocess
 import sys
 
 
-def test_import_does_not_import_sklearn():
+def test_import_does_not_import_sklearn(tmp_path):
     code = (
         "import sys, fastnb\n"
         "assert 'sklearn' not in sys.modules, 'sklearn imported'\n"
@@ -10,7 +10,10 @@ def test_import_does_not_import_sklearn():
         "assert 'pandas' not in sys.modules, 'pandas imported'\n"
         "print(fastnb.__version__)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    # Run outside the source tree, so the installed package is the one imported.
+    result = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip()
 

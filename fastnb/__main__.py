@@ -1,0 +1,21 @@
+"""``python -m fastnb``: the seed articles' worked examples, and a speed check."""
+
+import sys
+
+from . import _demos, show_config
+
+
+def main(argv=None):
+    args = sys.argv[1:] if argv is None else argv
+    config = show_config()
+    print(f"fastnb {config['version']}: OpenMP {'on' if config['openmp'] else 'off'}, "
+          f"{config['threads']} threads, {config['simd']} kernels\n")
+    for demo in (_demos.iris_all_features_demo, _demos.iris_two_features_demo):
+        print(demo(), end="\n\n")
+    if "--no-speed" not in args:
+        print(_demos.speed_demo())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

