@@ -5,7 +5,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._base import _BaseNB
+from ._base import MODE_ARGMAX, _BaseNB
 from ._dispatch import load_kernels
 from ._encoding import encode_labels, encode_with_classes
 from ._threads import effective_n_threads
@@ -325,6 +325,31 @@ class _BaseDiscreteNB(_BaseNB):
         self._bool_table_cache = None  # the byte-pattern table, made on first use
 
     # -- prediction ----------------------------------------------------------------------
+    def predict(self, X):
+        """Perform classification on an array of test vectors X.
+
+        The arg-max is fused into the kernel: no (n_samples, n_classes) array is
+        made, and for integer labels the class indices are mapped to labels in
+        place, so the returned array is the only n-sized allocation.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            The input samples.
+
+        Returns
+        -------
+        C : ndarray of shape (n_samples,)
+            Predicted target values for X.
+        """
+        indices = self._predict_into(X, MODE_ARGMAX)
+        classes = self.classes_
+        if classes.dtype == indices.dtype:
+            # out[i] depends on indices[i] only: safe in place (mode='clip' is not
+            # buffered; every index is already in range).
+            return np.take(classes, indices, out=indices, mode="clip")
+        return classes.take(indices)
+
     def _check_predict_X(self, X):
         self._check_fitted()
         if not (

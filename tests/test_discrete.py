@@ -349,7 +349,15 @@ def test_bool_input_is_read_without_conversion(rng):
     labels = model.predict(X)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert peak < labels.nbytes * 2 + 50 * 5 * 100 * 8
+    assert peak < labels.nbytes + 13 * 256 * 5 * 8 + 4096  # labels + the 8-bit table
+
+
+def test_predict_string_labels_are_mapped(rng):
+    X, y = _counts(rng)
+    names = np.array(["a", "b", "c"])
+    ours, theirs = _pair("MultinomialNB")
+    assert_array_equal(ours.fit(X, names[y]).predict(X), theirs.fit(X, names[y]).predict(X))
+    assert_array_equal(ours.fit(X, y + 10).predict(X), theirs.fit(X, y + 10).predict(X))
 
 
 @pytest.mark.parametrize("name", MODELS)
@@ -364,7 +372,7 @@ def test_predict_peak_memory(name, rng):
     labels = model.predict(X)
     _, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
-    assert peak <= labels.nbytes * 2 + budget  # labels, then the classes_ take
+    assert peak <= labels.nbytes + budget  # integer labels are mapped in place
     tracemalloc.start()
     proba = model.predict_proba(X)
     _, peak = tracemalloc.get_traced_memory()
