@@ -371,16 +371,19 @@ class _BaseDiscreteNB(_BaseNB):
 
     def _use_bool_table(self):
         k, d = self._weights.shape
+        padded_k = 8 if k <= 8 else (16 if k <= 16 else k)
         return (
             _BOOL_TABLE_OK
             and k <= _BOOL_TABLE_MAX_CLASSES
-            and ((d + 7) // 8) * 256 * k * 8 <= _BOOL_TABLE_MAX_BYTES
+            and ((d + 7) // 8) * 256 * padded_k * 8 <= _BOOL_TABLE_MAX_BYTES
         )
 
     def _bool_table(self):
         table = getattr(self, "_bool_table_cache", None)
         if table is None:
-            table = _kernels.build_bool_table(self._weights)
+            k = self._weights.shape[0]
+            padded_k = 8 if k <= 8 else (16 if k <= 16 else k)
+            table = _kernels.build_bool_table(self._weights, padded_k)
             self._bool_table_cache = table
         return table
 
@@ -420,6 +423,16 @@ class _BaseDiscreteNB(_BaseNB):
                 X.view(np.uint8), self._bool_table(), self._bias, mode, labels_out, out,
                 n_threads,
             )
+            values = X
+        elif binarize and self._use_bool_table():
+            # threshold each row into 0/1 bytes, then the byte-pattern table
+            n_threads = self._predict_threads(X.shape[0], self._weights.size // 4)
+            n_suspect = _kernels.dense_threshold_predict(
+                _kernel_view(X), self._bool_table(), self._bias, thr, mode, labels_out,
+                out, n_threads,
+            )
+            if n_suspect >= 1_000_000_000:
+                raise MemoryError("fastnb could not allocate a per-thread row buffer.")
             values = X
         else:
             n_threads = self._predict_threads(X.shape[0], self._weights.size)

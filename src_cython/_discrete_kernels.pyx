@@ -481,6 +481,29 @@ def dense_predict(
     return n_suspect
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define FASTNB_PREFETCH(addr) __builtin_prefetch((const void*)(addr), 0, 1)
+    #else
+    #define FASTNB_PREFETCH(addr) ((void)0)
+    #endif
+    """
+    void FASTNB_PREFETCH(const void* addr) noexcept nogil
+
+
+# Sparse predict reads one random (k,) row of weights per nonzero: ask for the row
+# of the nonzero this many places ahead, so that several misses overlap.
+DEF PREFETCH_AHEAD = 8
+
+
+cdef inline void prefetch_weights(const double* row, Py_ssize_t k) noexcept nogil:
+    cdef Py_ssize_t offset
+    for offset in range(0, k, 8):  # one cache line is 8 doubles
+        FASTNB_PREFETCH(row + offset)
+    FASTNB_PREFETCH(row + k - 1)
+
+
 # Rows of up to this many classes accumulate in a local array, which the compiler
 # knows aliases nothing (so the k-loop vectorises); more classes use the output row.
 DEF LOCAL_K = 64
@@ -513,7 +536,7 @@ cdef inline int csr_predict_row(
     double* row_out,               # OUT (k,): scratch for MODE_ARGMAX, else the output row
 ) noexcept nogil:
     """Return 1 if the row is suspect, 2 if it is malformed (index out of range)."""
-    cdef Py_ssize_t p, j, c
+    cdef Py_ssize_t p, j, jj, c
     cdef floating v
     cdef double local_acc[LOCAL_K]
     cdef double* acc = row_out
@@ -528,6 +551,10 @@ cdef inline int csr_predict_row(
         j = indices[p]
         if j < 0 or j >= d:
             return 2
+        if p + PREFETCH_AHEAD < stop:
+            jj = indices[p + PREFETCH_AHEAD]
+            if jj >= 0 and jj < d:
+                prefetch_weights(WT + jj * k, k)
         v = data[p]
         if binarize:
             if v > thr:
@@ -655,14 +682,20 @@ def bool_table_supported():
     return FASTNB_LITTLE_ENDIAN == 1
 
 
-def build_bool_table(const double[:, ::1] W):
-    """table[g, p, c] = sum of W[c, 8g + b] over the set bits b of p, in bit order."""
+def build_bool_table(const double[:, ::1] W, Py_ssize_t padded_k):
+    """table[g, p, c] = sum of W[c, 8g + b] over the set bits b of p, in bit order.
+
+    The class axis is padded with zeros to ``padded_k`` (8 or 16 lets the predict
+    loop keep its accumulators in registers).
+    """
     cdef Py_ssize_t k = W.shape[0]
     cdef Py_ssize_t d = W.shape[1]
     cdef Py_ssize_t n_groups = (d + 7) // 8
     cdef Py_ssize_t g, p, b, c, j
     cdef double total
-    table_arr = np.zeros((n_groups, 256, k), dtype=np.float64)
+    if padded_k < k:
+        padded_k = k
+    table_arr = np.zeros((n_groups, 256, padded_k), dtype=np.float64)
     cdef double[:, :, ::1] table = table_arr
     with nogil:
         for g in range(n_groups):
@@ -677,39 +710,131 @@ def build_bool_table(const double[:, ::1] W):
     return table_arr
 
 
+cdef inline Py_ssize_t byte_pattern(const unsigned char* x) noexcept nogil:
+    cdef uint64_t word
+    memcpy(&word, x, 8)
+    return <Py_ssize_t>((word * <uint64_t>0x0102040810204080ULL) >> 56)
+
+
+cdef inline Py_ssize_t tail_pattern(const unsigned char* x, Py_ssize_t count) noexcept nogil:
+    cdef Py_ssize_t b
+    cdef Py_ssize_t pattern = 0
+    for b in range(count):
+        if x[b]:
+            pattern = pattern | (1 << b)
+    return pattern
+
+
+cdef inline void table_scores_8(
+    const unsigned char* x, const double* table, Py_ssize_t d, double* acc,
+) noexcept nogil:
+    """acc[0:8] = sum over groups of table rows, for 8 padded classes.
+
+    Two accumulator sets (even and odd groups), added at the end: the loop keeps
+    them in registers and the two dependency chains overlap. Fixed order: the
+    same bits for any thread count.
+    """
+    cdef double even[8]
+    cdef double odd[8]
+    cdef Py_ssize_t g, c
+    cdef Py_ssize_t full = d // 8
+    cdef const double* t0
+    cdef const double* t1
+    for c in range(8):
+        even[c] = 0.0
+        odd[c] = 0.0
+    for g in range(0, full - 1, 2):
+        t0 = table + (g * 256 + byte_pattern(x + 8 * g)) * 8
+        t1 = table + ((g + 1) * 256 + byte_pattern(x + 8 * g + 8)) * 8
+        for c in range(8):
+            even[c] = even[c] + t0[c]
+        for c in range(8):
+            odd[c] = odd[c] + t1[c]
+    if full % 2 == 1:
+        t0 = table + ((full - 1) * 256 + byte_pattern(x + 8 * (full - 1))) * 8
+        for c in range(8):
+            even[c] = even[c] + t0[c]
+    if full * 8 < d:
+        t1 = table + (full * 256 + tail_pattern(x + 8 * full, d - full * 8)) * 8
+        for c in range(8):
+            odd[c] = odd[c] + t1[c]
+    for c in range(8):
+        acc[c] = even[c] + odd[c]
+
+
+cdef inline void table_scores_16(
+    const unsigned char* x, const double* table, Py_ssize_t d, double* acc,
+) noexcept nogil:
+    """table_scores_8 for 16 padded classes."""
+    cdef double even[16]
+    cdef double odd[16]
+    cdef Py_ssize_t g, c
+    cdef Py_ssize_t full = d // 8
+    cdef const double* t0
+    cdef const double* t1
+    for c in range(16):
+        even[c] = 0.0
+        odd[c] = 0.0
+    for g in range(0, full - 1, 2):
+        t0 = table + (g * 256 + byte_pattern(x + 8 * g)) * 16
+        t1 = table + ((g + 1) * 256 + byte_pattern(x + 8 * g + 8)) * 16
+        for c in range(16):
+            even[c] = even[c] + t0[c]
+        for c in range(16):
+            odd[c] = odd[c] + t1[c]
+    if full % 2 == 1:
+        t0 = table + ((full - 1) * 256 + byte_pattern(x + 8 * (full - 1))) * 16
+        for c in range(16):
+            even[c] = even[c] + t0[c]
+    if full * 8 < d:
+        t1 = table + (full * 256 + tail_pattern(x + 8 * full, d - full * 8)) * 16
+        for c in range(16):
+            odd[c] = odd[c] + t1[c]
+    for c in range(16):
+        acc[c] = even[c] + odd[c]
+
+
+cdef inline void table_scores_any(
+    const unsigned char* x, const double* table, Py_ssize_t d, Py_ssize_t kp,
+    double* acc,
+) noexcept nogil:
+    """The same sums for any padded class count kp (accumulators in memory)."""
+    cdef Py_ssize_t g, c
+    cdef Py_ssize_t full = d // 8
+    cdef const double* trow
+    for c in range(kp):
+        acc[c] = 0.0
+    for g in range(full):
+        trow = table + (g * 256 + byte_pattern(x + 8 * g)) * kp
+        for c in range(kp):
+            acc[c] = acc[c] + trow[c]
+    if full * 8 < d:
+        trow = table + (full * 256 + tail_pattern(x + 8 * full, d - full * 8)) * kp
+        for c in range(kp):
+            acc[c] = acc[c] + trow[c]
+
+
 cdef inline int bool_predict_row(
     const unsigned char* x,
-    const double* table,         # (n_groups, 256, k)
+    const double* table,         # (n_groups, 256, kp)
     const double* bias,
     Py_ssize_t k, Py_ssize_t d,
     int mode,
     intp_t* label_out,
     double* row_out,             # OUT (k,): the output row (unused for MODE_ARGMAX)
+    Py_ssize_t kp,               # the table's padded class count (>= k)
 ) noexcept nogil:
-    cdef Py_ssize_t g, b, c, pattern
-    cdef Py_ssize_t full = d // 8
-    cdef uint64_t word
+    cdef Py_ssize_t c
     cdef double acc[LOCAL_K]
-    cdef const double* trow
     cdef double best = -INFINITY
     cdef intp_t best_class = 0
     cdef bint saw_nan = False
-    for c in range(k):
-        acc[c] = 0.0
-    for g in range(full):
-        memcpy(&word, x + 8 * g, 8)
-        pattern = <Py_ssize_t>((word * <uint64_t>0x0102040810204080ULL) >> 56)
-        trow = table + (g * 256 + pattern) * k
-        for c in range(k):
-            acc[c] = acc[c] + trow[c]
-    if full * 8 < d:
-        pattern = 0
-        for b in range(d - full * 8):
-            if x[full * 8 + b]:
-                pattern = pattern | (1 << b)
-        trow = table + (full * 256 + pattern) * k
-        for c in range(k):
-            acc[c] = acc[c] + trow[c]
+    if kp == 8:
+        table_scores_8(x, table, d, acc)
+    elif kp == 16:
+        table_scores_16(x, table, d, acc)
+    else:
+        table_scores_any(x, table, d, kp, acc)
     for c in range(k):
         acc[c] = acc[c] + bias[c]
         if acc[c] > best:
@@ -738,13 +863,14 @@ def bool_predict(
     """
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t d = X.shape[1]
-    cdef Py_ssize_t k = table.shape[2]
+    cdef Py_ssize_t k = bias.shape[0]
+    cdef Py_ssize_t kp = table.shape[2]
     cdef Py_ssize_t i
     cdef Py_ssize_t n_suspect = 0
     cdef intp_t dummy_label
     cdef intp_t* label_out = &dummy_label
     cdef double* row_out = NULL
-    if k > LOCAL_K:
+    if kp > LOCAL_K or kp < k:
         raise ValueError(f"bool_predict supports at most {LOCAL_K} classes")
     with nogil:
         if n_threads <= 1:
@@ -754,7 +880,7 @@ def bool_predict(
                 else:
                     row_out = &out[i, 0]
                 n_suspect += bool_predict_row(&X[i, 0], &table[0, 0, 0], &bias[0], k,
-                                              d, mode, label_out, row_out)
+                                              d, mode, label_out, row_out, kp)
         else:
             for i in prange(n, schedule='static', num_threads=n_threads):
                 if mode == MODE_ARGMAX:
@@ -762,5 +888,97 @@ def bool_predict(
                 else:
                     row_out = &out[i, 0]
                 n_suspect += bool_predict_row(&X[i, 0], &table[0, 0, 0], &bias[0], k,
-                                              d, mode, label_out, row_out)
+                                              d, mode, label_out, row_out, kp)
+    return n_suspect
+
+
+cdef inline Py_ssize_t threshold_row(
+    const value_t* x, unsigned char* bits, Py_ssize_t d, double thr, long long ithr,
+) noexcept nogil:
+    """bits[j] = x[j] > threshold (0/1 bytes); return the number of non-finite x[j]."""
+    cdef Py_ssize_t j
+    cdef Py_ssize_t bad = 0
+    cdef float fthr = <float>thr
+    cdef value_t tthr = native_threshold[value_t](0, ithr)
+    if value_t is float:
+        for j in range(d):
+            bits[j] = x[j] > fthr
+        for j in range(d):
+            bad += (x[j] - x[j]) != 0
+    elif value_t is double:
+        for j in range(d):
+            bits[j] = x[j] > thr
+        for j in range(d):
+            bad += (x[j] - x[j]) != 0
+    else:
+        for j in range(d):
+            bits[j] = x[j] > tthr
+    return bad
+
+
+def dense_threshold_predict(
+    const value_t[:, ::1] X,           # IN: (n, d) samples, any supported dtype
+    const double[:, :, ::1] table,     # IN: build_bool_table(W)
+    const double[::1] bias,            # IN: (k,)
+    double threshold,
+    int mode,
+    intp_t[::1] labels_out,
+    double[:, ::1] out,
+    int n_threads,
+):
+    """Thresholded predict: each row becomes 0/1 bytes in a per-thread buffer (one
+    vectorised compare pass, which also looks for NaN and inf), then goes through
+    the byte-pattern table like a bool row. Needs k <= 64.
+
+    Returns the number of suspect rows.
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t k = bias.shape[0]
+    cdef Py_ssize_t kp = table.shape[2]
+    cdef Py_ssize_t i
+    cdef Py_ssize_t n_suspect = 0
+    cdef intp_t dummy_label
+    cdef intp_t* label_out = &dummy_label
+    cdef double* row_out = NULL
+    cdef unsigned char* bits = NULL
+    cdef long long ithr
+    if kp > LOCAL_K or kp < k:
+        raise ValueError(f"dense_threshold_predict supports at most {LOCAL_K} classes")
+    if threshold >= 9.2e18:
+        ithr = 9223372036854775807
+    else:
+        ithr = <long long>threshold
+    with nogil:
+        if n_threads <= 1:
+            bits = <unsigned char*>malloc(d + 8)
+            if bits == NULL:
+                with gil:
+                    raise MemoryError()
+            for i in range(n):
+                if mode == MODE_ARGMAX:
+                    label_out = &labels_out[i]
+                else:
+                    row_out = &out[i, 0]
+                if threshold_row[value_t](&X[i, 0], bits, d, threshold, ithr):
+                    n_suspect += 1
+                n_suspect += bool_predict_row(bits, &table[0, 0, 0], &bias[0], k, d,
+                                              mode, label_out, row_out, kp)
+            free(bits)
+        else:
+            with parallel(num_threads=n_threads):
+                bits = <unsigned char*>malloc(d + 8)
+                for i in prange(n, schedule='static'):
+                    if mode == MODE_ARGMAX:
+                        label_out = &labels_out[i]
+                    else:
+                        row_out = &out[i, 0]
+                    if bits == NULL:
+                        n_suspect += 1000000000  # no buffer: reported as an error
+                    else:
+                        if threshold_row[value_t](&X[i, 0], bits, d, threshold, ithr):
+                            n_suspect += 1
+                        n_suspect += bool_predict_row(bits, &table[0, 0, 0], &bias[0],
+                                                      k, d, mode, label_out, row_out, kp)
+                free(bits)
     return n_suspect
