@@ -90,6 +90,7 @@ KINDS = ["float64", "float32", "int64", "uint8", "bool", "fortran", "csr32", "cs
 def test_matches_sklearn(name, kind, weighted, n_threads, rng, monkeypatch):
     # Parallel paths on small data: lower the work thresholds.
     monkeypatch.setattr(fastnb._discrete, "_PARALLEL_FIT_MIN_WORK", 0)
+    monkeypatch.setattr(fastnb._discrete, "_PARALLEL_FIT_MIN_BLOCK_BYTES", 8)
     monkeypatch.setattr(fastnb._base, "_PARALLEL_PREDICT_MIN_WORK", 0)
     X, y = _counts(rng)
     Xk = _as_kind(X, kind)
@@ -270,6 +271,7 @@ def test_same_bits_for_any_thread_count(problem):
     results = []
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(fastnb._discrete, "_PARALLEL_FIT_MIN_WORK", 0)
+        mp.setattr(fastnb._discrete, "_PARALLEL_FIT_MIN_BLOCK_BYTES", 8)
         mp.setattr(fastnb._base, "_PARALLEL_PREDICT_MIN_WORK", 0)
         for n_threads in (1, 2, 4):
             model = getattr(fastnb, name)(n_threads=n_threads).fit(
@@ -283,9 +285,8 @@ def test_same_bits_for_any_thread_count(problem):
 
 
 def test_threads_on_wide_data_same_bits(rng):
-    # Wide enough for several column blocks per thread and the parallel paths by
-    # default thresholds.
-    X = rng.random((3000, 300)) < 0.3
+    # Rows wide enough (3 pages of bool) for column blocks by the default thresholds.
+    X = rng.random((3000, 12_300)) < 0.3
     y = rng.integers(0, 4, 3000)
     ref = BernoulliNB(n_threads=1).fit(X, y)
     for n_threads in (2, 3, 4):
