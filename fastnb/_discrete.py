@@ -331,8 +331,8 @@ class _BaseDiscreteNB(_BaseNB):
             setattr(self, key, value)
         self._weights = np.ascontiguousarray(weights)
         self._bias = np.ascontiguousarray(bias, dtype=np.float64)
-        self._weights_fm = None  # the (d, k) copy for CSR input, made on first use
-        self._bool_table_cache = None  # the byte-pattern table, made on first use
+        # the (d, k) weights for CSR input and the byte-pattern table, on first use
+        self._predict_cache = {}
 
     # -- prediction ----------------------------------------------------------------------
     def predict(self, X):
@@ -388,20 +388,23 @@ class _BaseDiscreteNB(_BaseNB):
             and ((d + 7) // 8) * 256 * padded_k * 8 <= _BOOL_TABLE_MAX_BYTES
         )
 
+    # Derived arrays that only some inputs need are made on first use and kept in
+    # the ``_predict_cache`` dict created by fit: predict never adds or rebinds an
+    # attribute (scikit-learn's check_dict_unchanged), and pickles drop the cache.
     def _bool_table(self):
-        table = getattr(self, "_bool_table_cache", None)
+        table = self._predict_cache.get("bool_table")
         if table is None:
             k = self._weights.shape[0]
             padded_k = 8 if k <= 8 else (16 if k <= 16 else k)
             table = _kernels.build_bool_table(self._weights, padded_k)
-            self._bool_table_cache = table
+            self._predict_cache["bool_table"] = table
         return table
 
     def _feature_major_weights(self):
-        weights_fm = self._weights_fm
+        weights_fm = self._predict_cache.get("weights_fm")
         if weights_fm is None:
             weights_fm = np.ascontiguousarray(self._weights.T)
-            self._weights_fm = weights_fm
+            self._predict_cache["weights_fm"] = weights_fm
         return weights_fm
 
     def _run_predict_kernel(self, X, mode, labels_out, out):
@@ -455,15 +458,10 @@ class _BaseDiscreteNB(_BaseNB):
             what = "NaN" if np.isnan(values).any() else "infinity"
             raise ValueError(f"Input X contains {what}.")
 
-    def __setstate__(self, state):
-        super().__setstate__(state)
-        if "_weights" in self.__dict__ and "_weights_fm" not in self.__dict__:
-            self._weights_fm = None
-
     def __getstate__(self):
         state = super().__getstate__()
-        state["_weights_fm"] = None  # caches: rebuilt on first use
-        state["_bool_table_cache"] = None
+        if "_predict_cache" in state:
+            state["_predict_cache"] = {}  # rebuilt on first use
         return state
 
 
