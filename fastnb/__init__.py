@@ -17,6 +17,7 @@ Examples
 __version__ = "0.1.0"
 
 from ._gaussian import GaussianNB
+from ._persist import load, merge
 from ._threads import effective_n_threads, openmp_enabled, show_config
 from ._validation import DataConversionWarning, NotFittedError
 
@@ -26,6 +27,8 @@ __all__ = [
     "NotFittedError",
     "__version__",
     "effective_n_threads",
+    "load",
+    "merge",
     "openmp_enabled",
     "show_config",
 ]
