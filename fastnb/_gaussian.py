@@ -269,6 +269,7 @@ class GaussianNB(_BaseNB):
         else:
             seen = _kernels.merge_all_slots(count, mean, ssd)
         seen = tuple(np.ascontiguousarray(a) for a in seen)
+        self._raise_if_variance_underflows(X, seen[2])
         row_count, count = row_count.copy(), np.ascontiguousarray(count)
         mean, ssd = np.ascontiguousarray(mean), np.ascontiguousarray(ssd)
         if refit and row_count.sum() <= 0:
@@ -301,6 +302,22 @@ class GaussianNB(_BaseNB):
         if len(fitted) != len(feature_names) or np.any(fitted != feature_names):
             raise ValueError(
                 "The feature names should match those that were passed during fit."
+            )
+
+    @staticmethod
+    def _raise_if_variance_underflows(X, ssd):
+        """Values so small (~1e-160 and below) that their spread squares to zero."""
+        flat = np.flatnonzero(ssd[0] < np.finfo(np.float64).tiny)
+        if flat.size == 0:
+            return
+        # Those features are constant (fine) or their variance underflowed (not):
+        # only they are looked at again.
+        with np.errstate(invalid="ignore"):
+            spread = np.nanmax(X[:, flat], axis=0) - np.nanmin(X[:, flat], axis=0)
+        if np.any(spread > 0):
+            raise ValueError(
+                "Input X has values too small in magnitude: their variance "
+                "underflows float64. Rescale the features."
             )
 
     @staticmethod
