@@ -49,3 +49,14 @@ assert config['openmp'], 'OpenMP is not enabled in the wheel'
 assert fastnb.__file__.startswith('$WORK/test-venv'), fastnb.__file__
 "
 "$WORK/test-venv/bin/python" -P -m pytest -q -p no:cacheprovider "$ROOT/tests"
+
+echo "== the cimport API: an outside Cython project builds against the installed wheel"
+"$WORK/test-venv/bin/python" -m pip install --quiet cython meson ninja
+"$WORK/test-venv/bin/python" -P -m pytest -q -p no:cacheprovider "$ROOT/tests/test_cython_api.py" \
+    -o addopts="--import-mode=importlib -ra" | tee "$WORK/capi.log"
+if grep -q "skipped" "$WORK/capi.log" && ! grep -q " passed" "$WORK/capi.log"; then
+  echo "the cimport API tests were skipped" >&2; exit 1
+fi
+if grep -Eq "SKIPPED.*(consumer|installed)" "$WORK/capi.log"; then
+  echo "the outside consumer project was not built" >&2; exit 1
+fi
