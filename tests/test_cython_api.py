@@ -61,10 +61,14 @@ def _installed_for_real():
 def consumer(request, tmp_path_factory):
     if not _installed_for_real():
         pytest.skip("builds against an installed fastnb only (not an editable one)")
-    for tool in ("meson", "ninja", "cython"):
-        if shutil.which(tool) is None and shutil.which(
-                tool, path=os.path.dirname(sys.executable)) is None:
-            pytest.skip(f"{tool} is not installed")
+    import importlib.util
+
+    for module in ("mesonbuild", "Cython"):
+        if importlib.util.find_spec(module) is None:
+            pytest.skip(f"{module} is not installed in this environment")
+    if shutil.which("ninja", path=os.path.dirname(sys.executable)) is None and \
+            shutil.which("ninja") is None:
+        pytest.skip("ninja is not installed")
     if request.param == "cpp" and shutil.which("c++") is None:
         pytest.skip("no C++ compiler")
     build = tmp_path_factory.mktemp(f"consumer-{request.param}")

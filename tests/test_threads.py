@@ -57,28 +57,32 @@ def test_eight_python_threads_share_one_model(name):
         assert_array_equal(value, expected[method])
 
 
-def _fit_and_predict(seed):
-    X, y = _data(20_000, 10, 3, seed)
-    return fastnb.GaussianNB().fit(X, y).predict(X[:100]).tolist()
-
-
 @pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
 def test_processes_after_openmp_has_run_do_not_hang(method):
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"{method} is not available here")
+    X, y = _data(20_000, 10, 3)
     # Run the OpenMP kernels in this process first: GNU libgomp's thread pool does
-    # not survive fork, so forked children must fall back to serial kernels.
-    expected = [_fit_and_predict(seed) for seed in range(4)]
+    # not survive fork, so forked children must fall back to serial kernels. The
+    # children run fastnb's own (picklable) methods: big enough to take the
+    # parallel path, were it not for that fallback.
+    model = fastnb.GaussianNB().fit(X, y)
+    expected = model.predict(X)
     context = multiprocessing.get_context(method)
     with context.Pool(2) as pool:
-        result = pool.map_async(_fit_and_predict, range(4))
-        assert result.get(timeout=120) == expected
+        fits = pool.starmap_async(fastnb.GaussianNB().fit, [(X, y)] * 2)
+        predictions = pool.map_async(model.predict, [X] * 3)
+        for fitted in fits.get(timeout=120):
+            assert_array_equal(fitted.predict(X), expected)
+        for predicted in predictions.get(timeout=120):
+            assert_array_equal(predicted, expected)
 
 
 def test_forked_child_runs_serially():
     if not hasattr(os, "fork"):
         pytest.skip("no fork here")
-    _fit_and_predict(0)
+    X, y = _data(20_000, 10, 3)
+    fastnb.GaussianNB().fit(X, y).predict(X)
     read, write = os.pipe()
     pid = os.fork()
     if pid == 0:  # pragma: no cover - the child
