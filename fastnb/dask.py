@@ -162,9 +162,11 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
         raise ValueError("Found array with 0 sample(s): nothing to fit.")
     if classes.size != fitted.classes_.size:
         raise ValueError(f"Expected classes {classes}, fitted {fitted.classes_}.")
-    estimator.__dict__.update(
-        {k: v for k, v in vars(fitted).items() if k not in estimator.get_params()}
-    )
+    # The estimator becomes the fitted model: its own fitted state is replaced.
+    params = estimator.get_params()
+    for key in [k for k in vars(estimator) if k not in params]:
+        delattr(estimator, key)
+    estimator.__dict__.update({k: v for k, v in vars(fitted).items() if k not in params})
     return estimator
 
 
