@@ -16,10 +16,35 @@ Examples
 
 __version__ = "0.1.0"
 
+import os as _os
+
 from ._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from ._gaussian import GaussianNB
+from ._persist import load, merge
 from ._threads import effective_n_threads, openmp_enabled, show_config
 from ._validation import DataConversionWarning, NotFittedError
+
+
+
+def get_include():
+    """The folder to add to Cython's include path to cimport fastnb's kernels.
+
+    ``from fastnb.cython_kernels cimport ...`` needs ``fastnb/cython_kernels.pxd``
+    on Cython's include path; pass this folder with ``--include-dir`` (meson:
+    ``cython_args``), as with ``numpy.get_include()``.
+
+    Returns
+    -------
+    path : str
+
+    Examples
+    --------
+    >>> import os, fastnb
+    >>> os.path.isdir(fastnb.get_include())
+    True
+    """
+    return _os.path.dirname(_os.path.dirname(_os.path.abspath(__file__)))
+
 
 __all__ = [
     "BernoulliNB",
@@ -30,6 +55,9 @@ __all__ = [
     "NotFittedError",
     "__version__",
     "effective_n_threads",
+    "get_include",
+    "load",
+    "merge",
     "openmp_enabled",
     "show_config",
 ]

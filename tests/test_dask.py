@@ -1,0 +1,133 @@
+"""Fitting on Dask: equal to a local fit whatever the chunking, on a real cluster."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+import fastnb
+
+dask = pytest.importorskip("dask")
+da = pytest.importorskip("dask.array")
+distributed = pytest.importorskip("distributed")
+import fastnb.dask as fnd  # noqa: E402
+
+
+def gaussian_data(rng, n):
+    y = rng.integers(0, 4, n)
+    return rng.normal(size=(n, 6)) + y[:, None] + 100.0, y
+
+
+# name -> (factory, data maker); every fastnb estimator is listed here.
+ESTIMATORS = {
+    "GaussianNB": (fastnb.GaussianNB, gaussian_data),
+}
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  dashboard_address=None) as cluster:
+        with distributed.Client(cluster) as client:
+            yield client
+
+
+def _assert_equal_models(a, b, rtol=1e-10):
+    assert_array_equal(a.classes_, b.classes_)
+    for key, value in b._sufficient_state().items():
+        assert_allclose(a._sufficient_state()[key], value, rtol=rtol, atol=1e-9,
+                        err_msg=key)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+@pytest.mark.parametrize("chunks", [5000, 777, 10_000])
+def test_cluster_fit_equals_local_fit(client, name, chunks):
+    factory, make = ESTIMATORS[name]
+    rng = np.random.default_rng(chunks)
+    X, y = make(rng, 10_000)
+    local = factory().fit(X, y)
+    model = fnd.fit(factory(), da.from_array(X, chunks=(chunks, -1)),
+                    da.from_array(y, chunks=chunks))
+    assert type(model) is type(local)
+    _assert_equal_models(model, local)
+    assert_array_equal(fnd.predict(model, da.from_array(X, chunks=(chunks, -1))).compute(),
+                       local.predict(X))
+    proba = fnd.predict_proba(model, da.from_array(X, chunks=(chunks, -1)))
+    assert isinstance(proba, da.Array)
+    assert_allclose(proba.compute(), local.predict_proba(X), rtol=1e-9, atol=1e-12)
+    log_proba = fnd.predict_log_proba(model, da.from_array(X, chunks=(chunks, -1)))
+    assert_allclose(log_proba.compute(), local.predict_log_proba(X), rtol=1e-9,
+                    atol=1e-9)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_cluster_fit_with_weights_and_given_classes(client, name):
+    factory, make = ESTIMATORS[name]
+    rng = np.random.default_rng(1)
+    X, y = make(rng, 6000)
+    w = rng.uniform(0.1, 2, 6000)
+    local = factory().fit(X, y, sample_weight=w)
+    model = fnd.fit(factory(), da.from_array(X, chunks=(1000, -1)),
+                    da.from_array(y, chunks=1000),
+                    sample_weight=da.from_array(w, chunks=1000), classes=np.unique(y))
+    _assert_equal_models(model, local)
+
+
+def test_cluster_fit_from_a_dask_dataframe(client):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(2)
+    X, y = gaussian_data(rng, 5000)
+    frame = pd.DataFrame(X, columns=[f"f{j}" for j in range(X.shape[1])])
+    frame["label"] = np.array(["a", "b", "c", "d"])[y]
+    ddf = dd.from_pandas(frame, npartitions=4)
+    features = ddf[[f"f{j}" for j in range(X.shape[1])]]
+    model = fnd.fit(fastnb.GaussianNB(), features, ddf["label"])
+    local = fastnb.GaussianNB().fit(frame.drop(columns="label"), frame["label"])
+    _assert_equal_models(model, local)
+    assert_array_equal(model.feature_names_in_, local.feature_names_in_)
+    assert_array_equal(fnd.predict(model, features).compute(), local.predict(
+        frame.drop(columns="label")))
+
+
+def test_workers_run_single_threaded_by_default(client):
+    threads = client.run(lambda: __import__("fastnb").effective_n_threads())
+    assert set(threads.values()) == {1}
+
+
+def test_bad_collections_are_refused(client):
+    X = da.ones((10, 2), chunks=5)
+    with pytest.raises(TypeError, match="dask array or dataframe"):
+        fnd.fit(fastnb.GaussianNB(), np.ones((10, 2)), da.zeros(10, chunks=5))
+    with pytest.raises(ValueError, match="same row chunks|row blocks"):
+        fnd.fit(fastnb.GaussianNB(), X, da.zeros(10, chunks=2))
+    with pytest.raises(ValueError, match="split_every"):
+        fnd.fit(fastnb.GaussianNB(), X, da.zeros(10, chunks=5), split_every=1)
+
+
+@pytest.mark.slow
+def test_data_larger_than_worker_memory():
+    """2 GB generated lazily, fitted by two workers limited to 400 MB each."""
+    n_rows, n_features, rows_per_chunk = 12_500_000, 20, 250_000  # 2 GB of float64
+
+    def make_X(block_id):
+        rng = np.random.default_rng(block_id[0])
+        return rng.normal(size=(rows_per_chunk, n_features))
+
+    def make_y(block_id):
+        return np.random.default_rng(10_000 + block_id[0]).integers(0, 3, rows_per_chunk)
+
+    n_chunks = n_rows // rows_per_chunk
+    X = da.map_blocks(make_X, chunks=((rows_per_chunk,) * n_chunks, (n_features,)),
+                      dtype=np.float64)
+    y = da.map_blocks(make_y, chunks=((rows_per_chunk,) * n_chunks,), dtype=np.int64)
+    assert X.nbytes >= 2e9
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                                  memory_limit="400MB", dashboard_address=None) as cluster:
+        with distributed.Client(cluster):
+            model = fnd.fit(fastnb.GaussianNB(), X, y, classes=[0, 1, 2])
+    assert model.class_count_.sum() == n_rows
+    # The same data, generated chunk by chunk here and fed to partial_fit: exact.
+    reference = fastnb.GaussianNB()
+    for index in range(n_chunks):
+        reference.partial_fit(make_X((index, 0)), make_y((index,)), classes=[0, 1, 2])
+    _assert_equal_models(model, reference)
