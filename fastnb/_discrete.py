@@ -487,9 +487,19 @@ class _BaseDiscreteNB(_BaseNB):
         )
 
     def _feature_major_weights(self):
-        return self._cached(
-            "weights_fm", lambda: np.ascontiguousarray(self._weights.T)
-        )
+        return self._cached("weights_fm", self._make_feature_major_weights)
+
+    def _make_feature_major_weights(self):
+        """(d, kp) weights for CSR predict: one feature's weights contiguous, rows
+        zero-padded to 8/16/24/32 classes (a fixed-length, register-resident loop)
+        and 64-byte aligned (a row of 24 doubles is exactly three cache lines)."""
+        k, d = self._weights.shape
+        padded_k = -(-k // 8) * 8 if k <= 32 else k
+        raw = np.zeros(d * padded_k + 8, dtype=np.float64)
+        offset = (-raw.ctypes.data % 64) // 8
+        table = raw[offset:offset + d * padded_k].reshape(d, padded_k)
+        table[:, :k] = self._weights.T
+        return table
 
     def _run_predict_kernel(self, X, mode, labels_out, out):
         # scikit-learn reads binarize at predict time too

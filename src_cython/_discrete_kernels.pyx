@@ -551,17 +551,66 @@ cdef inline void add_row(double* acc, const double* wrow, Py_ssize_t k) noexcept
         acc[c] = acc[c] + wrow[c]
 
 
+cdef inline int csr_row_scores(
+    const floating[::1] data,
+    const index_t[::1] indices,
+    Py_ssize_t start, Py_ssize_t stop,
+    const double* WT,              # (d, kp) weights, feature-major, zero-padded
+    Py_ssize_t kp, Py_ssize_t d,   # kp: a compile-time constant after inlining
+    bint binarize, floating thr,
+    double* acc_out,               # OUT (kp,)
+    bint* saw_nan,
+) noexcept nogil:
+    """Sum the weight rows of one CSR row; 2 if an index is out of range, else 0.
+
+    Called with a literal kp (8, 16, 24, 32): the loops over classes are then
+    fixed-length and the accumulators stay in registers.
+    """
+    cdef Py_ssize_t p, j, jj, c
+    cdef Py_ssize_t nnz = indices.shape[0]
+    cdef floating v
+    cdef double dv
+    cdef double acc[32]
+    cdef const double* wrow
+    for c in range(kp):
+        acc[c] = 0.0
+    for p in range(start, stop):
+        j = indices[p]
+        if j < 0 or j >= d:
+            return 2
+        if p + PREFETCH_AHEAD < nnz:
+            jj = indices[p + PREFETCH_AHEAD]
+            if jj >= 0 and jj < d:
+                prefetch_weights(WT + jj * kp, kp)
+        v = data[p]
+        wrow = WT + j * kp
+        if binarize:
+            if v > thr:
+                for c in range(kp):
+                    acc[c] = acc[c] + wrow[c]
+            if (v - v) != 0:
+                saw_nan[0] = True
+        else:
+            dv = v
+            for c in range(kp):
+                acc[c] = acc[c] + dv * wrow[c]
+    for c in range(kp):
+        acc_out[c] = acc[c]
+    return 0
+
+
 cdef inline int csr_predict_row(
     const floating[::1] data,
     const index_t[::1] indices,
     Py_ssize_t start, Py_ssize_t stop,
-    const double* WT,              # (d, k) weights, feature-major
+    const double* WT,              # (d, kp) weights, feature-major, zero-padded
     const double* bias,            # (k,)
     Py_ssize_t k, Py_ssize_t d,
     bint binarize, floating thr,
     int mode,
     intp_t* label_out,
     double* row_out,               # OUT (k,): scratch for MODE_ARGMAX, else the output row
+    Py_ssize_t kp,                 # WT's row length (>= k)
 ) noexcept nogil:
     """Return 1 if the row is suspect, 2 if it is malformed (index out of range)."""
     cdef Py_ssize_t p, j, jj, c
@@ -572,10 +621,28 @@ cdef inline int csr_predict_row(
     cdef double best = -INFINITY
     cdef intp_t best_class = 0
     cdef bint saw_nan = False
+    cdef int status
     if k <= LOCAL_K:
         acc = &local_acc[0]
-    for c in range(k):
-        acc[c] = 0.0
+    if kp == 8 or kp == 16 or kp == 24 or kp == 32:
+        if kp == 8:
+            status = csr_row_scores(data, indices, start, stop, WT, 8, d, binarize,
+                                    thr, acc, &saw_nan)
+        elif kp == 16:
+            status = csr_row_scores(data, indices, start, stop, WT, 16, d, binarize,
+                                    thr, acc, &saw_nan)
+        elif kp == 24:
+            status = csr_row_scores(data, indices, start, stop, WT, 24, d, binarize,
+                                    thr, acc, &saw_nan)
+        else:
+            status = csr_row_scores(data, indices, start, stop, WT, 32, d, binarize,
+                                    thr, acc, &saw_nan)
+        if status:
+            return status
+        start = stop  # the generic loop below has nothing left to do
+    else:
+        for c in range(k):
+            acc[c] = 0.0
     for p in range(start, stop):
         j = indices[p]
         if j < 0 or j >= d:
@@ -583,15 +650,15 @@ cdef inline int csr_predict_row(
         if p + PREFETCH_AHEAD < nnz:  # may look into the next rows: fine
             jj = indices[p + PREFETCH_AHEAD]
             if jj >= 0 and jj < d:
-                prefetch_weights(WT + jj * k, k)
+                prefetch_weights(WT + jj * kp, k)
         v = data[p]
         if binarize:
             if v > thr:
-                add_row(acc, WT + j * k, k)
+                add_row(acc, WT + j * kp, k)
             if (v - v) != 0:
                 saw_nan = True
         else:
-            add_scaled_row(acc, WT + j * k, v, k)
+            add_scaled_row(acc, WT + j * kp, v, k)
     for c in range(k):
         row_out[c] = acc[c] + bias[c]
         if row_out[c] > best:
@@ -615,9 +682,14 @@ def csr_predict(
     double[:, ::1] out,
     int n_threads,
 ):
-    """CSR twin of ``dense_predict``. Returns ``(n_suspect, n_malformed)``."""
+    """CSR twin of ``dense_predict``. Returns ``(n_suspect, n_malformed)``.
+
+    ``WT`` is (d, kp) with kp >= k (zero-padded): kp of 8, 16, 24 or 32 takes the
+    register-accumulator path.
+    """
     cdef Py_ssize_t n = indptr.shape[0] - 1
-    cdef Py_ssize_t k = WT.shape[1]
+    cdef Py_ssize_t k = bias.shape[0]
+    cdef Py_ssize_t kp = WT.shape[1]
     cdef Py_ssize_t d = WT.shape[0]
     cdef Py_ssize_t nnz = data.shape[0]
     cdef Py_ssize_t i, start, stop
@@ -648,7 +720,7 @@ def csr_predict(
                     continue
                 status = csr_predict_row(data, indices, start, stop, &WT[0, 0],
                                          &bias[0], k, d, binarize, thr, mode,
-                                         label_out, acc)
+                                         label_out, acc, kp)
                 if status == 2:
                     n_malformed += 1
                 else:
@@ -670,7 +742,7 @@ def csr_predict(
                     else:
                         status = csr_predict_row(data, indices, start, stop, &WT[0, 0],
                                                  &bias[0], k, d, binarize, thr, mode,
-                                                 label_out, acc)
+                                                 label_out, acc, kp)
                         if status == 2:
                             n_malformed += 1
                         else:

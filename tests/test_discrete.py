@@ -594,8 +594,8 @@ def test_integer_threshold_semantics(rng):
         _assert_same_model(ours.fit(X.astype(dtype), y), theirs.fit(X, y), X.astype(dtype))
 
 
-@pytest.mark.parametrize("n_classes", [2, 9, 16, 17, 40])
-@pytest.mark.parametrize("kind", ["bool", "float64", "uint8"])
+@pytest.mark.parametrize("n_classes", [2, 9, 16, 17, 24, 25, 33, 40])
+@pytest.mark.parametrize("kind", ["bool", "float64", "uint8", "csr32", "csr64"])
 def test_table_paths_for_any_class_count(n_classes, kind, rng, monkeypatch):
     # The byte-pattern table pads the classes to 8 or 16 (register accumulators)
     # or keeps k (generic loop); d=21 has two full groups of 8 and a tail of 5.
@@ -607,4 +607,8 @@ def test_table_paths_for_any_class_count(n_classes, kind, rng, monkeypatch):
         ours = BernoulliNB(n_threads=n_threads).fit(Xk, y)
         theirs = sklearn_nb.BernoulliNB().fit(Xk, y)
         _assert_same_model(ours, theirs, Xk)
-    assert "bool_table" in fastnb._discrete._PREDICT_CACHE[ours]  # the table path ran
+    cache = fastnb._discrete._PREDICT_CACHE[ours]
+    assert ("weights_fm" if kind.startswith("csr") else "bool_table") in cache
+    for name in MODELS[1:]:  # linear CSR path (no threshold) with padded weights
+        ours, theirs = _pair(name)
+        _assert_same_model(ours.fit(Xk, y), theirs.fit(Xk, y), Xk)
