@@ -25,7 +25,7 @@ MODE_PROBA = _runtime.PREDICT_MODES["proba"]
 
 # Below this many multiply-adds a predict call runs on one thread, without
 # entering an OpenMP region: waking a thread team costs more than the work.
-_PARALLEL_PREDICT_MIN_WORK = 1 << 16
+_PARALLEL_PREDICT_MIN_WORK = 1 << 21
 
 
 def _version():

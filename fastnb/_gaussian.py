@@ -27,7 +27,7 @@ _FIT_MIN_ROWS_PER_CHUNK = 4096
 _FIT_MAX_CHUNKS = 64
 _FIT_SCRATCH_BYTES = 32 << 20
 # Below this many values a fit runs on one thread.
-_PARALLEL_FIT_MIN_WORK = 1 << 17
+_PARALLEL_FIT_MIN_WORK = 1 << 20
 
 
 def _fit_chunk_count(n_samples, n_slots, n_features):

@@ -165,10 +165,15 @@ def test_partial_fit_matches_sklearn_except_epsilon(rng):
 
 
 @given(seed=st.integers(0, 2**32 - 1), dtype=st.sampled_from([np.float32, np.float64]))
-def test_same_bits_for_any_thread_count(seed, dtype):
+def test_same_bits_for_any_thread_count(parallel_kernels, seed, dtype):
     rng = np.random.default_rng(seed)
-    X, y = make_data(rng, n=int(rng.integers(20000, 40000)), d=int(rng.integers(1, 20)),
+    X, y = make_data(rng, n=int(rng.integers(10, 40000)), d=int(rng.integers(1, 20)),
                      k=int(rng.integers(2, 6)), dtype=dtype)
+    with parallel_kernels():
+        check_same_bits_for_any_thread_count(X, y)
+
+
+def check_same_bits_for_any_thread_count(X, y):
     models = [GaussianNB(n_threads=t).fit(X, y) for t in (1, 2, 4)]
     for model in models[1:]:
         for name in ATTRIBUTES:
@@ -476,16 +481,18 @@ def test_missing_values_predict_marginalises_the_feature(rng):
 
 
 @given(seed=st.integers(0, 2**32 - 1), n_batches=st.integers(1, 4))
-def test_missing_values_partial_fit_and_threads(seed, n_batches):
+def test_missing_values_partial_fit_and_threads(parallel_kernels, seed, n_batches):
     rng = np.random.default_rng(seed)
     X, y = make_data(rng, n=int(rng.integers(30, 30000)), d=3, k=2)
     y[:2] = [0, 1]
     X = _with_missing(rng, X, fraction=float(rng.uniform(0, 0.5)))
     X[:2] = 1.0  # every feature observed at least once per class
-    full = [GaussianNB(n_threads=t).fit(X, y) for t in (1, 2, 4)]
-    for model in full[1:]:
+    with parallel_kernels():
+        full = [GaussianNB(n_threads=t).fit(X, y) for t in (1, 2, 4)]
+        probas = [model.predict_proba(X) for model in full]
+    for model, proba in zip(full[1:], probas[1:]):
         assert_array_equal(model.var_, full[0].var_)
-        assert_array_equal(model.predict_proba(X), full[0].predict_proba(X))
+        assert_array_equal(proba, probas[0])
     online = GaussianNB()
     cuts = np.unique(rng.integers(1, X.shape[0], n_batches - 1))
     for rows in np.split(np.arange(X.shape[0]), cuts):
