@@ -272,7 +272,7 @@ class GaussianNB(_BaseNB):
         self._raise_if_variance_underflows(X, seen[2])
         row_count, count = row_count.copy(), np.ascontiguousarray(count)
         mean, ssd = np.ascontiguousarray(mean), np.ascontiguousarray(ssd)
-        if refit and row_count.sum() <= 0:
+        if first_call and row_count.sum() <= 0:
             raise ValueError("The sum of sample_weight is zero: nothing to fit.")
 
         if not first_call:
