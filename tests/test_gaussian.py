@@ -300,7 +300,7 @@ def test_predict_memory_is_output_plus_model(rng):
     model = GaussianNB().fit(X, y)
     model.predict(X[:10])
     for method, output_bytes in [
-        (model.predict, 100_000 * 8 * 2),  # labels (intp) + classes_.take result
+        (model.predict, 100_000 * 8),  # int64 labels, written over their indices
         (model.predict_proba, 100_000 * 5 * 8),
         (model.predict_joint_log_proba, 100_000 * 5 * 8),
     ]:
@@ -309,6 +309,15 @@ def test_predict_memory_is_output_plus_model(rng):
         _, peak = tracemalloc.get_traced_memory()
         tracemalloc.stop()
         assert peak <= output_bytes + 64 * 1024, (method.__name__, peak)
+    for labels in (model.classes_.astype(np.float64), model.classes_.astype(np.uint64)):
+        model.classes_ = labels
+        tracemalloc.start()
+        predicted = model.predict(X)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        assert predicted.dtype == labels.dtype
+        assert_array_equal(predicted, labels[model.predict_joint_log_proba(X).argmax(1)])
+        assert peak <= 100_000 * 8 + 64 * 1024
 
 
 # -- bad input ---------------------------------------------------------------------
