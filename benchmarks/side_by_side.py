@@ -5,6 +5,7 @@ Usage::
     python benchmarks/side_by_side.py            # the full workloads (a few minutes)
     python benchmarks/side_by_side.py --quick    # small sizes, a smoke test
     python benchmarks/side_by_side.py --only G1,B1 --repeats 7 --json out.json
+    python benchmarks/side_by_side.py --chart docs/benchmarks.png  # also draw it
 
 Each row is the median of ``--repeats`` (>= 5) timings after a warm-up, and the
 speedup is the median of per-pair ratios measured alternately in this process.
@@ -45,6 +46,9 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated workload prefixes")
     parser.add_argument("--json", default="", help="also write the results here")
+    parser.add_argument("--chart", default="",
+                        help="also draw the table (and a scaling sweep) to this image; "
+                             "needs matplotlib")
     args = parser.parse_args(argv)
     if args.repeats < 1:
         parser.error("--repeats must be >= 1")
@@ -92,6 +96,12 @@ def main(argv=None):
                   f"{row['output_bytes'] / 2**20:.2f} MiB | "
                   f"+{row['allowance_bytes'] / 2**20:.2f} MiB | "
                   f"{'yes' if row['ok'] else '**no**'} |")
+    if args.chart:
+        from chart import draw_chart, scaling_sweep
+
+        sweep = scaling_sweep(quick=args.quick, repeats=args.repeats)
+        draw_chart(results, sweep, args.chart, config)
+        print(f"\nchart written to {args.chart}")
     if args.json:
         pathlib.Path(args.json).write_text(
             json.dumps({"config": config, "timings": results, "memory": memory},

@@ -64,10 +64,8 @@ def memory_cases(quick=False):
     X, y = _data(100_000, 100, 10)
     model = fastnb.GaussianNB().fit(X, y)
     allowance = 64 * 1024 + 8 * 10 * 100 * 4  # O(k*d) slack
-    # predict returns labels; its intp index array is the one n-sized temporary.
     return [
-        MemoryCase("G1-shape n=1e5", "predict", lambda: model.predict(X),
-                   allowance + 8 * 100_000),
+        MemoryCase("G1-shape n=1e5", "predict", lambda: model.predict(X), allowance),
         MemoryCase("G1-shape n=1e5", "predict_proba", lambda: model.predict_proba(X),
                    allowance),
         MemoryCase("G1-shape n=1e5", "predict_joint_log_proba",

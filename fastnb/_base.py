@@ -25,7 +25,7 @@ MODE_PROBA = _runtime.PREDICT_MODES["proba"]
 
 # Below this many multiply-adds a predict call runs on one thread, without
 # entering an OpenMP region: waking a thread team costs more than the work.
-_PARALLEL_PREDICT_MIN_WORK = 1 << 16
+_PARALLEL_PREDICT_MIN_WORK = 1 << 21
 
 
 def _version():
@@ -233,7 +233,10 @@ class _BaseNB:
     def predict(self, X):
         """Perform classification on an array of test vectors X.
 
-        The arg-max is fused into the kernel: no (n_samples, n_classes) array is made.
+        The arg-max is fused into the kernel: no (n_samples, n_classes) array is
+        made, and for labels of 8-byte numeric dtypes (int64, uint64, float64) the
+        class indices are turned into labels in place, so the returned array is the
+        only n-sized allocation.
 
         Parameters
         ----------
@@ -245,8 +248,13 @@ class _BaseNB:
         C : ndarray of shape (n_samples,)
             Predicted target values for X.
         """
-        labels = self._predict_into(X, MODE_ARGMAX)
-        return self.classes_.take(labels)
+        indices = self._predict_into(X, MODE_ARGMAX)
+        classes = self.classes_
+        if classes.dtype.kind in "iuf" and classes.dtype.itemsize == indices.itemsize:
+            # out[i] depends on indices[i] only, and mode="clip" is not buffered
+            # (every index is in range): the labels overwrite their indices.
+            return np.take(classes, indices, out=indices.view(classes.dtype), mode="clip")
+        return classes.take(indices)
 
     def predict_joint_log_proba(self, X):
         """Return the joint log probability estimates log P(c) + log P(x|c).

@@ -27,7 +27,7 @@ _FIT_MIN_ROWS_PER_CHUNK = 4096
 _FIT_MAX_CHUNKS = 64
 _FIT_SCRATCH_BYTES = 32 << 20
 # Below this many values a fit runs on one thread.
-_PARALLEL_FIT_MIN_WORK = 1 << 17
+_PARALLEL_FIT_MIN_WORK = 1 << 20
 
 
 def _fit_chunk_count(n_samples, n_slots, n_features):
@@ -272,7 +272,7 @@ class GaussianNB(_BaseNB):
         self._raise_if_variance_underflows(X, seen[2])
         row_count, count = row_count.copy(), np.ascontiguousarray(count)
         mean, ssd = np.ascontiguousarray(mean), np.ascontiguousarray(ssd)
-        if refit and row_count.sum() <= 0:
+        if first_call and row_count.sum() <= 0:
             raise ValueError("The sum of sample_weight is zero: nothing to fit.")
 
         if not first_call:

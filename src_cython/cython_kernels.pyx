@@ -132,3 +132,146 @@ cdef int gaussian_jll_f32(
     const double* theta, const double* var, const double* log_prior, Py_ssize_t k,
     double* out) noexcept nogil:
     return _gaussian_jll(X, n, d, theta, var, log_prior, k, out)
+
+
+# -- BernoulliNB, MultinomialNB, ComplementNB -----------------------------------------
+cdef inline double _feature_value(double x, int use_binarize, double binarize) noexcept nogil:
+    if use_binarize:
+        return 1.0 if x > binarize else 0.0
+    return x
+
+
+cdef int _count_accumulate(
+    const real* X, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t* codes,
+    const double* weights, Py_ssize_t k, int use_binarize, double binarize,
+    double* class_count, double* feature_count,
+) noexcept nogil:
+    cdef Py_ssize_t i, j, c
+    cdef double w
+    if n < 0 or d < 1 or k < 1:
+        return -1
+    for i in range(n):
+        c = codes[i]
+        if c < 0 or c >= k:
+            return -1
+        w = 1.0 if weights == NULL else weights[i]
+        class_count[c] += w
+        for j in range(d):
+            feature_count[c * d + j] += w * _feature_value(X[i * d + j], use_binarize,
+                                                           binarize)
+    return 0
+
+
+cdef int count_accumulate_f64(
+    const double* X, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t* codes,
+    const double* weights, Py_ssize_t k, int use_binarize, double binarize,
+    double* class_count, double* feature_count) noexcept nogil:
+    return _count_accumulate(X, n, d, codes, weights, k, use_binarize, binarize,
+                             class_count, feature_count)
+
+
+cdef int count_accumulate_f32(
+    const float* X, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t* codes,
+    const double* weights, Py_ssize_t k, int use_binarize, double binarize,
+    double* class_count, double* feature_count) noexcept nogil:
+    return _count_accumulate(X, n, d, codes, weights, k, use_binarize, binarize,
+                             class_count, feature_count)
+
+
+cdef int _linear_jll(
+    const real* X, Py_ssize_t n, Py_ssize_t d, int use_binarize, double binarize,
+    const double* W, const double* bias, Py_ssize_t k, double* out,
+) noexcept nogil:
+    cdef Py_ssize_t i, j, c
+    cdef double total, value
+    if n < 0 or d < 1 or k < 1:
+        return -1
+    for i in range(n):
+        for c in range(k):
+            total = 0.0
+            for j in range(d):
+                value = _feature_value(X[i * d + j], use_binarize, binarize)
+                if value != 0.0:
+                    total = total + value * W[c * d + j]
+            out[i * k + c] = total + bias[c]
+    return 0
+
+
+cdef int linear_jll_f64(
+    const double* X, Py_ssize_t n, Py_ssize_t d, int use_binarize, double binarize,
+    const double* W, const double* bias, Py_ssize_t k, double* out) noexcept nogil:
+    return _linear_jll(X, n, d, use_binarize, binarize, W, bias, k, out)
+
+
+cdef int linear_jll_f32(
+    const float* X, Py_ssize_t n, Py_ssize_t d, int use_binarize, double binarize,
+    const double* W, const double* bias, Py_ssize_t k, double* out) noexcept nogil:
+    return _linear_jll(X, n, d, use_binarize, binarize, W, bias, k, out)
+
+
+cdef int linear_jll_csr_f64(
+    const double* data, const Py_ssize_t* indices, const Py_ssize_t* indptr,
+    Py_ssize_t n, int use_binarize, double binarize,
+    const double* W, const double* bias, Py_ssize_t k, Py_ssize_t d,
+    double* out) noexcept nogil:
+    cdef Py_ssize_t i, p, c, j
+    cdef double value
+    if n < 0 or d < 1 or k < 1:
+        return -1
+    for i in range(n):
+        for c in range(k):
+            out[i * k + c] = bias[c]
+        for p in range(indptr[i], indptr[i + 1]):
+            j = indices[p]
+            if j < 0 or j >= d:
+                return -1
+            value = _feature_value(data[p], use_binarize, binarize)
+            if value != 0.0:
+                for c in range(k):
+                    out[i * k + c] += value * W[c * d + j]
+    return 0
+
+
+# -- CategoricalNB ---------------------------------------------------------------------
+cdef int categorical_accumulate(
+    const long long* codes_X, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t* codes,
+    const double* weights, Py_ssize_t k, const Py_ssize_t* n_categories,
+    const Py_ssize_t* offsets, Py_ssize_t total,
+    double* class_count, double* category_count) noexcept nogil:
+    cdef Py_ssize_t i, j, c
+    cdef long long code
+    cdef double w
+    if n < 0 or d < 1 or k < 1:
+        return -1
+    for i in range(n):
+        c = codes[i]
+        if c < 0 or c >= k:
+            return -1
+        w = 1.0 if weights == NULL else weights[i]
+        class_count[c] += w
+        for j in range(d):
+            code = codes_X[i * d + j]
+            if code >= 0 and code < n_categories[j]:
+                category_count[c * total + offsets[j] + code] += w
+    return 0
+
+
+cdef int categorical_jll(
+    const long long* codes_X, Py_ssize_t n, Py_ssize_t d,
+    const Py_ssize_t* n_categories, const Py_ssize_t* offsets, Py_ssize_t total,
+    const double* log_prob, const double* class_log_prior, Py_ssize_t k,
+    double* out) noexcept nogil:
+    cdef Py_ssize_t i, j, c
+    cdef long long code
+    cdef double score
+    if n < 0 or d < 1 or k < 1:
+        return -1
+    for i in range(n):
+        for c in range(k):
+            score = class_log_prior[c]
+            for j in range(d):
+                code = codes_X[i * d + j]
+                if code >= 0 and code < n_categories[j]:
+                    score = score + log_prob[c * total + offsets[j] + code]
+            out[i * k + c] = score
+    return 0

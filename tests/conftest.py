@@ -25,3 +25,30 @@ except ImportError:  # pragma: no cover - hypothesis is a test extra
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261130)
+
+
+class force_parallel_kernels:
+    """Run every kernel call on the parallel path, however small (for tests that
+    compare thread counts on small data). A context manager, usable inside
+    hypothesis tests, unlike the function-scoped monkeypatch fixture."""
+
+    def __enter__(self):
+        import fastnb._base
+        import fastnb._gaussian
+
+        self._saved = [(module, name, getattr(module, name))
+                       for module in (fastnb._base, fastnb._gaussian)
+                       for name in dir(module) if name.startswith("_PARALLEL_")]
+        for module, name, _ in self._saved:
+            setattr(module, name, 0)
+        return self
+
+    def __exit__(self, *exc):
+        for module, name, value in self._saved:
+            setattr(module, name, value)
+
+
+@pytest.fixture(scope="session")
+def parallel_kernels():
+    """The force_parallel_kernels context manager class."""
+    return force_parallel_kernels

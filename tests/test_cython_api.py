@@ -24,6 +24,23 @@ PINNED_SIGNATURES = {
     "double const *, double const *, Py_ssize_t, double *)",
     "gaussian_jll_f32": "int (float const *, Py_ssize_t, Py_ssize_t, double const *, "
     "double const *, double const *, Py_ssize_t, double *)",
+    "count_accumulate_f64": "int (double const *, Py_ssize_t, Py_ssize_t, "
+    "Py_ssize_t const *, double const *, Py_ssize_t, int, double, double *, double *)",
+    "count_accumulate_f32": "int (float const *, Py_ssize_t, Py_ssize_t, "
+    "Py_ssize_t const *, double const *, Py_ssize_t, int, double, double *, double *)",
+    "linear_jll_f64": "int (double const *, Py_ssize_t, Py_ssize_t, int, double, "
+    "double const *, double const *, Py_ssize_t, double *)",
+    "linear_jll_f32": "int (float const *, Py_ssize_t, Py_ssize_t, int, double, "
+    "double const *, double const *, Py_ssize_t, double *)",
+    "linear_jll_csr_f64": "int (double const *, Py_ssize_t const *, Py_ssize_t const *, "
+    "Py_ssize_t, int, double, double const *, double const *, Py_ssize_t, Py_ssize_t, "
+    "double *)",
+    "categorical_accumulate": "int (PY_LONG_LONG const *, Py_ssize_t, Py_ssize_t, "
+    "Py_ssize_t const *, double const *, Py_ssize_t, Py_ssize_t const *, "
+    "Py_ssize_t const *, Py_ssize_t, double *, double *)",
+    "categorical_jll": "int (PY_LONG_LONG const *, Py_ssize_t, Py_ssize_t, "
+    "Py_ssize_t const *, Py_ssize_t const *, Py_ssize_t, double const *, "
+    "double const *, Py_ssize_t, double *)",
 }
 
 CONSUMER = pathlib.Path(__file__).resolve().parent / "cython_consumer"
@@ -115,3 +132,76 @@ def test_consumer_gaussian_matches_the_estimator(consumer, dtype):
     np.testing.assert_allclose(ssd / count[:, None], model.var_, rtol=1e-10)
     jll = consumer.gaussian_jll(X, model.theta_, model.var_, np.log(model.class_prior_))
     np.testing.assert_allclose(jll, model.predict_joint_log_proba(X), rtol=1e-12)
+
+
+def _count_data(rng, n=3000, d=12, k=4):
+    y = rng.integers(0, k, n)
+    X = rng.poisson(1.0 + y[:, None] * np.linspace(0, 1, d), size=(n, d)).astype(float)
+    return X, y
+
+
+def test_consumer_multinomial_and_complement_match(consumer):
+    from sklearn.naive_bayes import ComplementNB, MultinomialNB
+
+    rng = np.random.default_rng(1)
+    X, y = _count_data(rng)
+    class_count, feature_count = consumer.count_fit(X, y.astype(np.intp), 4)
+    for reference in (MultinomialNB().fit(X, y), ComplementNB().fit(X, y)):
+        np.testing.assert_allclose(class_count, reference.class_count_)
+        np.testing.assert_allclose(feature_count, reference.feature_count_)
+    multinomial = _estimator("MultinomialNB").fit(X, y)
+    jll = consumer.linear_jll(X, multinomial.feature_log_prob_,
+                              multinomial.class_log_prior_)
+    np.testing.assert_allclose(jll, multinomial.predict_joint_log_proba(X), rtol=1e-12)
+    jll32 = consumer.linear_jll(X.astype(np.float32), multinomial.feature_log_prob_,
+                                multinomial.class_log_prior_)
+    np.testing.assert_allclose(jll32, jll, rtol=1e-12)
+    sparse = pytest.importorskip("scipy.sparse")
+    csr = sparse.csr_matrix(X)
+    jll_csr = consumer.linear_jll_csr(csr.data, csr.indices.astype(np.intp),
+                                      csr.indptr.astype(np.intp),
+                                      multinomial.feature_log_prob_,
+                                      multinomial.class_log_prior_)
+    np.testing.assert_allclose(jll_csr, jll, rtol=1e-12)
+    complement = _estimator("ComplementNB").fit(X, y)
+    jll = consumer.linear_jll(X, complement.feature_log_prob_, np.zeros(4))
+    np.testing.assert_allclose(jll, complement.predict_joint_log_proba(X), rtol=1e-12)
+
+
+def test_consumer_bernoulli_matches(consumer):
+    rng = np.random.default_rng(2)
+    X, y = _count_data(rng)
+    bernoulli = _estimator("BernoulliNB", binarize=1.0).fit(X, y)
+    class_count, feature_count = consumer.count_fit(X, y.astype(np.intp), 4, True, 1.0)
+    np.testing.assert_allclose(class_count, bernoulli.class_count_)
+    np.testing.assert_allclose(feature_count, bernoulli.feature_count_)
+    log_p = bernoulli.feature_log_prob_
+    log_not_p = np.log1p(-np.exp(log_p))
+    jll = consumer.linear_jll(X, np.ascontiguousarray(log_p - log_not_p),
+                              bernoulli.class_log_prior_ + log_not_p.sum(1), True, 1.0)
+    np.testing.assert_allclose(jll, bernoulli.predict_joint_log_proba(X), rtol=1e-10)
+
+
+def test_consumer_categorical_matches(consumer):
+    rng = np.random.default_rng(3)
+    n_categories = np.array([3, 5, 2, 7], dtype=np.intp)
+    y = rng.integers(0, 3, 2000)
+    codes_X = np.stack([rng.integers(0, m, 2000) for m in n_categories], axis=1)
+    model = _estimator("CategoricalNB").fit(codes_X, y)
+    class_count, table = consumer.categorical_fit(codes_X.astype(np.int64),
+                                                  y.astype(np.intp), 3, n_categories)
+    np.testing.assert_allclose(class_count, model.class_count_)
+    np.testing.assert_allclose(table, np.concatenate(model.category_count_, axis=1))
+    log_prob = np.ascontiguousarray(np.concatenate(model.feature_log_prob_, axis=1))
+    jll = consumer.categorical_scores(codes_X.astype(np.int64), n_categories, log_prob,
+                                      model.class_log_prior_)
+    np.testing.assert_allclose(jll, model.predict_joint_log_proba(codes_X), rtol=1e-12)
+
+
+def _estimator(name, **params):
+    """fastnb's estimator when this build has it, else scikit-learn's (the oracle)."""
+    if hasattr(fastnb, name):
+        return getattr(fastnb, name)(**params)
+    from sklearn import naive_bayes
+
+    return getattr(naive_bayes, name)(**params)

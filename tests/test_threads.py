@@ -70,7 +70,7 @@ def test_eight_python_threads_share_one_model(name):
 def test_processes_after_openmp_has_run_do_not_hang(method):
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"{method} is not available here")
-    X, y = _data(20_000, 10, 3)
+    X, y = _data(150_000, 10, 3)  # above the work thresholds: the parallel paths run
     # Run the OpenMP kernels in this process first: GNU libgomp's thread pool does
     # not survive fork, so forked children must fall back to serial kernels. The
     # children run fastnb's own (picklable) methods: big enough to take the
@@ -90,7 +90,7 @@ def test_processes_after_openmp_has_run_do_not_hang(method):
 def test_forked_child_runs_serially():
     if not hasattr(os, "fork"):
         pytest.skip("no fork here")
-    X, y = _data(20_000, 10, 3)
+    X, y = _data(150_000, 10, 3)
     fastnb.GaussianNB().fit(X, y).predict(X)
     read, write = os.pipe()
     pid = os.fork()
