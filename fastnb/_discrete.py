@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._base import MODE_ARGMAX, _BaseNB
+from ._base import _BaseNB
 from ._dispatch import load_kernels
 from ._encoding import encode_labels, encode_with_classes
 from ._threads import effective_n_threads
@@ -22,8 +22,9 @@ __all__ = ["BernoulliNB", "ComplementNB", "MultinomialNB"]
 
 _kernels = load_kernels("_discrete_kernels")
 
-# Below this many values read, a fit runs on one thread.
-_PARALLEL_FIT_MIN_WORK = 1 << 17
+# Below this many values read, a fit runs on one thread (as GaussianNB's: waking a
+# thread team on a busy 2-core machine costs more than small work).
+_PARALLEL_FIT_MIN_WORK = 1 << 20
 # A dense fit gives each thread a block of columns at least this wide (bytes).
 _PARALLEL_FIT_MIN_BLOCK_BYTES = 4096
 # scikit-learn's floor for alpha when force_alpha=False.
@@ -312,9 +313,9 @@ class _BaseDiscreteNB(_BaseNB):
             # thread's share of a row spans whole pages (narrower strided reads
             # defeat the prefetchers: 2 threads were 2x slower on B1's 1.6 kB rows).
             row_bytes = n_features * Xv.dtype.itemsize
-            if row_bytes < _PARALLEL_FIT_MIN_BLOCK_BYTES * n_threads:
-                n_threads = max(1, min(n_threads,
-                                       row_bytes // _PARALLEL_FIT_MIN_BLOCK_BYTES))
+            min_block = max(1, _PARALLEL_FIT_MIN_BLOCK_BYTES)
+            if row_bytes < min_block * n_threads:
+                n_threads = max(1, min(n_threads, row_bytes // min_block))
             align = max(1, 64 // Xv.dtype.itemsize)
             n_bad, n_neg = _kernels.dense_fit(
                 _kernel_view(Xv), codes, weights, feature_count, class_count, binarize, thr,
@@ -415,31 +416,6 @@ class _BaseDiscreteNB(_BaseNB):
         return merged
 
     # -- prediction ----------------------------------------------------------------------
-    def predict(self, X):
-        """Perform classification on an array of test vectors X.
-
-        The arg-max is fused into the kernel: no (n_samples, n_classes) array is
-        made, and for integer labels the class indices are mapped to labels in
-        place, so the returned array is the only n-sized allocation.
-
-        Parameters
-        ----------
-        X : {array-like, sparse matrix} of shape (n_samples, n_features)
-            The input samples.
-
-        Returns
-        -------
-        C : ndarray of shape (n_samples,)
-            Predicted target values for X.
-        """
-        indices = self._predict_into(X, MODE_ARGMAX)
-        classes = self.classes_
-        if classes.dtype == indices.dtype:
-            # out[i] depends on indices[i] only: safe in place (mode='clip' is not
-            # buffered; every index is already in range).
-            return np.take(classes, indices, out=indices, mode="clip")
-        return classes.take(indices)
-
     def _check_predict_X(self, X):
         self._check_fitted()
         if not (

@@ -34,10 +34,11 @@ class force_parallel_kernels:
 
     def __enter__(self):
         import fastnb._base
+        import fastnb._discrete
         import fastnb._gaussian
 
         self._saved = [(module, name, getattr(module, name))
-                       for module in (fastnb._base, fastnb._gaussian)
+                       for module in (fastnb._base, fastnb._gaussian, fastnb._discrete)
                        for name in dir(module) if name.startswith("_PARALLEL_")]
         for module, name, _ in self._saved:
             setattr(module, name, 0)
