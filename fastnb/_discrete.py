@@ -83,6 +83,7 @@ class _BaseDiscreteNB(_BaseNB):
         """(W, bias) such that jll = X @ W.T + bias."""
         raise NotImplementedError
 
+
     def _update_tags(self, tags):
         tags.input_tags.sparse = True
         tags.classifier_tags.poor_score = True
@@ -606,10 +607,13 @@ class MultinomialNB(_BaseDiscreteNB):
                          class_prior=class_prior, n_threads=n_threads)
 
     def _update_feature_log_prob(self, feature_count, class_count, alpha):
-        smoothed_fc = feature_count + alpha
-        smoothed_cc = smoothed_fc.sum(axis=1)
+        # scikit-learn's operations in its order, in place: one k x d allocation
+        # (numpy's SIMD log; no temporaries on 20 x 2**18 tables).
+        flp = np.add(feature_count, alpha)
+        smoothed_cc = flp.sum(axis=1)
         with np.errstate(divide="ignore", invalid="ignore"):
-            flp = np.log(smoothed_fc) - np.log(smoothed_cc.reshape(-1, 1))
+            np.log(flp, out=flp)
+            flp -= np.log(smoothed_cc).reshape(-1, 1)
         return flp, {}
 
     def _predict_weights(self, feature_log_prob, class_log_prior):
@@ -688,13 +692,15 @@ class ComplementNB(_BaseDiscreteNB):
 
     def _update_feature_log_prob(self, feature_count, class_count, alpha):
         feature_all = feature_count.sum(axis=0)
-        comp_count = feature_all + alpha - feature_count
+        # scikit-learn's operations in its order, in place: one k x d allocation.
+        flp = np.subtract(feature_all + alpha, feature_count)
         with np.errstate(divide="ignore", invalid="ignore"):
-            logged = np.log(comp_count / comp_count.sum(axis=1, keepdims=True))
+            flp /= flp.sum(axis=1, keepdims=True)
+            np.log(flp, out=flp)
             if self.norm:
-                flp = logged / logged.sum(axis=1, keepdims=True)
+                flp /= flp.sum(axis=1, keepdims=True)
             else:
-                flp = -logged
+                np.negative(flp, out=flp)
         return flp, {"feature_all_": feature_all}
 
     def _predict_weights(self, feature_log_prob, class_log_prior):
