@@ -16,11 +16,13 @@ Examples
 
 __version__ = "0.1.0"
 
+from ._categorical import CategoricalNB
 from ._gaussian import GaussianNB
 from ._threads import effective_n_threads, openmp_enabled, show_config
 from ._validation import DataConversionWarning, NotFittedError
 
 __all__ = [
+    "CategoricalNB",
     "DataConversionWarning",
     "GaussianNB",
     "NotFittedError",

@@ -16,6 +16,7 @@ __all__ = [
     "check_y",
     "feature_names_of",
     "is_sparse",
+    "not_fitted_error",
 ]
 
 
@@ -45,6 +46,32 @@ class DataConversionWarning(UserWarning):
     >>> issubclass(DataConversionWarning, UserWarning)
     True
     """
+
+
+_SKLEARN_COMPATIBLE_ERRORS = {}
+
+
+def not_fitted_error(message):
+    """A NotFittedError that scikit-learn also recognises, when it is imported.
+
+    ``import fastnb`` never imports scikit-learn, so fastnb's NotFittedError cannot
+    subclass scikit-learn's. When scikit-learn is already loaded (as it is under
+    its estimator checks), the error returned is an instance of a subclass of both.
+    """
+    import sys
+
+    sklearn_exceptions = sys.modules.get("sklearn.exceptions")
+    if sklearn_exceptions is None:
+        return NotFittedError(message)
+    cls = _SKLEARN_COMPATIBLE_ERRORS.get("NotFittedError")
+    if cls is None:
+        cls = type(
+            "NotFittedError",
+            (NotFittedError, sklearn_exceptions.NotFittedError),
+            {"__module__": __name__},
+        )
+        _SKLEARN_COMPATIBLE_ERRORS["NotFittedError"] = cls
+    return cls(message)
 
 
 def is_sparse(X):

@@ -1,0 +1,884 @@
+"""Categorical Naive Bayes kernels: hashed category counts and a gather predictor.
+
+Design
+------
+Keys. Every category value is reduced to a (tag, 64-bit key) pair that is the
+same in every process, platform and Python version (Python's salted ``hash()``
+is never used):
+
+* integers in the int64 range: tag INT, key = the value itself (bijective, so
+  integer keys are exact); integers in [2**63, 2**64): tag UINT, key = value;
+  bools and integral floats are the equal integer (True == 1 == 1.0, as in Python);
+* other floats: tag FLOAT, key = the IEEE-754 bits; NaN is a missing value;
+* str: tag STR, key = a fixed-seed FNV-1a hash of the code points, finalised by
+  murmur3's fmix64 (the same for any internal width of the string);
+* bytes: tag BYTES, the same hash over the bytes; ints beyond 64 bits: tag BIGINT,
+  the hash of their decimal text; any other hashable: tag OTHER, the hash of
+  ``module.qualname:repr(value)``.
+
+The open-addressing tables compare (tag, key) in full; their slot is
+``fmix64(key ^ tag * golden)``. For str/bytes/other values the Python layer also
+compares the values themselves once per distinct value, so counts are exact.
+
+Fit. Code features (non-negative integers below a fixed limit) are counted
+straight into dense (n_codes, k) arrays by row chunks whose number depends only
+on the data's shape; chunks are summed in chunk order, so the result is the same
+bits for any thread count. Other numeric features are counted per feature, in
+row order, into a growable hash table (features run in parallel; each is
+sequential, so again thread-count independent). Object columns are keyed once per
+distinct value with the GIL, then counted without it.
+
+Predict. The log-probability table of feature j is laid out (n_cat_j + 1, k): one
+lookup gives all k classes contiguously, and the extra last row holds the
+smoothed probability of an unseen category. Each row sums its features' rows in
+feature order (scikit-learn's order), adds the class log prior, then fuses the
+arg-max or the log-sum-exp.
+"""
+
+from cython.parallel cimport prange, parallel
+from libc.stdint cimport (
+    int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t,
+)
+from libc.stdlib cimport malloc, calloc, realloc, free
+from libc.string cimport memcpy, memset
+from libc.math cimport floor, INFINITY
+
+from _common cimport (
+    intp_t, finish_row, MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA, MODE_PROBA,
+)
+
+import numpy as np
+
+cdef extern from "Python.h":
+    Py_ssize_t PyUnicode_GET_LENGTH(object)
+    int PyUnicode_KIND(object)
+    void* PyUnicode_DATA(object)
+    char* PyBytes_AS_STRING(object)
+    Py_ssize_t PyBytes_GET_SIZE(object)
+    long long PyLong_AsLongLongAndOverflow(object, int*) except? -1
+    unsigned long long PyLong_AsUnsignedLongLong(object) except? -1
+
+
+ctypedef fused value_t:
+    int8_t
+    uint8_t
+    int16_t
+    uint16_t
+    int32_t
+    uint32_t
+    int64_t
+    uint64_t
+    float
+    double
+
+# Tags of the key kinds (0 marks an empty table slot).
+cdef enum:
+    TAG_EMPTY = 0
+    TAG_INT = 1
+    TAG_UINT = 2
+    TAG_FLOAT = 3
+    TAG_STR = 4
+    TAG_BYTES = 5
+    TAG_BIGINT = 6
+    TAG_OTHER = 7
+
+# How a predict kernel reads a feature's column.
+cdef enum:
+    FEAT_CODE = 0       # the value is the category index (out of range: unseen)
+    FEAT_HASH = 1       # the value's key is looked up in the feature's table
+    FEAT_RESOLVED = 2   # already an index: -1 missing, n_cat unseen
+
+TAGS = {
+    "empty": TAG_EMPTY, "int": TAG_INT, "uint": TAG_UINT, "float": TAG_FLOAT,
+    "str": TAG_STR, "bytes": TAG_BYTES, "bigint": TAG_BIGINT, "other": TAG_OTHER,
+}
+FEATURE_MODES = {"code": FEAT_CODE, "hash": FEAT_HASH, "resolved": FEAT_RESOLVED}
+
+cdef uint64_t FNV_OFFSET = 0xcbf29ce484222325ULL
+cdef uint64_t FNV_PRIME = 0x100000001b3ULL
+
+
+# -- hashing ---------------------------------------------------------------------------
+cdef inline uint64_t fmix64(uint64_t h) noexcept nogil:
+    h ^= h >> 33
+    h *= 0xff51afd7ed558ccdULL
+    h ^= h >> 33
+    h *= 0xc4ceb9fe1a85ec53ULL
+    h ^= h >> 33
+    return h
+
+
+cdef inline uint64_t slot_hash(uint8_t tag, uint64_t key) noexcept nogil:
+    return fmix64(key ^ (<uint64_t>tag * 0x9E3779B97F4A7C15ULL))
+
+
+cdef uint64_t hash_units(const void* data, int width, Py_ssize_t n) noexcept nogil:
+    """FNV-1a over n units of 1, 2 or 4 bytes (code points or bytes), then fmix64."""
+    cdef uint64_t h = FNV_OFFSET
+    cdef Py_ssize_t i
+    if width == 1:
+        for i in range(n):
+            h = (h ^ (<const uint8_t*>data)[i]) * FNV_PRIME
+    elif width == 2:
+        for i in range(n):
+            h = (h ^ (<const unsigned short*>data)[i]) * FNV_PRIME
+    else:
+        for i in range(n):
+            h = (h ^ (<const unsigned int*>data)[i]) * FNV_PRIME
+    return fmix64(h ^ <uint64_t>n)
+
+
+cdef uint64_t str_key(object s):
+    return hash_units(PyUnicode_DATA(s), PyUnicode_KIND(s), PyUnicode_GET_LENGTH(s))
+
+
+cdef uint64_t bytes_key(object b):
+    return hash_units(PyBytes_AS_STRING(b), 1, PyBytes_GET_SIZE(b))
+
+
+cdef inline int double_key(double d, uint8_t* tag, uint64_t* key) noexcept nogil:
+    """Key of a float; return 1 when it is NaN (missing), else 0."""
+    cdef uint64_t bits
+    if d != d:
+        return 1
+    if d == floor(d) and d >= -9223372036854775808.0 and d < 9223372036854775808.0:
+        tag[0] = TAG_INT
+        key[0] = <uint64_t>(<int64_t>d)
+    elif d == floor(d) and d >= 9223372036854775808.0 and d < 18446744073709551616.0:
+        tag[0] = TAG_UINT
+        key[0] = <uint64_t>d
+    else:
+        if d == 0.0:
+            d = 0.0
+        memcpy(&bits, &d, 8)
+        tag[0] = TAG_FLOAT
+        key[0] = bits
+    return 0
+
+
+cdef inline int numeric_key(value_t v, uint8_t* tag, uint64_t* key) noexcept nogil:
+    """Key of a numeric value; return 1 when it is missing (NaN), else 0."""
+    if value_t is float or value_t is double:
+        return double_key(<double>v, tag, key)
+    elif value_t is uint64_t:
+        if v < 9223372036854775808ULL:
+            tag[0] = TAG_INT
+        else:
+            tag[0] = TAG_UINT
+        key[0] = <uint64_t>v
+        return 0
+    else:
+        tag[0] = TAG_INT
+        key[0] = <uint64_t>(<int64_t>v)
+        return 0
+
+
+def _is_missing_object(value):
+    name = type(value).__name__
+    return name == "NAType" or name == "NaTType"
+
+
+cdef int object_key(object value, uint8_t* tag, uint64_t* key) except -1:
+    """Key of a Python value; return 1 when it is missing (None, NaN, pd.NA, NaT)."""
+    cdef int overflow = 0
+    cdef long long as_ll
+    cdef type t = type(value)
+    if t is str:
+        tag[0] = TAG_STR
+        key[0] = str_key(value)
+        return 0
+    if t is int or t is bool:
+        return int_key(value, tag, key)
+    if t is float:
+        return double_key(<double>value, tag, key)
+    if value is None:
+        return 1
+    if t is bytes:
+        tag[0] = TAG_BYTES
+        key[0] = bytes_key(value)
+        return 0
+    if isinstance(value, str):
+        tag[0] = TAG_STR
+        key[0] = str_key(str(value))
+        return 0
+    if isinstance(value, bytes):
+        tag[0] = TAG_BYTES
+        key[0] = bytes_key(bytes(value))
+        return 0
+    if isinstance(value, (np.integer, np.bool_, int)):
+        return int_key(int(value), tag, key)
+    if isinstance(value, (np.floating, float)):
+        return double_key(<double>float(value), tag, key)
+    if _is_missing_object(value):
+        return 1
+    hash(value)  # raises TypeError for unhashable values
+    tag[0] = TAG_OTHER
+    key[0] = str_key(f"{t.__module__}.{t.__qualname__}:{value!r}")
+    return 0
+
+
+cdef int int_key(object value, uint8_t* tag, uint64_t* key) except -1:
+    cdef int overflow = 0
+    cdef long long as_ll = PyLong_AsLongLongAndOverflow(value, &overflow)
+    if overflow == 0:
+        tag[0] = TAG_INT
+        key[0] = <uint64_t>as_ll
+    elif overflow > 0 and value < 18446744073709551616:
+        tag[0] = TAG_UINT
+        key[0] = PyLong_AsUnsignedLongLong(value)
+    else:
+        tag[0] = TAG_BIGINT
+        key[0] = str_key(str(value))
+    return 0
+
+
+def value_key(value):
+    """(tag, key) of one value, or None when it is a missing value."""
+    cdef uint8_t tag = 0
+    cdef uint64_t key = 0
+    if object_key(value, &tag, &key):
+        return None
+    return int(tag), int(key)
+
+
+# -- a growable open-addressing table (nogil) -------------------------------------------
+cdef struct Table:
+    uint64_t* keys
+    uint8_t* tags
+    int64_t* vals
+    int64_t mask
+    int64_t used
+
+
+cdef int table_init(Table* t, int64_t size) noexcept nogil:
+    t.keys = <uint64_t*>malloc(size * sizeof(uint64_t))
+    t.tags = <uint8_t*>calloc(size, sizeof(uint8_t))
+    t.vals = <int64_t*>malloc(size * sizeof(int64_t))
+    t.mask = size - 1
+    t.used = 0
+    if t.keys == NULL or t.tags == NULL or t.vals == NULL:
+        return -1
+    return 0
+
+
+cdef void table_free(Table* t) noexcept nogil:
+    free(t.keys)
+    free(t.tags)
+    free(t.vals)
+    t.keys = NULL
+    t.tags = NULL
+    t.vals = NULL
+
+
+cdef inline int64_t table_find(
+    const uint64_t* keys, const uint8_t* tags, const int64_t* vals, int64_t mask,
+    uint8_t tag, uint64_t key,
+) noexcept nogil:
+    """Value stored for (tag, key), or -1."""
+    cdef int64_t slot = <int64_t>(slot_hash(tag, key) & <uint64_t>mask)
+    while tags[slot] != TAG_EMPTY:
+        if keys[slot] == key and tags[slot] == tag:
+            return vals[slot]
+        slot = (slot + 1) & mask
+    return -1
+
+
+cdef inline int64_t table_slot(Table* t, uint8_t tag, uint64_t key) noexcept nogil:
+    """Slot holding (tag, key), or the empty slot where it would go."""
+    cdef int64_t slot = <int64_t>(slot_hash(tag, key) & <uint64_t>t.mask)
+    while t.tags[slot] != TAG_EMPTY:
+        if t.keys[slot] == key and t.tags[slot] == tag:
+            return slot
+        slot = (slot + 1) & t.mask
+    return slot
+
+
+cdef int table_grow(Table* t) noexcept nogil:
+    cdef Table bigger
+    cdef int64_t i, slot
+    if table_init(&bigger, 2 * (t.mask + 1)) != 0:
+        table_free(&bigger)
+        return -1
+    for i in range(t.mask + 1):
+        if t.tags[i] != TAG_EMPTY:
+            slot = table_slot(&bigger, t.tags[i], t.keys[i])
+            bigger.tags[slot] = t.tags[i]
+            bigger.keys[slot] = t.keys[i]
+            bigger.vals[slot] = t.vals[i]
+    bigger.used = t.used
+    table_free(t)
+    t[0] = bigger
+    return 0
+
+
+cdef inline int64_t table_insert(Table* t, uint8_t tag, uint64_t key, int64_t val) noexcept nogil:
+    """Insert (tag, key) -> val if absent; return the stored value, or -2 on no memory."""
+    cdef int64_t slot = table_slot(t, tag, key)
+    if t.tags[slot] != TAG_EMPTY:
+        return t.vals[slot]
+    if 2 * (t.used + 1) > t.mask + 1:
+        if table_grow(t) != 0:
+            return -2
+        slot = table_slot(t, tag, key)
+    t.tags[slot] = tag
+    t.keys[slot] = key
+    t.vals[slot] = val
+    t.used += 1
+    return val
+
+
+# -- growable per-feature category store -------------------------------------------------
+cdef struct Locals:
+    uint8_t* tags
+    uint64_t* keys
+    double* counts      # (capacity, k)
+    int64_t n
+    int64_t capacity
+
+
+cdef int locals_reserve(Locals* loc, int64_t need, Py_ssize_t k) noexcept nogil:
+    cdef int64_t cap = loc.capacity
+    cdef void* p
+    if need <= cap:
+        return 0
+    while cap < need:
+        cap = 2 * cap if cap > 0 else 64
+    p = realloc(loc.tags, cap * sizeof(uint8_t))
+    if p == NULL:
+        return -1
+    loc.tags = <uint8_t*>p
+    p = realloc(loc.keys, cap * sizeof(uint64_t))
+    if p == NULL:
+        return -1
+    loc.keys = <uint64_t*>p
+    p = realloc(loc.counts, cap * k * sizeof(double))
+    if p == NULL:
+        return -1
+    loc.counts = <double*>p
+    memset(&loc.counts[loc.capacity * k], 0, (cap - loc.capacity) * k * sizeof(double))
+    loc.capacity = cap
+    return 0
+
+
+cdef int hash_count_column(
+    const value_t[:, ::1] X,      # IN: (n, d)
+    Py_ssize_t col,               # IN: which column
+    const intp_t* y,              # IN: (n,) class codes
+    const double* w,              # IN: (n,) weights or NULL
+    Py_ssize_t k,
+    Locals* loc,                  # OUT: distinct keys in first-seen order, counts
+) noexcept nogil:
+    cdef Table t
+    cdef Py_ssize_t i
+    cdef Py_ssize_t n = X.shape[0]
+    cdef uint8_t tag = 0
+    cdef uint64_t key = 0
+    cdef int64_t idx
+    if table_init(&t, 1024) != 0:
+        table_free(&t)
+        return -1
+    for i in range(n):
+        if numeric_key(X[i, col], &tag, &key):
+            continue
+        idx = table_insert(&t, tag, key, loc.n)
+        if idx == -2:
+            table_free(&t)
+            return -1
+        if idx == loc.n:
+            if locals_reserve(loc, loc.n + 1, k) != 0:
+                table_free(&t)
+                return -1
+            loc.tags[idx] = tag
+            loc.keys[idx] = key
+            loc.n += 1
+        loc.counts[idx * k + y[i]] += 1.0 if w == NULL else w[i]
+    table_free(&t)
+    return 0
+
+
+# -- fit kernels ------------------------------------------------------------------------
+def column_ranges(const value_t[:, ::1] X):
+    """Per column: (min, max) of the non-missing values as float64, and whether every
+    non-missing value is integral. Columns with no value get (inf, -inf)."""
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t i, j
+    cdef double v
+    lo_arr = np.full(d, INFINITY)
+    hi_arr = np.full(d, -INFINITY)
+    integral_arr = np.ones(d, dtype=np.uint8)
+    cdef double[::1] lo = lo_arr
+    cdef double[::1] hi = hi_arr
+    cdef uint8_t[::1] integral = integral_arr
+    with nogil:
+        for i in range(n):
+            for j in range(d):
+                v = <double>X[i, j]
+                if value_t is float or value_t is double:
+                    if v != v:
+                        continue
+                    if v != floor(v):
+                        integral[j] = 0
+                if v < lo[j]:
+                    lo[j] = v
+                if v > hi[j]:
+                    hi[j] = v
+    return lo_arr, hi_arr, integral_arr.astype(bool)
+
+
+cdef void count_codes_chunk(
+    const value_t[:, ::1] X,
+    const intp_t[::1] cols,
+    const intp_t[::1] offs,         # offset of column jj's (n_codes, k) block
+    const intp_t* y,
+    const double* w,
+    Py_ssize_t k,
+    Py_ssize_t start,
+    Py_ssize_t stop,
+    double* counts,                 # OUT: this chunk's counts
+) noexcept nogil:
+    cdef Py_ssize_t i, jj, code
+    cdef Py_ssize_t m = cols.shape[0]
+    cdef double wi, v
+    cdef intp_t c
+    for i in range(start, stop):
+        c = y[i]
+        wi = 1.0 if w == NULL else w[i]
+        for jj in range(m):
+            if value_t is float or value_t is double:
+                v = X[i, cols[jj]]
+                if v != v:
+                    continue
+                code = <Py_ssize_t>v
+            else:
+                code = <Py_ssize_t>X[i, cols[jj]]
+            counts[offs[jj] + code * k + c] += wi
+
+
+def count_codes(
+    const value_t[:, ::1] X,          # IN: (n, d)
+    const intp_t[::1] cols,           # IN: the code columns to count
+    const intp_t[::1] n_codes,        # IN: max code + 1 of each of them
+    const intp_t[::1] y,              # IN: (n,) class codes
+    const double[::1] sample_weight,  # IN: (n,) or None
+    Py_ssize_t k,
+    Py_ssize_t n_chunks,
+    int n_threads,
+):
+    """Dense counts of code columns: returns (counts, offs), where column jj's counts
+    are ``counts[offs[jj]:offs[jj] + n_codes[jj] * k]`` laid out (n_codes, k).
+
+    Rows are cut into ``n_chunks`` chunks (a function of the shape only), each
+    counted into its own buffer; buffers are summed in chunk order.
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t m = cols.shape[0]
+    cdef Py_ssize_t jj, chunk, t
+    cdef Py_ssize_t total = 0
+    cdef const double* w = NULL
+    offs_arr = np.zeros(m, dtype=np.intp)
+    cdef intp_t[::1] offs = offs_arr
+    for jj in range(m):
+        offs[jj] = total
+        total += n_codes[jj] * k
+    if sample_weight is not None:
+        w = &sample_weight[0]
+    if n_chunks < 1:
+        n_chunks = 1
+    counts_arr = np.zeros(total, dtype=np.float64)
+    if m == 0 or n == 0 or total == 0:
+        return counts_arr, offs_arr
+    chunk_counts_arr = np.zeros((n_chunks, total), dtype=np.float64)
+    cdef double[:, ::1] chunk_counts = chunk_counts_arr
+    cdef double[::1] counts = counts_arr
+    with nogil:
+        if n_threads <= 1 or n_chunks == 1:
+            for chunk in range(n_chunks):
+                count_codes_chunk(X, cols, offs, &y[0], w, k,
+                                  chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
+                                  &chunk_counts[chunk, 0])
+        else:
+            for chunk in prange(n_chunks, schedule='static', num_threads=n_threads):
+                count_codes_chunk(X, cols, offs, &y[0], w, k,
+                                  chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
+                                  &chunk_counts[chunk, 0])
+        for chunk in range(n_chunks):
+            for t in range(total):
+                counts[t] = counts[t] + chunk_counts[chunk, t]
+    return counts_arr, offs_arr
+
+
+def hash_count(
+    const value_t[:, ::1] X,          # IN: (n, d)
+    const intp_t[::1] cols,           # IN: the columns to count through hash tables
+    const intp_t[::1] y,              # IN: (n,) class codes
+    const double[::1] sample_weight,  # IN: (n,) or None
+    Py_ssize_t k,
+    int n_threads,
+):
+    """Count each column's distinct values per class in a growable hash table.
+
+    Returns one ``(tags, keys, counts)`` per column: the distinct keys in first-seen
+    order and their (n_distinct, k) counts. Each column is counted in row order by
+    one thread, so the result does not depend on the thread count.
+    """
+    cdef Py_ssize_t m = cols.shape[0]
+    cdef Py_ssize_t jj
+    cdef const double* w = NULL
+    cdef int failed = 0
+    cdef Locals* locs = <Locals*>calloc(m if m > 0 else 1, sizeof(Locals))
+    if locs == NULL:
+        raise MemoryError()
+    if sample_weight is not None:
+        w = &sample_weight[0]
+    try:
+        with nogil:
+            if n_threads <= 1 or m <= 1:
+                for jj in range(m):
+                    failed += hash_count_column(X, cols[jj], &y[0], w, k, &locs[jj]) != 0
+            else:
+                for jj in prange(m, schedule='dynamic', num_threads=n_threads):
+                    failed += hash_count_column(X, cols[jj], &y[0], w, k, &locs[jj]) != 0
+        if failed:
+            raise MemoryError("out of memory in the categorical hash tables")
+        result = []
+        for jj in range(m):
+            n_loc = locs[jj].n
+            tags_arr = np.empty(n_loc, dtype=np.uint8)
+            keys_arr = np.empty(n_loc, dtype=np.uint64)
+            counts_arr = np.empty((n_loc, k), dtype=np.float64)
+            if n_loc:
+                copy_locals(&locs[jj], tags_arr, keys_arr, counts_arr, k)
+            result.append((tags_arr, keys_arr, counts_arr))
+        return result
+    finally:
+        for jj in range(m):
+            free(locs[jj].tags)
+            free(locs[jj].keys)
+            free(locs[jj].counts)
+        free(locs)
+
+
+cdef void copy_locals(Locals* loc, uint8_t[::1] tags, uint64_t[::1] keys,
+                      double[:, ::1] counts, Py_ssize_t k) noexcept:
+    memcpy(&tags[0], loc.tags, loc.n * sizeof(uint8_t))
+    memcpy(&keys[0], loc.keys, loc.n * sizeof(uint64_t))
+    memcpy(&counts[0, 0], loc.counts, loc.n * k * sizeof(double))
+
+
+def encode_objects(object[:] column, int32_t[::1] ids_out):
+    """Key each distinct value of an object column once, with the GIL.
+
+    Writes the local index of each row's value into ``ids_out`` (-1 for a missing
+    value) and returns ``(values, tags, keys)`` of the distinct values in
+    first-seen order. Distinct values are told apart by Python equality (a dict),
+    so 1, 1.0 and True are one value, as in Python. Unhashable values raise
+    TypeError from the dict.
+    """
+    cdef Py_ssize_t n = column.shape[0]
+    cdef Py_ssize_t i
+    cdef dict seen = {}
+    cdef list values = []
+    cdef list tags = []
+    cdef list keys = []
+    cdef uint8_t tag = 0
+    cdef uint64_t key = 0
+    cdef object value, found
+    cdef int32_t idx
+    for i in range(n):
+        value = column[i]
+        found = seen.get(value)
+        if found is None:
+            if object_key(value, &tag, &key):
+                idx = -1
+            else:
+                idx = len(values)
+                values.append(value)
+                tags.append(tag)
+                keys.append(key)
+            seen[value] = idx
+            ids_out[i] = idx
+        else:
+            ids_out[i] = <int32_t>found
+    return (values, np.array(tags, dtype=np.uint8),
+            np.array(keys, dtype=np.uint64))
+
+
+def count_ids(
+    const int32_t[::1] ids,           # IN: (n,) local index per row, -1 missing
+    Py_ssize_t n_ids,
+    const intp_t[::1] y,              # IN: (n,) class codes
+    const double[::1] sample_weight,  # IN: (n,) or None
+    Py_ssize_t k,
+):
+    """(n_ids, k) counts of pre-keyed values, in row order."""
+    cdef Py_ssize_t n = ids.shape[0]
+    cdef Py_ssize_t i
+    cdef int32_t v
+    cdef const double* w = NULL
+    counts_arr = np.zeros((n_ids, k), dtype=np.float64)
+    cdef double[:, ::1] counts = counts_arr
+    if sample_weight is not None:
+        w = &sample_weight[0]
+    with nogil:
+        for i in range(n):
+            v = ids[i]
+            if v >= 0:
+                counts[v, y[i]] += 1.0 if w == NULL else w[i]
+    return counts_arr
+
+
+def gather_ids(const int32_t[::1] lut, const int64_t[::1] codes, int32_t[::1] ids_out):
+    """ids_out[i] = lut[codes[i]] (-1 where codes[i] < 0): pandas Categorical codes."""
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(codes.shape[0]):
+            ids_out[i] = lut[codes[i]] if codes[i] >= 0 else -1
+
+
+# -- frozen tables for predict -----------------------------------------------------------
+def build_table(const uint8_t[::1] tags, const uint64_t[::1] keys):
+    """A frozen table mapping (tags[i], keys[i]) -> i.
+
+    Returns ``(table_keys, table_tags, table_vals, duplicate)`` where duplicate is
+    None, or the pair (i, j) of two entries with the same (tag, key).
+    """
+    cdef Py_ssize_t m = tags.shape[0]
+    cdef int64_t size = 8
+    cdef Py_ssize_t i
+    cdef int64_t slot, mask
+    cdef Py_ssize_t dup_i = -1, dup_j = -1
+    while size < 2 * m:
+        size *= 2
+    mask = size - 1
+    tkeys_arr = np.zeros(size, dtype=np.uint64)
+    ttags_arr = np.zeros(size, dtype=np.uint8)
+    tvals_arr = np.full(size, -1, dtype=np.int64)
+    cdef uint64_t[::1] tkeys = tkeys_arr
+    cdef uint8_t[::1] ttags = ttags_arr
+    cdef int64_t[::1] tvals = tvals_arr
+    with nogil:
+        for i in range(m):
+            slot = <int64_t>(slot_hash(tags[i], keys[i]) & <uint64_t>mask)
+            while ttags[slot] != TAG_EMPTY:
+                if tkeys[slot] == keys[i] and ttags[slot] == tags[i]:
+                    break
+                slot = (slot + 1) & mask
+            if ttags[slot] != TAG_EMPTY:
+                if dup_i < 0:
+                    dup_i = tvals[slot]
+                    dup_j = i
+                continue
+            ttags[slot] = tags[i]
+            tkeys[slot] = keys[i]
+            tvals[slot] = i
+    duplicate = None if dup_i < 0 else (dup_i, dup_j)
+    return tkeys_arr, ttags_arr, tvals_arr, duplicate
+
+
+def lookup_table(
+    const uint64_t[::1] tkeys, const uint8_t[::1] ttags, const int64_t[::1] tvals,
+    const uint8_t[::1] tags, const uint64_t[::1] keys,
+):
+    """Index of each (tags[i], keys[i]) in a frozen table, or -1."""
+    cdef Py_ssize_t m = tags.shape[0]
+    cdef Py_ssize_t i
+    cdef int64_t mask = tkeys.shape[0] - 1
+    out_arr = np.empty(m, dtype=np.int64)
+    cdef int64_t[::1] out = out_arr
+    with nogil:
+        for i in range(m):
+            out[i] = table_find(&tkeys[0], &ttags[0], &tvals[0], mask, tags[i], keys[i])
+    return out_arr
+
+
+# -- predict ----------------------------------------------------------------------------
+cdef inline intp_t category_row(
+    value_t v, int fmode, intp_t n_cat,
+    const uint64_t* tkeys, const uint8_t* ttags, const int64_t* tvals, int64_t mask,
+) noexcept nogil:
+    """Row of the feature's log-prob table: 0..n_cat-1, n_cat (unseen) or -1 (missing)."""
+    cdef uint8_t tag = 0
+    cdef uint64_t key = 0
+    cdef int64_t found
+    if fmode == FEAT_RESOLVED:
+        return <intp_t>v
+    if fmode == FEAT_CODE:
+        if value_t is float or value_t is double:
+            if v != v:
+                return -1
+            if v >= 0 and v < n_cat and v == floor(v):
+                return <intp_t>v
+            return n_cat
+        elif value_t is uint8_t or value_t is uint16_t or value_t is uint32_t or value_t is uint64_t:
+            if <uint64_t>v < <uint64_t>n_cat:
+                return <intp_t>v
+            return n_cat
+        else:
+            if v >= 0 and v < n_cat:
+                return <intp_t>v
+            return n_cat
+    if numeric_key(v, &tag, &key):
+        return -1
+    found = table_find(tkeys, ttags, tvals, mask, tag, key)
+    return n_cat if found < 0 else <intp_t>found
+
+
+cdef inline void predict_row(
+    const value_t* x,
+    Py_ssize_t d,
+    Py_ssize_t k,
+    const int32_t* modes,
+    const intp_t* n_cat,
+    const double* lp,
+    const intp_t* lp_off,
+    const uint64_t* tkeys, const uint8_t* ttags, const int64_t* tvals,
+    const intp_t* toff, const intp_t* tmask,
+    const double* log_prior,
+    int mode,
+    double* acc,           # scratch or the output row, k values
+    intp_t* label_out,
+) noexcept nogil:
+    cdef Py_ssize_t j, c
+    cdef intp_t r, t
+    cdef const double* p
+    cdef double best
+    cdef intp_t best_class
+    for c in range(k):
+        acc[c] = 0.0
+    for j in range(d):
+        t = toff[j]
+        r = category_row(x[j], modes[j], n_cat[j], &tkeys[t], &ttags[t], &tvals[t], tmask[j])
+        if r < 0:
+            continue
+        p = &lp[lp_off[j] + r * k]
+        for c in range(k):
+            acc[c] = acc[c] + p[c]
+    for c in range(k):
+        acc[c] = acc[c] + log_prior[c]
+    if mode == MODE_ARGMAX:
+        best = acc[0]
+        best_class = 0
+        for c in range(1, k):
+            if acc[c] > best:
+                best = acc[c]
+                best_class = c
+        label_out[0] = best_class
+    else:
+        finish_row(acc, k, mode)
+
+
+def categorical_predict(
+    const value_t[:, ::1] X,          # IN: (n, d) values or resolved indices
+    const int32_t[::1] modes,         # IN: (d,) FEAT_CODE / FEAT_HASH / FEAT_RESOLVED
+    const intp_t[::1] n_cat,          # IN: (d,) categories per feature
+    const double[::1] lp,             # IN: per feature (n_cat + 1, k) log probs, flat
+    const intp_t[::1] lp_off,         # IN: (d,) offsets into lp
+    const uint64_t[::1] tkeys,        # IN: hash features' frozen tables, flat
+    const uint8_t[::1] ttags,
+    const int64_t[::1] tvals,
+    const intp_t[::1] toff,           # IN: (d,) offsets into the tables
+    const intp_t[::1] tmask,          # IN: (d,) table size - 1
+    const double[::1] log_prior,      # IN: (k,)
+    int mode,                         # PredictMode
+    intp_t[::1] labels_out,           # OUT: (n,) for MODE_ARGMAX, else None
+    double[:, ::1] out,               # OUT: (n, k) for other modes, else None
+    int n_threads,
+):
+    """Joint log likelihoods by table gathers, with the arg-max or normalisation fused."""
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t k = log_prior.shape[0]
+    cdef Py_ssize_t i
+    cdef double* acc = NULL
+    cdef intp_t dummy = 0
+    if n == 0:
+        return
+    if n_threads <= 1:
+        acc = <double*>malloc(k * sizeof(double))
+        if acc == NULL:
+            raise MemoryError()
+        with nogil:
+            for i in range(n):
+                if mode == MODE_ARGMAX:
+                    predict_row(&X[i, 0], d, k, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
+                                &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
+                                &log_prior[0], mode, acc, &labels_out[i])
+                else:
+                    predict_row(&X[i, 0], d, k, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
+                                &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
+                                &log_prior[0], mode, &out[i, 0], &dummy)
+        free(acc)
+        return
+    with nogil, parallel(num_threads=n_threads):
+        acc = <double*>malloc(k * sizeof(double))
+        for i in prange(n, schedule='static'):
+            if mode == MODE_ARGMAX:
+                predict_row(&X[i, 0], d, k, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
+                            &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
+                            &log_prior[0], mode, acc, &labels_out[i])
+            else:
+                predict_row(&X[i, 0], d, k, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
+                            &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
+                            &log_prior[0], mode, &out[i, 0], &dummy)
+        free(acc)
+
+
+def resolve_numeric(
+    const value_t[:, ::1] X,          # IN: (n, >= 1) values
+    Py_ssize_t col,                   # IN: which column of X
+    int fmode, intp_t n_cat,
+    const uint64_t[::1] tkeys, const uint8_t[::1] ttags, const int64_t[::1] tvals,
+    intp_t toff, intp_t tmask,
+    int32_t[:, ::1] out, Py_ssize_t out_col,   # OUT: resolved indices
+):
+    """Resolve one numeric column to table rows (for inputs of mixed column kinds)."""
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(X.shape[0]):
+            out[i, out_col] = <int32_t>category_row(
+                X[i, col], fmode, n_cat, &tkeys[toff], &ttags[toff], &tvals[toff], tmask)
+
+
+def resolve_objects(
+    object[:] column,                  # IN: (n,) values
+    int fmode, intp_t n_cat,
+    const uint64_t[::1] tkeys, const uint8_t[::1] ttags, const int64_t[::1] tvals,
+    intp_t toff, intp_t tmask,
+    object categories,                 # IN: the feature's category values (exact check)
+    int32_t[:, ::1] out, Py_ssize_t out_col,   # OUT: resolved indices
+):
+    """Resolve one object column to table rows, keying each distinct value once.
+
+    Code features take non-negative integers below n_cat as their own index; hash
+    features look the key up and, for str/bytes/other keys, compare the value with
+    the stored category, so a 64-bit key collision cannot misplace a value.
+    """
+    cdef Py_ssize_t n = column.shape[0]
+    cdef Py_ssize_t i
+    cdef dict cache = {}
+    cdef uint8_t tag = 0
+    cdef uint64_t key = 0
+    cdef int64_t found
+    cdef object value, hit
+    cdef int32_t idx
+    for i in range(n):
+        value = column[i]
+        hit = cache.get(value)
+        if hit is None:
+            if object_key(value, &tag, &key):
+                idx = -1
+            elif fmode == FEAT_CODE:
+                idx = <int32_t>key if (tag == TAG_INT and key < <uint64_t>n_cat) else <int32_t>n_cat
+            else:
+                found = table_find(&tkeys[toff], &ttags[toff], &tvals[toff], tmask, tag, key)
+                if found < 0:
+                    idx = <int32_t>n_cat
+                elif tag >= TAG_STR and not bool(categories[found] == value):
+                    idx = <int32_t>n_cat
+                else:
+                    idx = <int32_t>found
+            cache[value] = idx
+            out[i, out_col] = idx
+        else:
+            out[i, out_col] = <int32_t>hit
