@@ -623,7 +623,15 @@ class CategoricalNB(_BaseNB):
             kind = block[0]
             if kind == "numeric":
                 _, X2d, features = block
-                lo, hi, integral = _kernels.column_ranges(X2d)
+                if X2d.dtype.kind in "iu":
+                    umax = _kernels.int_umax(
+                        X2d, _chunk_count(n, X2d.shape[1]), n_threads)
+                    top = umax.astype(np.float64)
+                    lo = np.where(umax < np.uint64(1 << 63), 0.0, -1.0)
+                    hi = np.where(lo < 0, np.inf, top)
+                    integral = np.ones(X2d.shape[1], dtype=bool)
+                else:
+                    lo, hi, integral = _kernels.column_ranges(X2d)
                 is_code = integral & (lo >= 0) & (
                     (hi < _CODE_LIMIT) | (min_categories is not None)
                 )
@@ -792,6 +800,7 @@ class CategoricalNB(_BaseNB):
         lp_off = np.zeros(len(features), dtype=np.intp)
         modes = np.zeros(len(features), dtype=np.int32)
         n_cat = np.zeros(len(features), dtype=np.intp)
+        kp = 4 if k <= 4 else 8 if k <= 8 else k
         table_parts = [(np.zeros(1, np.uint64), np.zeros(1, np.uint8),
                         np.full(1, -1, np.int64))]
         toff = np.zeros(len(features), dtype=np.intp)
@@ -805,7 +814,10 @@ class CategoricalNB(_BaseNB):
                 flp = np.log(smoothed) - log_total
                 unseen = (np.log(alpha) - log_total).reshape(1, -1)
                 feature_log_prob.append(flp)
-                lp_blocks.append(np.concatenate([flp.T, unseen]).ravel())
+                block = np.zeros((flp.shape[1] + 1, kp))
+                block[:-1, :k] = flp.T
+                block[-1, :k] = unseen
+                lp_blocks.append(block.ravel())
                 lp_off[j] = offset
                 offset += lp_blocks[-1].size
                 n_cat[j] = flp.shape[1]
@@ -842,6 +854,7 @@ class CategoricalNB(_BaseNB):
         self._tables = [f["table"] for f in features]
         self._lp = np.concatenate(lp_blocks)
         self._lp_off = lp_off
+        self._kp = kp
         self._modes = modes
         self._n_cat = n_cat
         self._tkeys = np.concatenate([p[0] for p in table_parts])
@@ -932,7 +945,7 @@ class CategoricalNB(_BaseNB):
         n_threads = self._predict_threads(values.shape[0],
                                           values.shape[1] * self.classes_.size)
         _kernels.categorical_predict(
-            values, modes, self._n_cat, self._lp, self._lp_off, self._tkeys,
+            values, modes, self._n_cat, self._lp, self._lp_off, self._kp, self._tkeys,
             self._ttags, self._tvals, self._toff, self._tmask, self._log_prior, mode,
             labels_out, out, n_threads,
         )

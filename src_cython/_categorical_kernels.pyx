@@ -426,6 +426,46 @@ def column_ranges(const value_t[:, ::1] X):
     return lo_arr, hi_arr, integral_arr.astype(bool)
 
 
+def int_umax(const value_t[:, ::1] X, Py_ssize_t n_chunks, int n_threads):
+    """Per column, the largest value seen as uint64 (negatives count as huge), so
+    ``umax < limit`` says every value is a code in [0, limit). Integer X only."""
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t chunk, j
+    if n_chunks < 1:
+        n_chunks = 1
+    parts_arr = np.zeros((n_chunks, d), dtype=np.uint64)
+    cdef uint64_t[:, ::1] parts = parts_arr
+    if value_t is float or value_t is double:
+        raise TypeError("int_umax takes integer X")
+    with nogil:
+        if n_threads <= 1 or n_chunks == 1:
+            for chunk in range(n_chunks):
+                umax_chunk(X, chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
+                           &parts[chunk, 0])
+        else:
+            for chunk in prange(n_chunks, schedule='static', num_threads=n_threads):
+                umax_chunk(X, chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
+                           &parts[chunk, 0])
+    return parts_arr.max(axis=0)
+
+
+cdef void umax_chunk(const value_t[:, ::1] X, Py_ssize_t start, Py_ssize_t stop,
+                     uint64_t* top) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef Py_ssize_t d = X.shape[1]
+    cdef uint64_t u
+    cdef const value_t* row
+    for i in range(start, stop):
+        row = &X[i, 0]
+        for j in range(d):
+            if value_t is float or value_t is double:
+                u = 0
+            else:
+                u = <uint64_t>(<int64_t>row[j])
+            top[j] = u if u > top[j] else top[j]
+
+
 cdef void count_codes_chunk(
     const value_t[:, ::1] X,
     const intp_t[::1] cols,
@@ -724,10 +764,72 @@ cdef inline intp_t category_row(
     return n_cat if found < 0 else <intp_t>found
 
 
+cdef inline void gather4(const intp_t* rows, Py_ssize_t d, const double* lp,
+                         const intp_t* lp_off, double* out) noexcept nogil:
+    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
+    cdef const double* p
+    cdef Py_ssize_t j
+    for j in range(d):
+        if rows[j] < 0:
+            continue
+        p = lp + lp_off[j] + rows[j] * 4
+        a0 = a0 + p[0]
+        a1 = a1 + p[1]
+        a2 = a2 + p[2]
+        a3 = a3 + p[3]
+    out[0] = a0
+    out[1] = a1
+    out[2] = a2
+    out[3] = a3
+
+
+cdef inline void gather8(const intp_t* rows, Py_ssize_t d, const double* lp,
+                         const intp_t* lp_off, double* out) noexcept nogil:
+    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
+    cdef double a4 = 0.0, a5 = 0.0, a6 = 0.0, a7 = 0.0
+    cdef const double* p
+    cdef Py_ssize_t j
+    for j in range(d):
+        if rows[j] < 0:
+            continue
+        p = lp + lp_off[j] + rows[j] * 8
+        a0 = a0 + p[0]
+        a1 = a1 + p[1]
+        a2 = a2 + p[2]
+        a3 = a3 + p[3]
+        a4 = a4 + p[4]
+        a5 = a5 + p[5]
+        a6 = a6 + p[6]
+        a7 = a7 + p[7]
+    out[0] = a0
+    out[1] = a1
+    out[2] = a2
+    out[3] = a3
+    out[4] = a4
+    out[5] = a5
+    out[6] = a6
+    out[7] = a7
+
+
+cdef inline void gather_any(const intp_t* rows, Py_ssize_t d, const double* lp,
+                            const intp_t* lp_off, Py_ssize_t kp, double* out) noexcept nogil:
+    cdef const double* p
+    cdef Py_ssize_t j, c
+    for c in range(kp):
+        out[c] = 0.0
+    for j in range(d):
+        if rows[j] < 0:
+            continue
+        p = lp + lp_off[j] + rows[j] * kp
+        for c in range(kp):
+            out[c] = out[c] + p[c]
+
+
 cdef inline void predict_row(
     const value_t* x,
     Py_ssize_t d,
     Py_ssize_t k,
+    Py_ssize_t kp,          # row width of the log-prob tables (k padded to 4 or 8)
     const int32_t* modes,
     const intp_t* n_cat,
     const double* lp,
@@ -736,24 +838,27 @@ cdef inline void predict_row(
     const intp_t* toff, const intp_t* tmask,
     const double* log_prior,
     int mode,
-    double* acc,           # scratch or the output row, k values
-    intp_t* label_out,
+    intp_t* rows,          # scratch, d values
+    double* acc,           # scratch, kp values
+    double* row_out,       # OUT: k values (modes other than MODE_ARGMAX)
+    intp_t* label_out,     # OUT: MODE_ARGMAX
 ) noexcept nogil:
     cdef Py_ssize_t j, c
-    cdef intp_t r, t
-    cdef const double* p
+    cdef intp_t t
     cdef double best
     cdef intp_t best_class
-    for c in range(k):
-        acc[c] = 0.0
+    # Resolve every feature's table row first, then sum the rows with the class
+    # accumulators in registers (feature order, as scikit-learn sums).
     for j in range(d):
         t = toff[j]
-        r = category_row(x[j], modes[j], n_cat[j], &tkeys[t], &ttags[t], &tvals[t], tmask[j])
-        if r < 0:
-            continue
-        p = &lp[lp_off[j] + r * k]
-        for c in range(k):
-            acc[c] = acc[c] + p[c]
+        rows[j] = category_row(x[j], modes[j], n_cat[j], &tkeys[t], &ttags[t],
+                               &tvals[t], tmask[j])
+    if kp == 4:
+        gather4(rows, d, lp, lp_off, acc)
+    elif kp == 8:
+        gather8(rows, d, lp, lp_off, acc)
+    else:
+        gather_any(rows, d, lp, lp_off, kp, acc)
     for c in range(k):
         acc[c] = acc[c] + log_prior[c]
     if mode == MODE_ARGMAX:
@@ -765,15 +870,18 @@ cdef inline void predict_row(
                 best_class = c
         label_out[0] = best_class
     else:
-        finish_row(acc, k, mode)
+        for c in range(k):
+            row_out[c] = acc[c]
+        finish_row(row_out, k, mode)
 
 
 def categorical_predict(
     const value_t[:, ::1] X,          # IN: (n, d) values or resolved indices
     const int32_t[::1] modes,         # IN: (d,) FEAT_CODE / FEAT_HASH / FEAT_RESOLVED
     const intp_t[::1] n_cat,          # IN: (d,) categories per feature
-    const double[::1] lp,             # IN: per feature (n_cat + 1, k) log probs, flat
+    const double[::1] lp,             # IN: per feature (n_cat + 1, kp) log probs, flat
     const intp_t[::1] lp_off,         # IN: (d,) offsets into lp
+    Py_ssize_t kp,                    # IN: row width of lp (k padded to 4 or 8)
     const uint64_t[::1] tkeys,        # IN: hash features' frozen tables, flat
     const uint8_t[::1] ttags,
     const int64_t[::1] tvals,
@@ -791,37 +899,44 @@ def categorical_predict(
     cdef Py_ssize_t k = log_prior.shape[0]
     cdef Py_ssize_t i
     cdef double* acc = NULL
+    cdef intp_t* rows = NULL
     cdef intp_t dummy = 0
+    cdef double* row_out = NULL
+    cdef intp_t* label_out = &dummy
     if n == 0:
         return
     if n_threads <= 1:
-        acc = <double*>malloc(k * sizeof(double))
-        if acc == NULL:
+        acc = <double*>malloc(kp * sizeof(double))
+        rows = <intp_t*>malloc(d * sizeof(intp_t))
+        if acc == NULL or rows == NULL:
+            free(acc)
+            free(rows)
             raise MemoryError()
         with nogil:
             for i in range(n):
                 if mode == MODE_ARGMAX:
-                    predict_row(&X[i, 0], d, k, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
-                                &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
-                                &log_prior[0], mode, acc, &labels_out[i])
+                    label_out = &labels_out[i]
                 else:
-                    predict_row(&X[i, 0], d, k, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
-                                &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
-                                &log_prior[0], mode, &out[i, 0], &dummy)
+                    row_out = &out[i, 0]
+                predict_row(&X[i, 0], d, k, kp, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
+                            &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
+                            &log_prior[0], mode, rows, acc, row_out, label_out)
         free(acc)
+        free(rows)
         return
     with nogil, parallel(num_threads=n_threads):
-        acc = <double*>malloc(k * sizeof(double))
+        acc = <double*>malloc(kp * sizeof(double))
+        rows = <intp_t*>malloc(d * sizeof(intp_t))
         for i in prange(n, schedule='static'):
             if mode == MODE_ARGMAX:
-                predict_row(&X[i, 0], d, k, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
-                            &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
-                            &log_prior[0], mode, acc, &labels_out[i])
+                label_out = &labels_out[i]
             else:
-                predict_row(&X[i, 0], d, k, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
-                            &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
-                            &log_prior[0], mode, &out[i, 0], &dummy)
+                row_out = &out[i, 0]
+            predict_row(&X[i, 0], d, k, kp, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
+                        &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
+                        &log_prior[0], mode, rows, acc, row_out, label_out)
         free(acc)
+        free(rows)
 
 
 def resolve_numeric(
