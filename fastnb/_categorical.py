@@ -117,7 +117,8 @@ def _columns_of(X, name):
     if kind != "O":
         arr = arr.astype(object)
     return _Columns(
-        n_samples, n_features, [("object", arr[:, j], j) for j in range(n_features)]
+        n_samples, n_features,
+        [("object_rows", arr, np.arange(n_features, dtype=np.intp))],
     )
 
 
@@ -660,6 +661,18 @@ class CategoricalNB(_BaseNB):
                     for col, (tags, keys, counts) in zip(hash_cols, found):
                         batches[features[col]] = _Batch(False, counts, tags=tags,
                                                          keys=keys, objects=None)
+            elif kind == "object_rows":
+                _, X2d, features = block
+                ids = np.empty((features.size, n), dtype=np.int32)
+                try:
+                    found = _kernels.encode_object_rows(X2d, features, ids)
+                except TypeError as error:
+                    j = int(features[error.args[1]]) if len(error.args) > 1 else 0
+                    _raise_unhashable(X2d[:, j], j, names)
+                for jj, (values, tags, keys) in enumerate(found):
+                    counts = _kernels.count_ids(ids[jj], len(values), codes, weights, k)
+                    batches[int(features[jj])] = _Batch(False, counts, tags=tags,
+                                                        keys=keys, objects=values)
             elif kind == "object":
                 _, column, j = block
                 ids, values, tags, keys = _encode_object_column(column, j, names)
@@ -911,6 +924,16 @@ class CategoricalNB(_BaseNB):
         resolved = np.empty((columns.n_samples, columns.n_features), dtype=np.int32)
         tables = (self._tkeys, self._ttags, self._tvals)
         names = getattr(self, "feature_names_in_", None)
+        if columns.blocks[0][0] == "object_rows":
+            X2d = columns.blocks[0][1]
+            try:
+                _kernels.resolve_object_rows(
+                    X2d, self._modes, self._n_cat, *tables, self._toff, self._tmask,
+                    list(self.categories_), resolved)
+            except TypeError as error:
+                j = int(error.args[1]) if len(error.args) > 1 else 0
+                _raise_unhashable(X2d[:, j], j, names)
+            return resolved
         for block in columns.blocks:
             if block[0] == "numeric":
                 _, X2d, features = block

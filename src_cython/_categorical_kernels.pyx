@@ -644,6 +644,99 @@ def encode_objects(object[:] column, int32_t[::1] ids_out):
             np.array(keys, dtype=np.uint64))
 
 
+def encode_object_rows(object[:, :] X, const intp_t[::1] cols, int32_t[:, ::1] ids_out):
+    """``encode_objects`` for several columns of a 2-D object array, read row by row.
+
+    Reading in row-major order visits the Python objects in the order they were
+    usually created, which is much kinder to the caches than column by column.
+    ``ids_out`` is (len(cols), n). Returns one (values, tags, keys) per column; on an
+    unhashable value raises TypeError whose ``args[1]`` is the column position.
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t m = cols.shape[0]
+    cdef Py_ssize_t i, jj
+    cdef list seens = [{} for _ in range(m)]
+    cdef list values = [[] for _ in range(m)]
+    cdef list tags = [[] for _ in range(m)]
+    cdef list keys = [[] for _ in range(m)]
+    cdef dict seen
+    cdef list col_values
+    cdef uint8_t tag = 0
+    cdef uint64_t key = 0
+    cdef object value, found
+    cdef int32_t idx
+    for i in range(n):
+        for jj in range(m):
+            value = X[i, cols[jj]]
+            seen = <dict>seens[jj]
+            try:
+                found = seen.get(value)
+            except TypeError as error:
+                raise TypeError(str(error), jj) from None
+            if found is None:
+                if object_key(value, &tag, &key):
+                    idx = -1
+                else:
+                    col_values = <list>values[jj]
+                    idx = len(col_values)
+                    col_values.append(value)
+                    (<list>tags[jj]).append(tag)
+                    (<list>keys[jj]).append(key)
+                seen[value] = idx
+                ids_out[jj, i] = idx
+            else:
+                ids_out[jj, i] = <int32_t>found
+    return [(values[jj], np.array(tags[jj], dtype=np.uint8),
+             np.array(keys[jj], dtype=np.uint64)) for jj in range(m)]
+
+
+def resolve_object_rows(
+    object[:, :] X,                    # IN: (n, d) values
+    const int32_t[::1] modes, const intp_t[::1] n_cat,
+    const uint64_t[::1] tkeys, const uint8_t[::1] ttags, const int64_t[::1] tvals,
+    const intp_t[::1] toff, const intp_t[::1] tmask,
+    list categories,                   # IN: each feature's category values
+    int32_t[:, ::1] out,               # OUT: (n, d) resolved indices
+):
+    """``resolve_objects`` for every column of a 2-D object array, row by row."""
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t i, j
+    cdef list caches = [{} for _ in range(d)]
+    cdef dict cache
+    cdef uint8_t tag = 0
+    cdef uint64_t key = 0
+    cdef int64_t found
+    cdef object value, hit
+    cdef int32_t idx
+    for i in range(n):
+        for j in range(d):
+            value = X[i, j]
+            cache = <dict>caches[j]
+            try:
+                hit = cache.get(value)
+            except TypeError as error:
+                raise TypeError(str(error), j) from None
+            if hit is None:
+                if object_key(value, &tag, &key):
+                    idx = -1
+                elif modes[j] == FEAT_CODE:
+                    idx = <int32_t>key if (tag == TAG_INT and key < <uint64_t>n_cat[j]) else <int32_t>n_cat[j]
+                else:
+                    found = table_find(&tkeys[toff[j]], &ttags[toff[j]], &tvals[toff[j]],
+                                       tmask[j], tag, key)
+                    if found < 0:
+                        idx = <int32_t>n_cat[j]
+                    elif tag >= TAG_STR and not bool(categories[j][found] == value):
+                        idx = <int32_t>n_cat[j]
+                    else:
+                        idx = <int32_t>found
+                cache[value] = idx
+                out[i, j] = idx
+            else:
+                out[i, j] = <int32_t>hit
+
+
 def count_ids(
     const int32_t[::1] ids,           # IN: (n,) local index per row, -1 missing
     Py_ssize_t n_ids,
