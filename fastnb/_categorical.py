@@ -118,7 +118,7 @@ def _columns_of(X, name):
         arr = arr.astype(object)
     return _Columns(
         n_samples, n_features,
-        [("object_rows", arr, np.arange(n_features, dtype=np.intp))],
+        [("object_rows", _writeable(arr), np.arange(n_features, dtype=np.intp))],
     )
 
 
@@ -151,14 +151,21 @@ def _dataframe_columns(X, name):
         column = X.iloc[:, j]
         if _is_pandas_categorical(dtype):
             codes = np.asarray(column.cat.codes.to_numpy(), dtype=np.int64)
-            categories = np.asarray(column.cat.categories.to_numpy(dtype=object))
+            categories = _writeable(
+                np.asarray(column.cat.categories.to_numpy(dtype=object)))
             blocks.append(("categorical", codes, categories, j))
         elif isinstance(dtype, np.dtype) and dtype.kind in "biuf":
             values = np.asarray(column.to_numpy()).reshape(-1, 1)
             blocks.append(("numeric", _numeric_2d(values), np.array([j], dtype=np.intp)))
         else:
-            blocks.append(("object", np.asarray(column.to_numpy(dtype=object)), j))
+            blocks.append(
+                ("object", _writeable(np.asarray(column.to_numpy(dtype=object))), j))
     return _Columns(n_samples, n_features, blocks)
+
+
+def _writeable(arr):
+    # Cython object memoryviews cannot be const: copy read-only object arrays.
+    return arr if arr.flags.writeable else arr.copy()
 
 
 def _column_label(names, j):
@@ -639,7 +646,8 @@ class CategoricalNB(_BaseNB):
                 is_code |= lo > hi  # no value at all: an empty code feature
                 if min_categories is not None and not is_code.all():
                     bad = int(np.flatnonzero(~is_code)[0])
-                    self._raise_not_codes(features[bad], names, lo[bad], integral[bad])
+                    self._raise_not_codes(features[bad], names,
+                                          float(np.nanmin(X2d[:, bad])), integral[bad])
                 if old_kinds is not None:
                     is_code &= np.array([old_kinds[f] == "code" for f in features],
                                         dtype=bool)
