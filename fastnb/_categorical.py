@@ -40,7 +40,11 @@ _CODE_LIMIT = 1 << 16
 _FIT_MIN_ROWS_PER_CHUNK = 8192
 _FIT_MAX_CHUNKS = 64
 _FIT_SCRATCH_BYTES = 32 << 20
-_PARALLEL_FIT_MIN_WORK = 1 << 17
+# Below these sizes a call runs on one thread, without entering an OpenMP region:
+# waking a team (and, on a busy machine, waiting for a descheduled thread) costs
+# more than the work. Fit: values read; predict: table adds (n * d * k).
+_PARALLEL_FIT_MIN_WORK = 1 << 21
+_PARALLEL_PREDICT_MIN_WORK = 1 << 23
 
 # dtypes the compiled kernels read directly (one fused specialisation each).
 _KERNEL_DTYPES = frozenset(
@@ -970,6 +974,11 @@ class CategoricalNB(_BaseNB):
                                               lut[np.maximum(cat_codes, 0)]) if (
                         lut.size) else -1
         return resolved
+
+    def _predict_threads(self, n_samples, work_per_row):
+        if n_samples * work_per_row < _PARALLEL_PREDICT_MIN_WORK:
+            return 1
+        return effective_n_threads(self.n_threads)
 
     def _run_predict_kernel(self, X, mode, labels_out, out):
         values, modes = X.values, X.modes

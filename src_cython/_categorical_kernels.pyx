@@ -23,7 +23,9 @@ compares the values themselves once per distinct value, so counts are exact.
 Fit. Code features (non-negative integers below a fixed limit) are counted
 straight into dense (n_codes, k) arrays by row chunks whose number depends only
 on the data's shape; chunks are summed in chunk order, so the result is the same
-bits for any thread count. Other numeric features are counted per feature, in
+bits for any thread count. Chunks and predict rows are handed out dynamically:
+each writes only its own output, so this changes no result, and a thread that
+the OS deschedules on a busy machine does not hold the others up. Other numeric features are counted per feature, in
 row order, into a growable hash table (features run in parallel; each is
 sequential, so again thread-count independent). Object columns are keyed once per
 distinct value with the GIL, then counted without it.
@@ -39,7 +41,7 @@ from cython.parallel cimport prange, parallel
 from libc.stdint cimport (
     int8_t, uint8_t, int16_t, uint16_t, int32_t, uint32_t, int64_t, uint64_t,
 )
-from libc.stdlib cimport malloc, calloc, realloc, free
+from cpython.mem cimport PyMem_RawMalloc, PyMem_RawCalloc, PyMem_RawRealloc, PyMem_RawFree
 from libc.string cimport memcpy, memset
 from libc.math cimport floor, INFINITY
 
@@ -48,6 +50,24 @@ from _common cimport (
 )
 
 import numpy as np
+
+# PyMem_Raw* are malloc-like, safe without the GIL, and seen by tracemalloc, so the
+# benchmarks can report the hash tables' memory.
+cdef inline void* malloc(size_t size) noexcept nogil:
+    return PyMem_RawMalloc(size)
+
+
+cdef inline void* calloc(size_t n, size_t size) noexcept nogil:
+    return PyMem_RawCalloc(n, size)
+
+
+cdef inline void* realloc(void* p, size_t size) noexcept nogil:
+    return PyMem_RawRealloc(p, size)
+
+
+cdef inline void free(void* p) noexcept nogil:
+    PyMem_RawFree(p)
+
 
 cdef extern from "Python.h":
     Py_ssize_t PyUnicode_GET_LENGTH(object)
@@ -444,7 +464,7 @@ def int_umax(const value_t[:, ::1] X, Py_ssize_t n_chunks, int n_threads):
                 umax_chunk(X, chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
                            &parts[chunk, 0])
         else:
-            for chunk in prange(n_chunks, schedule='static', num_threads=n_threads):
+            for chunk in prange(n_chunks, schedule='dynamic', num_threads=n_threads):
                 umax_chunk(X, chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
                            &parts[chunk, 0])
     return parts_arr.max(axis=0)
@@ -538,7 +558,7 @@ def count_codes(
                                   chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
                                   &chunk_counts[chunk, 0])
         else:
-            for chunk in prange(n_chunks, schedule='static', num_threads=n_threads):
+            for chunk in prange(n_chunks, schedule='dynamic', num_threads=n_threads):
                 count_codes_chunk(X, cols, offs, &y[0], w, k,
                                   chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
                                   &chunk_counts[chunk, 0])
@@ -1020,7 +1040,7 @@ def categorical_predict(
     with nogil, parallel(num_threads=n_threads):
         acc = <double*>malloc(kp * sizeof(double))
         rows = <intp_t*>malloc(d * sizeof(intp_t))
-        for i in prange(n, schedule='static'):
+        for i in prange(n, schedule='dynamic', chunksize=2048):
             if mode == MODE_ARGMAX:
                 label_out = &labels_out[i]
             else:

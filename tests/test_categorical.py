@@ -12,6 +12,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from fastnb import CategoricalNB, NotFittedError
+from fastnb import _categorical
 from fastnb._categorical import _kernels
 
 sklearn = pytest.importorskip("sklearn")
@@ -307,8 +308,14 @@ def test_same_bits_for_any_thread_count(seed, weighted, kind):
         X = X * (2**40) - 2**45
     y = rng.integers(0, 5, n)
     w = rng.uniform(0, 2, n) if weighted else None
-    models = [CategoricalNB(n_threads=t).fit(X, y, sample_weight=w) for t in (1, 2, 4)]
-    outputs = [(m.predict(X), m.predict_proba(X)) for m in models]
+    with pytest.MonkeyPatch.context() as patch:
+        # Go parallel at this small size too (n=40000 makes 4 fit chunks).
+        patch.setattr(_categorical, "_PARALLEL_FIT_MIN_WORK", 0)
+        patch.setattr(_categorical, "_PARALLEL_PREDICT_MIN_WORK", 0)
+        models = [CategoricalNB(n_threads=t).fit(X, y, sample_weight=w)
+                  for t in (1, 2, 4)]
+        outputs = [(m.predict(X), m.predict_proba(X)) for m in models]
+        assert models[1]._predict_threads(n, d * 5) == 2
     for model, (labels, proba) in zip(models[1:], outputs[1:]):
         for a, b in zip(model.category_count_, models[0].category_count_):
             assert_array_equal(a, b)
@@ -349,7 +356,8 @@ def test_keys_and_models_are_stable_across_processes(tmp_path, rng):
         f"""
         import pickle, sys
         import numpy as np
-        from fastnb._categorical import _kernels
+        from fastnb import _categorical
+from fastnb._categorical import _kernels
         values = {STABLE_VALUES!r}
         print(repr([_kernels.value_key(v) for v in values]))
         model = pickle.loads(open({str(path)!r}, "rb").read())

@@ -1,0 +1,103 @@
+"""Side-by-side timing: fastnb against a baseline, pair by pair in one process.
+
+Every case runs its fastnb call and its baseline call alternately, after one
+warm-up each; the speedup is the median of the per-pair ratios, so that a noisy
+moment on this (2-core, shared) machine hits both sides of a pair alike.
+"""
+
+import time
+import tracemalloc
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import numpy as np
+
+__all__ = ["Case", "MemoryCase", "run_case", "run_memory_case"]
+
+
+@dataclass
+class Case:
+    """One timed comparison.
+
+    ``target`` is the minimum speedup (baseline time / fastnb time) the project
+    promises; ``max_seconds`` an absolute bound on fastnb's median time.
+    """
+
+    workload: str
+    operation: str
+    fastnb: Callable[[], object]
+    sklearn: Optional[Callable[[], object]] = None
+    target: Optional[float] = None
+    baseline: str = "scikit-learn"
+    max_seconds: Optional[float] = None
+    inner_loops: int = 1  # calls per timing, for microsecond-scale operations
+
+
+@dataclass
+class MemoryCase:
+    """Peak extra memory of one fastnb call, against the size of what it returns."""
+
+    workload: str
+    operation: str
+    fastnb: Callable[[], object]
+    allowance_bytes: int = 0  # the O(k*d) model-sized slack allowed on top
+    notes: list = field(default_factory=list)
+
+
+def _time(function, inner_loops):
+    start = time.perf_counter()
+    for _ in range(inner_loops):
+        function()
+    return (time.perf_counter() - start) / inner_loops
+
+
+def run_case(case, repeats):
+    """Return a dict of median times, the median pairwise speedup and a verdict."""
+    case.fastnb()
+    if case.sklearn is not None:
+        case.sklearn()
+    ours, theirs, ratios = [], [], []
+    for _ in range(repeats):
+        t_ours = _time(case.fastnb, case.inner_loops)
+        ours.append(t_ours)
+        if case.sklearn is not None:
+            t_theirs = _time(case.sklearn, case.inner_loops)
+            theirs.append(t_theirs)
+            ratios.append(t_theirs / t_ours)
+    result = {
+        "workload": case.workload,
+        "operation": case.operation,
+        "baseline": case.baseline,
+        "fastnb_s": float(np.median(ours)),
+        "baseline_s": float(np.median(theirs)) if theirs else None,
+        "speedup": float(np.median(ratios)) if ratios else None,
+        "target": case.target,
+        "max_seconds": case.max_seconds,
+    }
+    ok = True
+    if case.target is not None and result["speedup"] is not None:
+        ok = ok and result["speedup"] >= case.target
+    if case.max_seconds is not None:
+        ok = ok and result["fastnb_s"] <= case.max_seconds
+    result["ok"] = ok if (case.target is not None or case.max_seconds is not None) else None
+    return result
+
+
+def run_memory_case(case):
+    """Peak bytes traced during one call, and the bytes of the array it returns."""
+    case.fastnb()
+    tracemalloc.start()
+    try:
+        output = case.fastnb()
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    output_bytes = int(getattr(output, "nbytes", 0))
+    return {
+        "workload": case.workload,
+        "operation": case.operation,
+        "peak_bytes": int(peak),
+        "output_bytes": output_bytes,
+        "allowance_bytes": case.allowance_bytes,
+        "ok": peak <= output_bytes + case.allowance_bytes,
+    }

@@ -1,0 +1,104 @@
+"""Print fastnb's speed next to scikit-learn's, as a markdown table.
+
+Usage::
+
+    python benchmarks/side_by_side.py            # the full workloads (a few minutes)
+    python benchmarks/side_by_side.py --quick    # small sizes, a smoke test
+    python benchmarks/side_by_side.py --only G1,B1 --repeats 7 --json out.json
+
+Each row is the median of ``--repeats`` (>= 5) timings after a warm-up, and the
+speedup is the median of per-pair ratios measured alternately in this process.
+Workloads live in ``workloads_*.py`` beside this file; each defines ``cases()``
+and optionally ``memory_cases()``.
+"""
+
+import argparse
+import importlib
+import json
+import pathlib
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from harness import run_case, run_memory_case  # noqa: E402
+
+
+def _format_time(seconds):
+    if seconds is None:
+        return ""
+    if seconds < 1e-3:
+        return f"{seconds * 1e6:.1f} µs"
+    if seconds < 1:
+        return f"{seconds * 1e3:.1f} ms"
+    return f"{seconds:.2f} s"
+
+
+def _workload_modules():
+    for path in sorted(HERE.glob("workloads_*.py")):
+        yield importlib.import_module(path.stem)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes")
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--only", default="", help="comma-separated workload prefixes")
+    parser.add_argument("--json", default="", help="also write the results here")
+    args = parser.parse_args(argv)
+    if args.repeats < 1:
+        parser.error("--repeats must be >= 1")
+    prefixes = tuple(p.strip() for p in args.only.split(",") if p.strip())
+
+    import fastnb
+
+    config = fastnb.show_config()
+    print(f"fastnb {config['version']} | OpenMP {config['openmp']} | "
+          f"{config['threads']} threads | {config['simd']} kernels | "
+          f"median of {args.repeats} after a warm-up\n")
+    print("| workload | operation | fastnb | baseline | baseline time | speedup | "
+          "target | met |")
+    print("|---|---|---|---|---|---|---|---|")
+    results, memory = [], []
+    for module in _workload_modules():
+        for case in module.cases(quick=args.quick):
+            if prefixes and not case.workload.startswith(prefixes):
+                continue
+            row = run_case(case, args.repeats)
+            results.append(row)
+            target = ""
+            if row["target"] is not None:
+                target = f">= {row['target']:g}x"
+            if row["max_seconds"] is not None:
+                target = f"<= {_format_time(row['max_seconds'])}"
+            speedup = f"{row['speedup']:.1f}x" if row["speedup"] is not None else ""
+            met = {None: "", True: "yes", False: "**no**"}[row["ok"]]
+            print(f"| {row['workload']} | {row['operation']} | "
+                  f"{_format_time(row['fastnb_s'])} | {row['baseline']} | "
+                  f"{_format_time(row['baseline_s'])} | {speedup} | {target} | {met} |",
+                  flush=True)
+        if hasattr(module, "memory_cases"):
+            for case in module.memory_cases(quick=args.quick):
+                if prefixes and not case.workload.startswith(prefixes):
+                    continue
+                memory.append(run_memory_case(case))
+    if memory:
+        print("\n| workload | operation | peak extra memory | returned array | "
+              "allowed | met |")
+        print("|---|---|---|---|---|---|")
+        for row in memory:
+            print(f"| {row['workload']} | {row['operation']} | "
+                  f"{row['peak_bytes'] / 2**20:.2f} MiB | "
+                  f"{row['output_bytes'] / 2**20:.2f} MiB | "
+                  f"+{row['allowance_bytes'] / 2**20:.2f} MiB | "
+                  f"{'yes' if row['ok'] else '**no**'} |")
+    if args.json:
+        pathlib.Path(args.json).write_text(
+            json.dumps({"config": config, "timings": results, "memory": memory},
+                       indent=2)
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
