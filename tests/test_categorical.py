@@ -356,8 +356,7 @@ def test_keys_and_models_are_stable_across_processes(tmp_path, rng):
         f"""
         import pickle, sys
         import numpy as np
-        from fastnb import _categorical
-from fastnb._categorical import _kernels
+        from fastnb._categorical import _kernels
         values = {STABLE_VALUES!r}
         print(repr([_kernels.value_key(v) for v in values]))
         model = pickle.loads(open({str(path)!r}, "rb").read())
