@@ -28,6 +28,7 @@ _TAG_STR, _TAG_BYTES, _TAG_BIGINT = _TAG["str"], _TAG["bytes"], _TAG["bigint"]
 _FEAT_CODE = _kernels.FEATURE_MODES["code"]
 _FEAT_HASH = _kernels.FEATURE_MODES["hash"]
 _FEAT_RESOLVED = _kernels.FEATURE_MODES["resolved"]
+_FEAT_BUCKET = _kernels.FEATURE_MODES["bucket"]
 
 # A feature whose values are all integers in [0, _CODE_LIMIT) is a *code feature*:
 # its categories are 0..n-1, laid out exactly as scikit-learn's. The limit is a
@@ -253,11 +254,13 @@ class _Batch:
     keyed values (tags, keys, objects, counts (m, k)).
     """
 
-    __slots__ = ("codes", "counts", "tags", "keys", "objects")
+    __slots__ = ("codes", "counts", "tags", "keys", "objects", "buckets")
 
-    def __init__(self, codes, counts, tags=None, keys=None, objects=None):
+    def __init__(self, codes, counts, tags=None, keys=None, objects=None,
+                 buckets=False):
         self.codes = codes
         self.counts = counts
+        self.buckets = buckets
         self.tags = tags
         self.keys = keys
         self.objects = objects
@@ -326,6 +329,17 @@ class CategoricalNB(_BaseNB):
         Minimum number of categories per feature, as in scikit-learn. Setting it
         declares that X holds integer codes 0..n-1: a feature with any other value
         (a negative number, a string, ...) raises ValueError.
+    hash_buckets : int, default=None
+        Bounded memory for huge cardinalities (feature hashing). If None, every
+        distinct value is its own category, counted exactly, and memory grows with
+        the number of distinct values. If an int B, every feature's values are
+        hashed (with fastnb's stable keys) into B buckets: each feature then
+        takes exactly ``k * B`` counts whatever its cardinality, values that
+        collide in a bucket share their counts (collisions are accepted: with D
+        distinct values a given value shares its bucket with about D / B others),
+        ``categories_[i]`` is None and ``n_categories_[i]`` is B. An unseen value
+        falls into some bucket and gets that bucket's probability. Cannot be
+        combined with ``min_categories``.
     n_threads : int, default=None
         Threads for the kernels: None or -1 means all usable cores (honouring
         ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
@@ -422,6 +436,7 @@ class CategoricalNB(_BaseNB):
         fit_prior=True,
         class_prior=None,
         min_categories=None,
+        hash_buckets=None,
         n_threads=None,
     ):
         self.alpha = alpha
@@ -429,6 +444,7 @@ class CategoricalNB(_BaseNB):
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.min_categories = min_categories
+        self.hash_buckets = hash_buckets
         self.n_threads = n_threads
 
     def _check_fitted(self):
@@ -523,6 +539,20 @@ class CategoricalNB(_BaseNB):
                 f"The 'n_threads' parameter of {name} must be None, -1 or a "
                 "non-zero int. Got 0 instead."
             )
+        buckets = self.hash_buckets
+        if buckets is not None:
+            if not isinstance(buckets, Integral) or isinstance(buckets, bool) or not (
+                1 <= buckets < 2**31
+            ):
+                raise ValueError(
+                    f"The 'hash_buckets' parameter of {name} must be None or an int "
+                    f"in the range [1, 2**31). Got {buckets!r} instead."
+                )
+            if self.min_categories is not None:
+                raise ValueError(
+                    "min_categories declares integer codes and hash_buckets hashes "
+                    "values into buckets: set only one of them."
+                )
         mc = self.min_categories
         if mc is not None and not (
             isinstance(mc, Integral) and not isinstance(mc, bool) and mc >= 1
@@ -631,6 +661,8 @@ class CategoricalNB(_BaseNB):
         n_threads = 1
         if n * columns.n_features >= _PARALLEL_FIT_MIN_WORK:
             n_threads = effective_n_threads(self.n_threads)
+        if self.hash_buckets is not None:
+            return self._count_buckets(columns, codes, weights, k, names, n_threads)
         for block in columns.blocks:
             kind = block[0]
             if kind == "numeric":
@@ -703,6 +735,49 @@ class CategoricalNB(_BaseNB):
                     self._raise_not_codes(j, names, None, None, batch)
         return batches
 
+    def _count_buckets(self, columns, codes, weights, k, names, n_threads):
+        """Feature hashing: (n_buckets, k) counts per feature, no per-value state."""
+        n, n_buckets = columns.n_samples, int(self.hash_buckets)
+        batches = [None] * columns.n_features
+
+        def bucket_ids(X2d, features):
+            ids = np.empty((features.size, X2d.shape[0]), dtype=np.int32)
+            try:
+                _kernels.bucket_object_rows(X2d, features, n_buckets, ids)
+            except TypeError as error:
+                j = int(features[error.args[1]]) if len(error.args) > 1 else 0
+                _raise_unhashable(X2d[:, j], j, names)
+            return ids
+
+        for block in columns.blocks:
+            kind = block[0]
+            if kind == "numeric":
+                _, X2d, features = block
+                counts = _kernels.bucket_count(X2d, np.arange(X2d.shape[1], dtype=np.intp),
+                                               codes, weights, k, n_buckets, n_threads)
+                for col, j in enumerate(features):
+                    batches[int(j)] = _Batch(False, counts[col], buckets=True)
+                continue
+            if kind == "object_rows":
+                _, X2d, features = block
+                ids = bucket_ids(X2d, features)
+                found = list(zip(features, ids))
+            elif kind == "object":
+                _, column, j = block
+                ids = bucket_ids(column.reshape(-1, 1), np.array([0], dtype=np.intp))
+                found = [(j, ids[0])]
+            else:
+                _, cat_codes, categories, j = block
+                lut = bucket_ids(categories.reshape(-1, 1), np.array([0], dtype=np.intp))
+                ids = np.empty(n, dtype=np.int32)
+                _kernels.gather_ids(lut[0], cat_codes, ids)
+                found = [(j, ids)]
+            for j, column_ids in found:
+                batches[int(j)] = _Batch(
+                    False, _kernels.count_ids(column_ids, n_buckets, codes, weights, k),
+                    buckets=True)
+        return batches
+
     def _raise_not_codes(self, j, names, lo, integral, batch=None):
         if batch is not None:
             bad = [i for i in range(batch.tags.size)
@@ -732,6 +807,12 @@ class CategoricalNB(_BaseNB):
 
     def _merge_feature(self, old, batch, k, min_cat, j, names):
         """The new state of feature j: old state (or None) plus one batch."""
+        if batch.buckets:
+            counts = batch.counts.T.copy()
+            if old is not None:
+                counts += old["counts"]
+            return {"kind": "bucket", "counts": counts, "values": None, "tags": None,
+                    "keys": None, "table": None}
         stays_code = (old is None or old["kind"] == "code") and batch.code_capable(
             min_cat is not None)
         if stays_code:
@@ -848,6 +929,8 @@ class CategoricalNB(_BaseNB):
                 n_cat[j] = flp.shape[1]
                 if feature["kind"] == "code":
                     modes[j] = _FEAT_CODE
+                elif feature["kind"] == "bucket":
+                    modes[j] = _FEAT_BUCKET
                 else:
                     modes[j] = _FEAT_HASH
                     tkeys, ttags, tvals = feature["table"]

@@ -107,12 +107,14 @@ cdef enum:
     FEAT_CODE = 0       # the value is the category index (out of range: unseen)
     FEAT_HASH = 1       # the value's key is looked up in the feature's table
     FEAT_RESOLVED = 2   # already an index: -1 missing, n_cat unseen
+    FEAT_BUCKET = 3     # the value's key hashed into n_cat buckets (feature hashing)
 
 TAGS = {
     "empty": TAG_EMPTY, "int": TAG_INT, "uint": TAG_UINT, "float": TAG_FLOAT,
     "str": TAG_STR, "bytes": TAG_BYTES, "bigint": TAG_BIGINT, "other": TAG_OTHER,
 }
-FEATURE_MODES = {"code": FEAT_CODE, "hash": FEAT_HASH, "resolved": FEAT_RESOLVED}
+FEATURE_MODES = {"code": FEAT_CODE, "hash": FEAT_HASH, "resolved": FEAT_RESOLVED,
+                 "bucket": FEAT_BUCKET}
 
 cdef uint64_t FNV_OFFSET = 0xcbf29ce484222325ULL
 cdef uint64_t FNV_PRIME = 0x100000001b3ULL
@@ -130,6 +132,11 @@ cdef inline uint64_t fmix64(uint64_t h) noexcept nogil:
 
 cdef inline uint64_t slot_hash(uint8_t tag, uint64_t key) noexcept nogil:
     return fmix64(key ^ (<uint64_t>tag * 0x9E3779B97F4A7C15ULL))
+
+
+cdef inline intp_t bucket_of(uint8_t tag, uint64_t key, intp_t n_buckets) noexcept nogil:
+    """Stable bucket of a key for feature hashing."""
+    return <intp_t>(slot_hash(tag, key) % <uint64_t>n_buckets)
 
 
 cdef uint64_t hash_units(const void* data, int width, Py_ssize_t n) noexcept nogil:
@@ -742,6 +749,8 @@ def resolve_object_rows(
                     idx = -1
                 elif modes[j] == FEAT_CODE:
                     idx = <int32_t>key if (tag == TAG_INT and key < <uint64_t>n_cat[j]) else <int32_t>n_cat[j]
+                elif modes[j] == FEAT_BUCKET:
+                    idx = <int32_t>bucket_of(tag, key, n_cat[j])
                 else:
                     found = table_find(&tkeys[toff[j]], &ttags[toff[j]], &tvals[toff[j]],
                                        tmask[j], tag, key)
@@ -755,6 +764,83 @@ def resolve_object_rows(
                 out[i, j] = idx
             else:
                 out[i, j] = <int32_t>hit
+
+
+def bucket_count(
+    const value_t[:, ::1] X,          # IN: (n, d)
+    const intp_t[::1] cols,           # IN: the columns to count
+    const intp_t[::1] y,              # IN: (n,) class codes
+    const double[::1] sample_weight,  # IN: (n,) or None
+    Py_ssize_t k,
+    intp_t n_buckets,
+    int n_threads,
+):
+    """Feature hashing: (len(cols), n_buckets, k) counts of each value's bucket.
+
+    Memory is fixed by n_buckets, whatever the number of distinct values. Each
+    column is counted in row order by one thread.
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t m = cols.shape[0]
+    cdef Py_ssize_t i, jj
+    cdef const double* w = NULL
+    cdef uint8_t tag = 0
+    cdef uint64_t key = 0
+    counts_arr = np.zeros((m, n_buckets, k), dtype=np.float64)
+    cdef double[:, :, ::1] counts = counts_arr
+    if sample_weight is not None:
+        w = &sample_weight[0]
+    with nogil:
+        if n_threads <= 1 or m <= 1:
+            for jj in range(m):
+                bucket_count_column(X, cols[jj], &y[0], w, k, n_buckets, &counts[jj, 0, 0])
+        else:
+            for jj in prange(m, schedule='dynamic', num_threads=n_threads):
+                bucket_count_column(X, cols[jj], &y[0], w, k, n_buckets, &counts[jj, 0, 0])
+    return counts_arr
+
+
+cdef void bucket_count_column(const value_t[:, ::1] X, Py_ssize_t col, const intp_t* y,
+                              const double* w, Py_ssize_t k, intp_t n_buckets,
+                              double* counts) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef uint8_t tag = 0
+    cdef uint64_t key = 0
+    for i in range(X.shape[0]):
+        if numeric_key(X[i, col], &tag, &key):
+            continue
+        counts[bucket_of(tag, key, n_buckets) * k + y[i]] += 1.0 if w == NULL else w[i]
+
+
+def bucket_object_rows(object[:, :] X, const intp_t[::1] cols, intp_t n_buckets,
+                       int32_t[:, ::1] ids_out):
+    """Feature hashing of object columns, row by row: ``ids_out[jj, i]`` is the
+    bucket of ``X[i, cols[jj]]`` (-1 when missing). Keeps no per-value state."""
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t m = cols.shape[0]
+    cdef Py_ssize_t i, jj
+    cdef uint8_t tag = 0
+    cdef uint64_t key = 0
+    cdef object value
+    for i in range(n):
+        for jj in range(m):
+            value = X[i, cols[jj]]
+            try:
+                missing = object_key(value, &tag, &key)
+            except TypeError as error:
+                raise TypeError(str(error), jj) from None
+            ids_out[jj, i] = -1 if missing else <int32_t>bucket_of(tag, key, n_buckets)
+
+
+def bucket_keys(const uint8_t[::1] tags, const uint64_t[::1] keys, intp_t n_buckets):
+    """Bucket of each (tag, key)."""
+    cdef Py_ssize_t i
+    out_arr = np.empty(tags.shape[0], dtype=np.intp)
+    cdef intp_t[::1] out = out_arr
+    with nogil:
+        for i in range(tags.shape[0]):
+            out[i] = bucket_of(tags[i], keys[i], n_buckets)
+    return out_arr
 
 
 def count_ids(
@@ -873,6 +959,8 @@ cdef inline intp_t category_row(
             return n_cat
     if numeric_key(v, &tag, &key):
         return -1
+    if fmode == FEAT_BUCKET:
+        return bucket_of(tag, key, n_cat)
     found = table_find(tkeys, ttags, tvals, mask, tag, key)
     return n_cat if found < 0 else <intp_t>found
 
@@ -1098,6 +1186,8 @@ def resolve_objects(
                 idx = -1
             elif fmode == FEAT_CODE:
                 idx = <int32_t>key if (tag == TAG_INT and key < <uint64_t>n_cat) else <int32_t>n_cat
+            elif fmode == FEAT_BUCKET:
+                idx = <int32_t>bucket_of(tag, key, n_cat)
             else:
                 found = table_find(&tkeys[toff], &ttags[toff], &tvals[toff], tmask, tag, key)
                 if found < 0:

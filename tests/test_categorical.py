@@ -549,6 +549,45 @@ def test_many_distinct_ids_memory_proportional_to_distinct(rng):
                     rtol=0)
 
 
+def test_hash_buckets_bound_memory_and_share_counts(rng):
+    n = 20000
+    ids = rng.integers(-(2**63), 2**63 - 1, n, endpoint=True, dtype=np.int64)
+    X = np.column_stack([ids, rng.integers(0, 5, n)])
+    y = rng.integers(0, 3, n)
+    model = CategoricalNB(hash_buckets=256).fit(X, y)
+    # Fixed memory: (k, B) counts per feature, whatever the cardinality.
+    assert [c.shape for c in model.category_count_] == [(3, 256), (3, 256)]
+    assert_array_equal(model.n_categories_, [256, 256])
+    assert model.categories_ == [None, None]
+    assert_array_equal(sum(c.sum(axis=1) for c in model.category_count_[:1]),
+                       model.class_count_)
+    # The same values as Python objects or strings hash to the same buckets.
+    as_objects = CategoricalNB(hash_buckets=256).fit(X.astype(object), y)
+    assert_array_equal(as_objects.predict_proba(X), model.predict_proba(X))
+    assert_array_equal(model.predict_proba(X.astype(object)), model.predict_proba(X))
+    # Any split into batches gives the same model.
+    parts = CategoricalNB(hash_buckets=256)
+    for start in range(0, n, 7000):
+        parts.partial_fit(X[start:start + 7000], y[start:start + 7000],
+                          classes=[0, 1, 2])
+    for a, b in zip(parts.category_count_, model.category_count_):
+        assert_array_equal(a, b)
+    # One bucket: every value collides, so the features carry no information.
+    one = CategoricalNB(hash_buckets=1).fit(X, y)
+    assert_allclose(one.predict_proba(X[:5]),
+                    np.tile(one.class_count_ / n, (5, 1)), rtol=1e-12)
+    # Many buckets and few values: no collision, the exact model's probabilities.
+    small = np.column_stack([rng.integers(-50, 50, 3000), rng.integers(0, 4, 3000)])
+    ys = rng.integers(0, 3, 3000)
+    hashed = CategoricalNB(alpha=1e-10, hash_buckets=1 << 20).fit(small, ys)
+    exact = CategoricalNB(alpha=1e-10).fit(small, ys)
+    assert_allclose(hashed.predict_proba(small), exact.predict_proba(small), rtol=1e-6)
+    with pytest.raises(ValueError, match="set only one of them"):
+        CategoricalNB(hash_buckets=8, min_categories=2).fit(small, ys)
+    with pytest.raises(ValueError, match="'hash_buckets' parameter"):
+        CategoricalNB(hash_buckets=0).fit(small, ys)
+
+
 # -- predict outputs -------------------------------------------------------------------------
 def test_predict_outputs_are_consistent(rng):
     X, y = _codes_data(rng, n=3000, k=11)
@@ -571,6 +610,6 @@ def test_repr_and_tags():
     assert tags.input_tags.categorical and tags.input_tags.allow_nan
 
 
-@parametrize_with_checks([CategoricalNB()])
+@parametrize_with_checks([CategoricalNB(), CategoricalNB(hash_buckets=64)])
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
