@@ -918,7 +918,9 @@ class CategoricalNB(_BaseNB):
                 total = smoothed.sum(axis=1).reshape(-1, 1)
                 log_total = np.log(total)
                 flp = np.log(smoothed) - log_total
-                unseen = (np.log(alpha) - log_total).reshape(1, -1)
+                # A feature with no value at all (every sample missing) carries
+                # no information: its term is log 1 = 0, not log(alpha / 0).
+                unseen = np.where(total == 0, 0.0, np.log(alpha) - log_total).reshape(1, -1)
                 feature_log_prob.append(flp)
                 block = np.zeros((flp.shape[1] + 1, kp))
                 block[:-1, :k] = flp.T

@@ -430,6 +430,14 @@ def test_missing_values_are_marginalised(rng):
     expected = model.class_log_prior_ + sum(
         model.feature_log_prob_[j][:, X[:50, j]].T for j in (0, 2, 3))
     assert_allclose(jll, expected, rtol=1e-12)
+    # A feature that is missing everywhere carries no information.
+    empty = Xf.copy()
+    empty[:, 1] = np.nan
+    model_empty = CategoricalNB().fit(empty, y)
+    assert model_empty.category_count_[1].shape == (3, 0)
+    jll_empty = model_empty.predict_joint_log_proba(np.array([[0, 5, 0, 0]]))
+    assert_allclose(jll_empty[0], model_empty.class_log_prior_ + sum(
+        model_empty.feature_log_prob_[j][:, 0] for j in (0, 2, 3)), rtol=1e-12)
     # None in object columns is missing too.
     Xo = Xq.astype(object)
     Xo[:, 1] = None
