@@ -1,6 +1,5 @@
 """CategoricalNB: scikit-learn's categorical Naive Bayes on hashed category counts."""
 
-import operator
 from numbers import Integral, Real
 
 import numpy as np

@@ -461,7 +461,8 @@ def int_umax(const value_t[:, ::1] X, Py_ssize_t n_chunks, int n_threads):
     cdef Py_ssize_t chunk, j
     if n_chunks < 1:
         n_chunks = 1
-    parts_arr = np.zeros((n_chunks, d), dtype=np.uint64)
+    # Each chunk's row is padded to whole cache lines plus one: no false sharing.
+    parts_arr = np.zeros((n_chunks, (d + 7) // 8 * 8 + 8), dtype=np.uint64)
     cdef uint64_t[:, ::1] parts = parts_arr
     if value_t is float or value_t is double:
         raise TypeError("int_umax takes integer X")
@@ -474,7 +475,7 @@ def int_umax(const value_t[:, ::1] X, Py_ssize_t n_chunks, int n_threads):
             for chunk in prange(n_chunks, schedule='dynamic', num_threads=n_threads):
                 umax_chunk(X, chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
                            &parts[chunk, 0])
-    return parts_arr.max(axis=0)
+    return parts_arr[:, :d].max(axis=0)
 
 
 cdef void umax_chunk(const value_t[:, ::1] X, Py_ssize_t start, Py_ssize_t stop,
@@ -555,7 +556,8 @@ def count_codes(
     counts_arr = np.zeros(total, dtype=np.float64)
     if m == 0 or n == 0 or total == 0:
         return counts_arr, offs_arr
-    chunk_counts_arr = np.zeros((n_chunks, total), dtype=np.float64)
+    # Each chunk's buffer is padded to whole cache lines plus one.
+    chunk_counts_arr = np.zeros((n_chunks, (total + 7) // 8 * 8 + 8), dtype=np.float64)
     cdef double[:, ::1] chunk_counts = chunk_counts_arr
     cdef double[::1] counts = counts_arr
     with nogil:
