@@ -34,6 +34,10 @@ _FEAT_BUCKET = _kernels.FEATURE_MODES["bucket"]
 # constant (never a function of the data), so that any split of the data into
 # partial_fit batches gives the same layout.
 _CODE_LIMIT = 1 << 16
+# Integer columns whose values all lie in [0, _FUSED_CODE_CAP) are checked and
+# counted in a single pass over X (the buffers stay cache-sized); others take a
+# range pass, then a count.
+_FUSED_CODE_CAP = 64
 
 # Fit chunks for the dense code counts: at least this many rows each, at most this
 # many chunks, and at most this much scratch memory. Depends on the data only.
@@ -666,6 +670,24 @@ class CategoricalNB(_BaseNB):
             kind = block[0]
             if kind == "numeric":
                 _, X2d, features = block
+                allowed = np.ones(features.size, dtype=bool)
+                if old_kinds is not None:
+                    allowed = np.array([old_kinds[f] == "code" for f in features],
+                                       dtype=bool)
+                todo = np.arange(features.size)
+                if X2d.dtype.kind in "iu" and allowed.any():
+                    # Small codes are checked and counted in one pass; columns with
+                    # other values take the two-pass route below.
+                    counts3, n_codes, over = _kernels.count_codes_capped(
+                        X2d, _FUSED_CODE_CAP, codes, weights, k,
+                        _chunk_count(n, X2d.shape[1] * _FUSED_CODE_CAP * k), n_threads)
+                    done = allowed & ~over
+                    for col in np.flatnonzero(done):
+                        batches[features[col]] = _Batch(
+                            True, counts3[col, :n_codes[col]].copy())
+                    todo = np.flatnonzero(~done)
+                    if todo.size == 0:
+                        continue
                 if X2d.dtype.kind in "iu":
                     umax = _kernels.int_umax(
                         X2d, _chunk_count(n, X2d.shape[1]), n_threads)
@@ -683,11 +705,10 @@ class CategoricalNB(_BaseNB):
                     bad = int(np.flatnonzero(~is_code)[0])
                     self._raise_not_codes(features[bad], names,
                                           float(np.nanmin(X2d[:, bad])), integral[bad])
-                if old_kinds is not None:
-                    is_code &= np.array([old_kinds[f] == "code" for f in features],
-                                        dtype=bool)
-                code_cols = np.flatnonzero(is_code).astype(np.intp)
-                hash_cols = np.flatnonzero(~is_code).astype(np.intp)
+                is_code &= allowed
+                is_code = is_code[todo]
+                code_cols = todo[is_code].astype(np.intp)
+                hash_cols = todo[~is_code].astype(np.intp)
                 if code_cols.size:
                     n_codes = np.where(lo[code_cols] > hi[code_cols], 0,
                                        hi[code_cols] + 1).astype(np.intp)

@@ -494,6 +494,104 @@ cdef void umax_chunk(const value_t[:, ::1] X, Py_ssize_t start, Py_ssize_t stop,
             top[j] = u if u > top[j] else top[j]
 
 
+cdef void count_capped_chunk(
+    const value_t[:, ::1] X,
+    uint64_t cap,
+    const intp_t* y,
+    const double* w,
+    Py_ssize_t k,
+    Py_ssize_t start,
+    Py_ssize_t stop,
+    double* counts,       # OUT: (d, cap, k) this chunk's counts
+    uint64_t* top,        # OUT: (d,) largest code below cap seen
+    uint8_t* over,        # OUT: (d,) whether a value outside [0, cap) was seen
+) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef Py_ssize_t d = X.shape[1]
+    cdef const value_t* row
+    cdef uint64_t u
+    cdef double wi
+    cdef intp_t c
+    for i in range(start, stop):
+        c = y[i]
+        wi = 1.0 if w == NULL else w[i]
+        row = &X[i, 0]
+        for j in range(d):
+            if value_t is float or value_t is double:
+                u = cap
+            else:
+                u = <uint64_t>(<int64_t>row[j])
+            if u < cap:
+                counts[(j * cap + u) * k + c] += wi
+                if u > top[j]:
+                    top[j] = u
+            else:
+                over[j] = 1
+
+
+def count_codes_capped(
+    const value_t[:, ::1] X,          # IN: (n, d) integers
+    Py_ssize_t cap,                   # IN: codes below this are counted
+    const intp_t[::1] y,              # IN: (n,) class codes
+    const double[::1] sample_weight,  # IN: (n,) or None
+    Py_ssize_t k,
+    Py_ssize_t n_chunks,
+    int n_threads,
+):
+    """One pass that both checks and counts small integer codes.
+
+    Returns ``(counts, n_codes, over)``: counts (d, cap, k) of the values in
+    [0, cap), n_codes (d,) = largest such value + 1 (0 if none), and over (d,)
+    True for a column holding any value outside [0, cap) (its counts are then
+    incomplete and the caller counts it another way). Chunks as in count_codes.
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t chunk, t, j
+    cdef Py_ssize_t total = d * cap * k
+    cdef Py_ssize_t stride = (total + 7) // 8 * 8 + 8
+    cdef Py_ssize_t side = (d + 7) // 8 * 8 + 8
+    cdef const double* w = NULL
+    if value_t is float or value_t is double:
+        raise TypeError("count_codes_capped takes integer X")
+    if sample_weight is not None:
+        w = &sample_weight[0]
+    if n_chunks < 1:
+        n_chunks = 1
+    chunk_counts_arr = np.zeros((n_chunks, stride), dtype=np.float64)
+    chunk_top_arr = np.zeros((n_chunks, side), dtype=np.uint64)
+    chunk_over_arr = np.zeros((n_chunks, side * 8), dtype=np.uint8)
+    counts_arr = np.zeros((d, cap, k), dtype=np.float64)
+    cdef double[:, ::1] chunk_counts = chunk_counts_arr
+    cdef uint64_t[:, ::1] chunk_top = chunk_top_arr
+    cdef uint8_t[:, ::1] chunk_over = chunk_over_arr
+    cdef double* counts = NULL
+    cdef double[:, :, ::1] counts_view = counts_arr
+    if n == 0 or d == 0:
+        return counts_arr, np.zeros(d, dtype=np.intp), np.zeros(d, dtype=bool)
+    counts = &counts_view[0, 0, 0]
+    with nogil:
+        if n_threads <= 1 or n_chunks == 1:
+            for chunk in range(n_chunks):
+                count_capped_chunk(X, cap, &y[0], w, k,
+                                   chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
+                                   &chunk_counts[chunk, 0], &chunk_top[chunk, 0],
+                                   &chunk_over[chunk, 0])
+        else:
+            for chunk in prange(n_chunks, schedule='dynamic', num_threads=n_threads):
+                count_capped_chunk(X, cap, &y[0], w, k,
+                                   chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
+                                   &chunk_counts[chunk, 0], &chunk_top[chunk, 0],
+                                   &chunk_over[chunk, 0])
+        for chunk in range(n_chunks):
+            for t in range(total):
+                counts[t] = counts[t] + chunk_counts[chunk, t]
+    # Integers have no missing value: a column that is not `over` saw some code.
+    n_codes = chunk_top_arr[:, :d].max(axis=0).astype(np.intp) + 1
+    over = chunk_over_arr[:, :d].any(axis=0)
+    return counts_arr, n_codes, over
+
+
 cdef void count_codes_chunk(
     const value_t[:, ::1] X,
     const intp_t[::1] cols,
