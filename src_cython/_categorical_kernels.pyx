@@ -23,15 +23,21 @@ compares the values themselves once per distinct value, so counts are exact.
 Fit. Code features (non-negative integers below a fixed limit) are counted
 straight into dense (n_codes, k) arrays by row chunks whose number depends only
 on the data's shape; chunks are summed in chunk order, so the result is the same
-bits for any thread count. Chunks and predict rows are handed out dynamically:
-each writes only its own output, so this changes no result, and a thread that
-the OS deschedules on a busy machine does not hold the others up. Other numeric features are counted per feature, in
-row order, into a growable hash table (features run in parallel; each is
-sequential, so again thread-count independent). Object columns are keyed once per
-distinct value with the GIL, then counted without it.
+bits for any thread count. Integer columns of small codes (below 64) are checked
+and counted in that single pass; other integer columns get a range pass first.
+Chunks (and predict rows) are handed out dynamically: each writes only its own
+output, so no result changes, and a thread that the OS deschedules on a busy
+machine does not hold the others up. Other numeric features are counted per
+feature, in row order, into a growable hash table (features run in parallel; each
+is sequential, so again thread-count independent). Object columns are keyed once
+per distinct value with the GIL, then counted without it.
 
-Predict. The log-probability table of feature j is laid out (n_cat_j + 1, k): one
-lookup gives all k classes contiguously, and the extra last row holds the
+Feature hashing (``hash_buckets``). The key's slot hash modulo the bucket count
+is the category: fixed memory, no per-value state, collisions accepted.
+
+Predict. The log-probability table of feature j is laid out (n_cat_j + 1, kp),
+kp = k padded to 4 or 8 (for k <= 8) so that the class accumulators stay in
+registers: one lookup gives all k classes contiguously, and the extra last row holds the
 smoothed probability of an unseen category. Each row sums its features' rows in
 feature order (scikit-learn's order), adds the class log prior, then fuses the
 arg-max or the log-sum-exp.
