@@ -1118,6 +1118,39 @@ cdef inline void gather8(const intp_t* rows, Py_ssize_t d, const double* lp,
     out[7] = a7
 
 
+cdef inline void codes_gather8(const value_t* x, Py_ssize_t d, const intp_t* n_cat,
+                               const double* lp, const intp_t* lp_off,
+                               double* out) noexcept nogil:
+    """gather8 for integer input whose features are all code features: the row
+    of a value is the value itself, or n_cat (unseen) outside [0, n_cat)."""
+    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
+    cdef double a4 = 0.0, a5 = 0.0, a6 = 0.0, a7 = 0.0
+    cdef const double* p
+    cdef Py_ssize_t j
+    cdef uint64_t u
+    for j in range(d):
+        u = <uint64_t>(<int64_t>x[j])
+        if u >= <uint64_t>n_cat[j]:
+            u = <uint64_t>n_cat[j]
+        p = lp + lp_off[j] + u * 8
+        a0 = a0 + p[0]
+        a1 = a1 + p[1]
+        a2 = a2 + p[2]
+        a3 = a3 + p[3]
+        a4 = a4 + p[4]
+        a5 = a5 + p[5]
+        a6 = a6 + p[6]
+        a7 = a7 + p[7]
+    out[0] = a0
+    out[1] = a1
+    out[2] = a2
+    out[3] = a3
+    out[4] = a4
+    out[5] = a5
+    out[6] = a6
+    out[7] = a7
+
+
 cdef inline void gather_any(const intp_t* rows, Py_ssize_t d, const double* lp,
                             const intp_t* lp_off, Py_ssize_t kp, double* out) noexcept nogil:
     cdef const double* p
@@ -1145,6 +1178,7 @@ cdef inline void predict_row(
     const intp_t* toff, const intp_t* tmask,
     const double* log_prior,
     int mode,
+    bint all_codes,        # every feature is a code feature
     intp_t* rows,          # scratch, d values
     double* acc,           # scratch, kp values
     double* row_out,       # OUT: k values (modes other than MODE_ARGMAX)
@@ -1156,6 +1190,13 @@ cdef inline void predict_row(
     cdef intp_t best_class
     # Resolve every feature's table row first, then sum the rows with the class
     # accumulators in registers (feature order, as scikit-learn sums).
+    if value_t is float or value_t is double:
+        pass
+    else:
+        if all_codes and kp == 8:
+            codes_gather8(x, d, n_cat, lp, lp_off, acc)
+            finish_prediction(acc, k, log_prior, mode, row_out, label_out)
+            return
     for j in range(d):
         t = toff[j]
         rows[j] = category_row(x[j], modes[j], n_cat[j], &tkeys[t], &ttags[t],
@@ -1166,6 +1207,15 @@ cdef inline void predict_row(
         gather8(rows, d, lp, lp_off, acc)
     else:
         gather_any(rows, d, lp, lp_off, kp, acc)
+    finish_prediction(acc, k, log_prior, mode, row_out, label_out)
+
+
+cdef inline void finish_prediction(double* acc, Py_ssize_t k, const double* log_prior,
+                                   int mode, double* row_out,
+                                   intp_t* label_out) noexcept nogil:
+    cdef Py_ssize_t c
+    cdef double best
+    cdef intp_t best_class
     for c in range(k):
         acc[c] = acc[c] + log_prior[c]
     if mode == MODE_ARGMAX:
@@ -1210,8 +1260,12 @@ def categorical_predict(
     cdef intp_t dummy = 0
     cdef double* row_out = NULL
     cdef intp_t* label_out = &dummy
+    cdef bint all_codes = True
     if n == 0:
         return
+    for i in range(d):
+        if modes[i] != FEAT_CODE:
+            all_codes = False
     if n_threads <= 1:
         acc = <double*>malloc(kp * sizeof(double))
         rows = <intp_t*>malloc(d * sizeof(intp_t))
@@ -1227,7 +1281,8 @@ def categorical_predict(
                     row_out = &out[i, 0]
                 predict_row(&X[i, 0], d, k, kp, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
                             &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
-                            &log_prior[0], mode, rows, acc, row_out, label_out)
+                            &log_prior[0], mode, all_codes, rows, acc, row_out,
+                            label_out)
         free(acc)
         free(rows)
         return
@@ -1241,7 +1296,8 @@ def categorical_predict(
                 row_out = &out[i, 0]
             predict_row(&X[i, 0], d, k, kp, &modes[0], &n_cat[0], &lp[0], &lp_off[0],
                         &tkeys[0], &ttags[0], &tvals[0], &toff[0], &tmask[0],
-                        &log_prior[0], mode, rows, acc, row_out, label_out)
+                        &log_prior[0], mode, all_codes, rows, acc, row_out,
+                        label_out)
         free(acc)
         free(rows)
 
