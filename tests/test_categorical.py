@@ -58,14 +58,23 @@ def _assert_same_predictions(ours, theirs, X_ours, X_theirs=None, rtol=RTOL):
 # -- scikit-learn exact on integer codes --------------------------------------------------
 @pytest.mark.parametrize("n_threads", [1, 2])
 @pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint8, np.float64, np.float32])
-def test_matches_sklearn_on_codes(rng, n_threads, dtype):
-    X, y = _codes_data(rng, n=30000, k=4)
+@pytest.mark.parametrize("k", [4, 6])  # 6: the fused integer-code predict path
+def test_matches_sklearn_on_codes(rng, n_threads, dtype, k):
+    X, y = _codes_data(rng, n=30000, k=k)
     X = X.astype(dtype)
     ours = CategoricalNB(n_threads=n_threads).fit(X, y)
     theirs = SkCategoricalNB().fit(X, y)
     _assert_same_model(ours, theirs)
     _assert_same_predictions(ours, theirs, X[:3000])
     assert_array_equal(ours.categories_[1], np.arange(7))
+    # Every input kind takes the same summation order: the same bits, unseen and
+    # out-of-range codes included.
+    Xq = X[:200].astype(np.int64)
+    Xq[::3, 1] = 9
+    Xq[1::3, 2] = -4
+    Xq = Xq.astype(dtype) if np.dtype(dtype).kind != "u" else np.abs(Xq).astype(dtype)
+    assert_array_equal(ours.predict_proba(Xq), ours.predict_proba(Xq.astype(object)))
+    assert_array_equal(ours.predict(Xq), ours.predict(Xq.astype(object)))
 
 
 @pytest.mark.parametrize(
