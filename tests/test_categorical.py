@@ -620,6 +620,23 @@ def test_predict_outputs_are_consistent(rng):
     assert model.score(X, y) == theirs.score(X, y)
 
 
+def test_vectorised_exp_is_accurate():
+    # predict_proba's exp: within 2 ulp of libm over the whole non-positive range,
+    # subnormal results and underflow to 0 included.
+    rng = np.random.default_rng(5)
+    x = np.concatenate([
+        -rng.exponential(3.0, 20000), -rng.uniform(0, 745.2, 20000),
+        [0.0, -0.0, -1e-300, -np.log(2) / 2, -708.4, -740.0, -745.1, -746.0, -1e6,
+         -np.inf],
+    ])
+    ours = _kernels.exp_nonpositive(x)
+    expected = np.exp(x)
+    normal = expected > np.finfo(float).tiny
+    assert_allclose(ours[normal], expected[normal], rtol=4.5e-16, atol=0)
+    assert_allclose(ours[~normal], expected[~normal], rtol=0, atol=1e-320)
+    assert ours[-1] == 0.0 and ours[-2] == 0.0
+
+
 def test_repr_and_tags():
     assert repr(CategoricalNB(alpha=0.5, n_threads=2)) == (
         "CategoricalNB(alpha=0.5, n_threads=2)")
