@@ -206,8 +206,8 @@ def _encode_object_column(column, j, names):
 def _canonical_values(tags, keys, objects):
     """The category values for (tag, key) pairs, canonical for numbers.
 
-    Integers (and bools and integral floats) become int, other floats float; strings,
-    bytes and other objects keep the Python object. All ints: an int64 array; all
+    Integers (and bools and integral floats) become int, other floats float; strings
+    str and bytes (subclasses such as np.str_ included); other objects are kept. All ints: an int64 array; all
     non-integral floats: float64; anything else: object.
     """
     m = tags.shape[0]
@@ -228,6 +228,10 @@ def _canonical_values(tags, keys, objects):
             out[i] = int(keys[i])
         elif tag == _TAG_FLOAT:
             out[i] = float(as_float[i])
+        elif tag == _TAG_STR:
+            out[i] = str(objects[i])  # np.str_ and other str subclasses: plain str
+        elif tag == _TAG_BYTES:
+            out[i] = bytes(objects[i])
         else:
             out[i] = objects[i]
     return out
