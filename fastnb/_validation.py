@@ -17,6 +17,7 @@ __all__ = [
     "check_y",
     "feature_names_of",
     "is_sparse",
+    "not_fitted_error",
 ]
 
 
