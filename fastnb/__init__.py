@@ -18,12 +18,12 @@ __version__ = "0.1.0"
 
 import os as _os
 
+from ._categorical import CategoricalNB
 from ._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from ._gaussian import GaussianNB
 from ._persist import load, merge
 from ._threads import effective_n_threads, openmp_enabled, show_config
 from ._validation import DataConversionWarning, NotFittedError
-
 
 
 def get_include():
@@ -48,6 +48,7 @@ def get_include():
 
 __all__ = [
     "BernoulliNB",
+    "CategoricalNB",
     "ComplementNB",
     "DataConversionWarning",
     "GaussianNB",
