@@ -79,3 +79,61 @@ def test_gaussian_nb_agrees_with_sklearn(seed, n, d, k, dtype, weighted, use_pri
                            sample_weight=None if weights is None else weights[rows])
     assert_allclose(online.theta_, ours.theta_, rtol=1e-9, atol=1e-9 * (abs(offset) + 1))
     assert_allclose(online.var_, ours.var_, rtol=1e-9)
+
+
+@settings(max_examples=60)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    name=st.sampled_from(["BernoulliNB", "MultinomialNB", "ComplementNB"]),
+    n=st.integers(2, 300),
+    d=st.integers(1, 15),
+    k=st.integers(1, 5),
+    dtype=st.sampled_from([np.float64, np.float32]),
+    weighted=st.booleans(),
+    alpha=st.sampled_from([1.0, 0.5, 1e-3, "array"]),
+    fit_prior=st.booleans(),
+    use_class_prior=st.booleans(),
+    option=st.booleans(),
+    sparse_input=st.booleans(),
+    n_batches=st.integers(1, 4),
+)
+def test_discrete_nb_agrees_with_sklearn(seed, name, n, d, k, dtype, weighted, alpha,
+                                         fit_prior, use_class_prior, option,
+                                         sparse_input, n_batches):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    y[: min(k, n)] = np.arange(min(k, n))
+    X = rng.poisson(rng.uniform(0.2, 3, d), size=(n, d)).astype(dtype)
+    weights = rng.uniform(0.05, 4, n) if weighted else None
+    classes = np.unique(y)
+    params = {"alpha": rng.uniform(0.1, 2, d) if alpha == "array" else alpha,
+              "fit_prior": fit_prior, "force_alpha": True}
+    if use_class_prior:
+        params["class_prior"] = rng.dirichlet(np.ones(len(classes)))
+    if name == "BernoulliNB":
+        params["binarize"] = 1.0 if option else 0.0
+        if alpha == "array":
+            params["alpha"] = float(params["alpha"][0])  # sklearn 1.9 crashes on arrays
+    if name == "ComplementNB":
+        params["norm"] = option
+    if sparse_input:
+        scipy_sparse = pytest.importorskip("scipy.sparse")
+        X_in = scipy_sparse.csr_matrix(X)
+    else:
+        X_in = X
+    ours = getattr(fastnb, name)(**params).fit(X_in, y, sample_weight=weights)
+    theirs = getattr(sklearn_nb, name)(**params).fit(X.astype(np.float64), y,
+                                                     sample_weight=weights)
+    assert_array_equal(ours.classes_, theirs.classes_)
+    for attribute in ("class_count_", "feature_count_", "class_log_prior_",
+                      "feature_log_prob_"):
+        assert_allclose(getattr(ours, attribute), getattr(theirs, attribute),
+                        rtol=1e-10, atol=1e-12, err_msg=attribute)
+    _check_outputs(ours, theirs, X.astype(np.float64), rtol=1e-9)
+
+    online = getattr(fastnb, name)(**params)
+    for rows in _splits(rng, n, n_batches):
+        online.partial_fit(X_in[rows], y[rows], classes=classes,
+                           sample_weight=None if weights is None else weights[rows])
+    assert_allclose(online.feature_count_, ours.feature_count_, rtol=1e-12)
+    assert_allclose(online.feature_log_prob_, ours.feature_log_prob_, rtol=1e-12)
