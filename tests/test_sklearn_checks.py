@@ -16,6 +16,7 @@ warnings.filterwarnings("ignore", message="Estimator .* does not inherit from")
 
 ESTIMATORS = [
     fastnb.GaussianNB(),
+    fastnb.CategoricalNB(),
 ]
 
 # Checks that a fastnb estimator is expected to fail, with the reason. Empty: every
