@@ -357,13 +357,16 @@ class _Batch:
     keyed values (tags, keys, objects, counts (m, k)).
     """
 
-    __slots__ = ("codes", "counts", "tags", "keys", "objects", "buckets")
+    __slots__ = ("codes", "counts", "tags", "keys", "objects", "buckets", "values_only")
 
     def __init__(self, codes, counts, tags=None, keys=None, objects=None,
-                 buckets=False):
+                 buckets=False, values_only=False):
         self.codes = codes
         self.counts = counts
         self.buckets = buckets
+        # A value feature of another model (merge): its data held a non-code
+        # value (perhaps with zero weight), so it never turns into codes.
+        self.values_only = values_only
         self.tags = tags
         self.keys = keys
         self.objects = objects
@@ -379,7 +382,7 @@ class _Batch:
         """Whether every value is an integer code (< _CODE_LIMIT unless required)."""
         if self.codes:
             return True
-        if not np.all(self.tags == _TAG_INT):
+        if self.values_only or not np.all(self.tags == _TAG_INT):
             return False
         if self.keys.size == 0:
             return True
@@ -1229,7 +1232,7 @@ class CategoricalNB(_BaseNB):
                 objects = np.empty(theirs["values"].size, dtype=object)
                 objects[:] = theirs["values"].tolist()
                 batch = _Batch(False, counts, tags=theirs["tags"], keys=theirs["keys"],
-                               objects=objects)
+                               objects=objects, values_only=True)
             mc = None if min_categories is None else int(min_categories[j])
             features.append(self._merge_feature(old, batch, k, mc, j, names))
         class_count = np.zeros(k)

@@ -505,6 +505,25 @@ def test_categorical_merge_of_dataframes_with_new_categories():
     assert_array_equal(merged.feature_names_in_, ["c", "s"])
 
 
+@pytest.mark.parametrize("swap", [False, True])
+def test_categorical_merge_keeps_value_features_whatever_their_values(swap):
+    """A part whose column held a string only at zero weight has int categories but
+    is a value feature: merged with a code part, it stays one, as in a fit."""
+    X_a = np.array([[0], [1], [2]], dtype=object)
+    X_b = np.array([[3], ["never"], [1]], dtype=object)
+    w_a, w_b = np.ones(3), np.array([1.0, 0.0, 2.0])
+    y_a, y_b = [0, 1, 0], [1, 1, 0]
+    parts = [fastnb.CategoricalNB().fit(X_a, y_a, sample_weight=w_a),
+             fastnb.CategoricalNB().fit(X_b, y_b, sample_weight=w_b)]
+    assert parts[1]._kinds == ["value"]
+    merged = fastnb.merge(*(parts[::-1] if swap else parts))
+    whole = fastnb.CategoricalNB().fit(np.r_[X_a, X_b], y_a + y_b,
+                                       sample_weight=np.r_[w_a, w_b])
+    assert merged._kinds == whole._kinds == ["value"]
+    assert_array_equal(merged.categories_[0], whole.categories_[0])
+    assert_array_equal(merged.category_count_[0], whole.category_count_[0])
+
+
 def test_categorical_merge_refuses_different_hash_buckets():
     X, y = np.array([[0], [1], [2]]), [0, 1, 0]
     with pytest.raises(ValueError, match="different parameters"):
