@@ -511,6 +511,14 @@ class CategoricalNB(_BaseNB):
     (identity for integers, FNV-1a over code points plus a murmur3 finaliser for
     strings), so a pickled model predicts the same in any process.
 
+    **Saving and merging.** ``save`` writes the categories as plain arrays (no
+    pickle; see ``_STATE_SPEC``): ints, floats, str, bytes and ints beyond 64 bits.
+    Categories of other types cannot be saved (``save`` raises ValueError). Loading
+    recomputes the keys and checks that categories are sorted, distinct and match
+    the count tables. ``fastnb.merge`` of fits on disjoint data unions each
+    feature's categories and adds the realigned counts: it equals the fit on the
+    union (exactly for unweighted data), with the same layout.
+
     Examples
     --------
     >>> import numpy as np
