@@ -1,10 +1,12 @@
 """CategoricalNB: scikit-learn's categorical Naive Bayes on hashed category counts."""
 
+import math
 from numbers import Integral, Real
 
 import numpy as np
 
 from ._base import _BaseNB
+from ._persist import union_classes
 from ._dispatch import load_kernels
 from ._encoding import encode_labels, encode_with_classes
 from ._threads import effective_n_threads
@@ -254,6 +256,100 @@ def _sorted_order(values, tags):
     return np.array(sorted(range(len(keys)), key=keys.__getitem__), dtype=np.intp)
 
 
+# -- the file layout of a fitted CategoricalNB (see ``CategoricalNB._STATE_SPEC``) ----
+_KIND_NAMES = ("code", "value", "bucket")
+_KIND_CODES = {name: code for code, name in enumerate(_KIND_NAMES)}
+# How one category value of a "value" feature is written.
+_VALUE_INT, _VALUE_FLOAT, _VALUE_STR, _VALUE_BYTES, _VALUE_BIGINT = range(5)
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+
+
+def _value_to_file(value, j):
+    """(kind, int64, float64, bytes) of one category value, or a ValueError."""
+    if isinstance(value, (bool, np.bool_)):
+        value = int(value)
+    if isinstance(value, (int, np.integer)):
+        value = int(value)
+        if _INT64_MIN <= value <= _INT64_MAX:
+            return _VALUE_INT, value, 0.0, b""
+        return _VALUE_BIGINT, 0, 0.0, str(value).encode("ascii")
+    if isinstance(value, (float, np.floating)):
+        return _VALUE_FLOAT, 0, float(value), b""
+    if isinstance(value, str):
+        return _VALUE_STR, 0, 0.0, str(value).encode("utf-8", "surrogatepass")
+    if isinstance(value, bytes):
+        return _VALUE_BYTES, 0, 0.0, bytes(value)
+    raise ValueError(
+        f"Cannot save a CategoricalNB whose feature {j} has the category {value!r} "
+        f"of type {type(value).__name__}: only ints, floats, str and bytes "
+        "categories can be saved without pickle."
+    )
+
+
+def _values_from_file(arrays):
+    """The category values of the "value" features, in file order, as a list."""
+    kind, as_int, as_float = arrays["value_kind"], arrays["value_int"], arrays[
+        "value_float"]
+    ends, text = arrays["value_text_end"], arrays["value_text"].tobytes()
+    m = kind.shape[0]
+    if not (as_int.shape[0] == as_float.shape[0] == ends.shape[0] == m):
+        raise ValueError("the value_* arrays have different lengths")
+    starts = np.concatenate([[0], ends[:-1]]) if m else ends
+    if m and (np.any(ends < starts) or ends[-1] != len(text)):
+        raise ValueError("value_text_end is not a valid offset table")
+    if not m and len(text):
+        raise ValueError("value_text holds bytes of no value")
+    values = []
+    for i in range(m):
+        code, blob = int(kind[i]), text[starts[i]:ends[i]]
+        if code not in (_VALUE_STR, _VALUE_BYTES, _VALUE_BIGINT) and blob:
+            raise ValueError("a numeric category value has text")
+        if code == _VALUE_INT:
+            values.append(int(as_int[i]))
+        elif code == _VALUE_FLOAT:
+            value = float(as_float[i])
+            # Integral floats in [-2**63, 2**64) are int categories, NaN is
+            # missing: neither is a float category.
+            if value != value or (-(2.0**63) <= value < 2.0**64
+                                  and value == math.floor(value)):
+                raise ValueError(f"{value!r} is not a float category")
+            values.append(value)
+        elif code == _VALUE_STR:
+            values.append(blob.decode("utf-8", "surrogatepass"))
+        elif code == _VALUE_BYTES:
+            values.append(blob)
+        elif code == _VALUE_BIGINT:
+            decoded = blob.decode("ascii")
+            value = int(decoded)
+            if str(value) != decoded or _INT64_MIN <= value <= _INT64_MAX:
+                raise ValueError(f"{decoded!r} is not a big integer category")
+            values.append(value)
+        else:
+            raise ValueError(f"unknown category value kind {code}")
+        if (code != _VALUE_INT and as_int[i] != 0) or (
+                code != _VALUE_FLOAT and as_float[i] != 0):
+            raise ValueError("a category value has stray fields")
+    return values
+
+
+def _value_feature(values, j):
+    """The state of a "value" feature from its values: keys recomputed, checked."""
+    objects = np.empty(len(values), dtype=object)
+    objects[:] = values
+    ids = np.empty(len(values), dtype=np.int32)
+    distinct, tags, keys = _kernels.encode_objects(objects, ids)
+    if len(distinct) != len(values):
+        raise ValueError(f"the categories of feature {j} are not distinct")
+    canonical = _canonical_values(tags, keys, objects)
+    if not np.array_equal(_sorted_order(canonical, tags), np.arange(len(values))):
+        raise ValueError(f"the categories of feature {j} are not sorted")
+    tkeys, ttags, tvals, duplicate = _kernels.build_table(tags, keys)
+    if duplicate is not None:
+        raise ValueError(f"64-bit key collision in feature {j}")
+    return {"values": canonical, "tags": tags, "keys": keys,
+            "table": (tkeys, ttags, tvals)}
+
+
 class _Batch:
     """What one fit call learned about one feature.
 
@@ -261,13 +357,16 @@ class _Batch:
     keyed values (tags, keys, objects, counts (m, k)).
     """
 
-    __slots__ = ("codes", "counts", "tags", "keys", "objects", "buckets")
+    __slots__ = ("codes", "counts", "tags", "keys", "objects", "buckets", "values_only")
 
     def __init__(self, codes, counts, tags=None, keys=None, objects=None,
-                 buckets=False):
+                 buckets=False, values_only=False):
         self.codes = codes
         self.counts = counts
         self.buckets = buckets
+        # A value feature of another model (merge): its data held a non-code
+        # value (perhaps with zero weight), so it never turns into codes.
+        self.values_only = values_only
         self.tags = tags
         self.keys = keys
         self.objects = objects
@@ -283,7 +382,7 @@ class _Batch:
         """Whether every value is an integer code (< _CODE_LIMIT unless required)."""
         if self.codes:
             return True
-        if not np.all(self.tags == _TAG_INT):
+        if self.values_only or not np.all(self.tags == _TAG_INT):
             return False
         if self.keys.size == 0:
             return True
@@ -412,6 +511,14 @@ class CategoricalNB(_BaseNB):
     (identity for integers, FNV-1a over code points plus a murmur3 finaliser for
     strings), so a pickled model predicts the same in any process.
 
+    **Saving and merging.** ``save`` writes the categories as plain arrays (no
+    pickle; see ``_STATE_SPEC``): ints, floats, str, bytes and ints beyond 64 bits.
+    Categories of other types cannot be saved (``save`` raises ValueError). Loading
+    recomputes the keys and checks that categories are sorted, distinct and match
+    the count tables. ``fastnb.merge`` of fits on disjoint data unions each
+    feature's categories and adds the realigned counts: it equals the fit on the
+    union (exactly for unweighted data), with the same layout.
+
     Examples
     --------
     >>> import numpy as np
@@ -434,6 +541,26 @@ class CategoricalNB(_BaseNB):
     >>> clf.predict([["red", "XL"]])
     array(['a'], dtype='<U1')
     """
+
+    # The file layout (``fastnb.save``): d features, k classes, C = sum of
+    # n_categories_ count columns, V category values of "value" features, T bytes.
+    # feature_kind: 0 integer codes (categories 0..n-1), 1 values (sorted distinct
+    # values, listed in the value_* arrays, feature after feature), 2 hash buckets.
+    # A value is (value_kind, value_int, value_float, text): kind 0 int64 in
+    # value_int, 1 float64 in value_float, 2 str (UTF-8), 3 bytes, 4 an int beyond
+    # int64 (decimal); the text of value i is value_text[end[i-1]:end[i]]. Hash keys
+    # and lookup tables are recomputed on load, by the same code as fit.
+    _STATE_SPEC = {
+        "class_count_": (("k",), ("finite", "nonneg")),
+        "feature_kind": (("d",), ("nonneg",)),
+        "n_categories_": (("d",), ("nonneg",)),
+        "category_count": (("k", "c"), ("finite", "nonneg")),
+        "value_kind": (("v",), ("nonneg",)),
+        "value_int": (("v",), ()),
+        "value_float": (("v",), ()),
+        "value_text_end": (("v",), ("nonneg",)),
+        "value_text": (("t",), ("uint8",)),
+    }
 
     def __init__(
         self,
@@ -658,6 +785,10 @@ class CategoricalNB(_BaseNB):
         prior = np.asarray(self.class_prior, dtype=np.float64)
         if prior.ndim != 1 or prior.shape[0] != n_classes:
             raise ValueError("Number of priors must match number of classes.")
+        if not np.all(np.isfinite(prior)) or np.any(prior < 0):
+            raise ValueError(
+                f"class_prior must be finite and non-negative, got {prior!r}."
+            )
         return prior
 
     def _count_batches(self, columns, codes, weights, k, old_kinds, min_categories,
@@ -971,8 +1102,10 @@ class CategoricalNB(_BaseNB):
             else:
                 class_log_prior = np.full(k, -np.log(k))
 
-        # All validation is done: commit the new state.
-        self._check_feature_names(X, reset=reset)
+        # All validation is done: commit the new state (X None: a restore or a
+        # merge, whose caller sets the feature names).
+        if X is not None:
+            self._check_feature_names(X, reset=reset)
         if reset:
             self.n_features_in_ = len(features)
         self.classes_ = classes
@@ -997,6 +1130,127 @@ class CategoricalNB(_BaseNB):
         self._toff = toff
         self._tmask = tmask
         self._log_prior = np.ascontiguousarray(class_log_prior, dtype=np.float64)
+
+    # -- persistence and merging -------------------------------------------------------
+    def _sufficient_state(self):
+        """The model as plain arrays (see ``_STATE_SPEC`` and the module notes)."""
+        kinds = np.array([_KIND_CODES[kind] for kind in self._kinds], dtype=np.int64)
+        counts = [np.asarray(c, dtype=np.float64) for c in self.category_count_]
+        value_kind, value_int, value_float, text_end, text = [], [], [], [], []
+        end = 0
+        for j, kind in enumerate(self._kinds):
+            if kind != "value":
+                continue
+            for value in self.categories_[j]:
+                code, as_int, as_float, blob = _value_to_file(value, j)
+                value_kind.append(code)
+                value_int.append(as_int)
+                value_float.append(as_float)
+                text.append(blob)
+                end += len(blob)
+                text_end.append(end)
+        return {
+            "class_count_": np.asarray(self.class_count_, dtype=np.float64),
+            "feature_kind": kinds,
+            "n_categories_": np.asarray(self.n_categories_, dtype=np.int64),
+            "category_count": np.ascontiguousarray(
+                np.concatenate(counts, axis=1) if counts else np.zeros((0, 0))),
+            "value_kind": np.array(value_kind, dtype=np.int64),
+            "value_int": np.array(value_int, dtype=np.int64),
+            "value_float": np.array(value_float, dtype=np.float64),
+            "value_text_end": np.array(text_end, dtype=np.int64),
+            "value_text": np.frombuffer(b"".join(text), dtype=np.uint8).copy(),
+        }
+
+    def _restore(self, classes, arrays, n_features, feature_names):
+        """Rebuild the fitted model from ``_sufficient_state`` arrays, validated."""
+        self._validate_params()
+        k = classes.shape[0]
+        alpha = self._alpha()
+        class_prior = self._checked_class_prior(k)
+        min_categories = self._min_categories(n_features)
+        class_count = arrays["class_count_"]
+        if not class_count.sum() > 0:
+            raise ValueError("class_count_ sums to zero")
+        kinds, n_cat = arrays["feature_kind"], arrays["n_categories_"]
+        if np.any((kinds < 0) | (kinds >= len(_KIND_NAMES))):
+            raise ValueError("feature_kind holds an unknown kind")
+        if self.hash_buckets is not None:
+            if np.any(kinds != _KIND_CODES["bucket"]) or np.any(
+                    n_cat != self.hash_buckets):
+                raise ValueError("hash_buckets is set: every feature must have "
+                                 "hash_buckets buckets")
+        elif np.any(kinds == _KIND_CODES["bucket"]):
+            raise ValueError("a bucket feature without hash_buckets")
+        if min_categories is not None and (
+                np.any(kinds != _KIND_CODES["code"]) or np.any(n_cat < min_categories)):
+            raise ValueError("min_categories is set: every feature must be integer "
+                             "codes with at least min_categories categories")
+        all_counts = arrays["category_count"]
+        if all_counts.shape[1] != int(n_cat.sum()):
+            raise ValueError("category_count does not have sum(n_categories_) columns")
+        values = _values_from_file(arrays)
+        is_value = kinds == _KIND_CODES["value"]
+        if len(values) != int(n_cat[is_value].sum()):
+            raise ValueError("the category values do not match n_categories_")
+        bounds = np.concatenate([[0], np.cumsum(n_cat)])
+        value_bounds = np.concatenate([[0], np.cumsum(np.where(is_value, n_cat, 0))])
+        features = []
+        for j in range(n_features):
+            counts = np.ascontiguousarray(all_counts[:, bounds[j]:bounds[j + 1]])
+            if np.any(counts.sum(axis=1) > class_count * (1 + 1e-9) + 1e-9):
+                raise ValueError(f"category_count of feature {j} exceeds class_count_")
+            kind = _KIND_NAMES[int(kinds[j])]
+            feature = {"kind": kind, "counts": counts, "values": None, "tags": None,
+                       "keys": None, "table": None}
+            if kind == "code":
+                feature["values"] = np.arange(counts.shape[1], dtype=np.int64)
+            elif kind == "value":
+                feature.update(_value_feature(
+                    values[value_bounds[j]:value_bounds[j + 1]], j))
+            features.append(feature)
+        self._commit(None, classes, class_count, features, alpha, class_prior,
+                     reset=True)
+        self._finish_restore(n_features, feature_names)
+
+    def _merged_with(self, other):
+        """The model fitted on both models' data: categories unioned, counts added."""
+        classes, where_a, where_b = union_classes(self.classes_, other.classes_)
+        k = classes.shape[0]
+        n_features = self.n_features_in_
+        names = getattr(self, "feature_names_in_", None)
+        min_categories = self._min_categories(n_features)
+
+        def realigned(counts, where):
+            out = np.zeros((k, counts.shape[1]))
+            out[where] = counts
+            return out
+
+        features = []
+        for j in range(n_features):
+            old = self._feature_state(j)
+            old["counts"] = realigned(old["counts"], where_a)
+            theirs = other._feature_state(j)
+            counts = realigned(theirs["counts"], where_b).T
+            if theirs["kind"] == "bucket":
+                batch = _Batch(False, counts, buckets=True)
+            elif theirs["kind"] == "code":
+                batch = _Batch(True, counts)
+            else:
+                objects = np.empty(theirs["values"].size, dtype=object)
+                objects[:] = theirs["values"].tolist()
+                batch = _Batch(False, counts, tags=theirs["tags"], keys=theirs["keys"],
+                               objects=objects, values_only=True)
+            mc = None if min_categories is None else int(min_categories[j])
+            features.append(self._merge_feature(old, batch, k, mc, j, names))
+        class_count = np.zeros(k)
+        class_count[where_a] += self.class_count_
+        class_count[where_b] += other.class_count_
+        merged = type(self)(**self.get_params())
+        merged._commit(None, classes, class_count, features, merged._alpha(),
+                       merged._checked_class_prior(k), reset=True)
+        merged._finish_restore(n_features, names)
+        return merged
 
     # -- prediction ------------------------------------------------------------------
     def _check_predict_X(self, X):

@@ -233,11 +233,16 @@ def check_state(spec, arrays, *, n_classes, n_features):
 
     Shapes use ``"k"`` (classes), ``"d"`` (features), ints, or other letters that
     are bound by their first use; checks are ``"finite"`` and ``"nonneg"``.
+    Arrays are float64 or int64, except that ``"uint8"`` in checks asks for a
+    uint8 array (raw bytes, such as UTF-8 text).
     """
     sizes = {"k": n_classes, "d": n_features}
     for name, (shape, checks) in spec.items():
         array = arrays[name]
-        if array.dtype != np.float64 and array.dtype != np.int64:
+        if "uint8" in checks:
+            if array.dtype != np.uint8:
+                raise _Invalid(f"{name} has dtype {array.dtype}, expected uint8")
+        elif array.dtype != np.float64 and array.dtype != np.int64:
             raise _Invalid(f"{name} has dtype {array.dtype}, expected float64 or int64")
         if array.ndim != len(shape):
             raise _Invalid(f"{name} has {array.ndim} dimensions, expected {len(shape)}")

@@ -248,3 +248,169 @@ def test_gaussian_rejects_sparse_input_naming_it(rng):
     X, y = gaussian_data(rng)
     with pytest.raises(TypeError, match="sparse"):
         fastnb.GaussianNB().fit(sparse.csr_matrix(X), y)
+
+
+# -- CategoricalNB: its own table (X holds category values of any kind) -------------
+def categorical_data(n=60):
+    """Object X: a string column, integer codes, negative ints; labels 0..2."""
+    y = np.arange(n) % 3
+    X = np.empty((n, 3), dtype=object)
+    X[:, 0] = np.array(["red", "green", "blue"], dtype=object)[(np.arange(n) + y) % 3]
+    X[:, 1] = (np.arange(n) * 7 + y) % 5
+    X[:, 2] = -((np.arange(n) + 2 * y) % 4)
+    return X, y
+
+
+def _frame(X):
+    pd = pytest.importorskip("pandas")
+    return pd.DataFrame(X, columns=["colour", "size", "shift"])
+
+
+def _codes(X):
+    """X with its negative column: codes for a min_categories model."""
+    return X[:, 1:].astype(np.int64)
+
+
+def _categorical_cases():
+    cases = []
+
+    def add(case_id, call, error, match):
+        cases.append(pytest.param(call, error, match, id=case_id))
+
+    E, T = (ValueError,), (TypeError,)
+    for method in ("fit", "partial_fit"):
+        def m(model, method=method):
+            return getattr(model, method)
+
+        add(f"{method}-X-1d", lambda md, X, y, m=m: m(md)(X[:, 0], y), E,
+            "Expected 2D array")
+        add(f"{method}-X-3d", lambda md, X, y, m=m: m(md)(X[:, :, None], y), E, "dim 3")
+        add(f"{method}-X-scalar", lambda md, X, y, m=m: m(md)("red", y), E, "scalar")
+        add(f"{method}-X-no-rows", lambda md, X, y, m=m: m(md)(X[:0], y[:0]), E,
+            "0 sample")
+        add(f"{method}-X-no-features", lambda md, X, y, m=m: m(md)(X[:, :0], y), E,
+            "0 feature")
+        add(f"{method}-X-unhashable", lambda md, X, y, m=m: m(md)(
+            _put_at(X, 1, [1, 2]), y), T, "column 1 holds an unhashable value")
+        add(f"{method}-X-unhashable-named", lambda md, X, y, m=m: m(md)(
+            _frame(_put_at(X, 2, {"a": 1})), y), T, r"column 2 \('shift'\) .*unhashable")
+        add(f"{method}-X-ragged", lambda md, X, y, m=m: m(md)(
+            [list(r) for r in X[:-1]] + [list(X[-1])[:-1]], y), E,
+            "inhomogeneous|sequence")
+        add(f"{method}-X-complex", lambda md, X, y, m=m: m(md)(
+            _codes(X) + 1j, y), E, "Complex")
+        add(f"{method}-X-sparse", lambda md, X, y, m=m: m(md)(
+            _sparse(_codes(X)), y), T, "sparse")
+        add(f"{method}-y-short", lambda md, X, y, m=m: m(md)(X, y[:-1]), E, "inconsistent")
+        add(f"{method}-y-2d", lambda md, X, y, m=m: m(md)(X, np.c_[y, y]), E, "1d array")
+        add(f"{method}-y-nan", lambda md, X, y, m=m: m(md)(
+            X, _put(y.astype(float), np.nan)), E, "NaN")
+        add(f"{method}-w-negative", lambda md, X, y, m=m: m(md)(
+            X, y, sample_weight=_put(np.ones(len(y)), -1.0)), E, "Negative")
+        add(f"{method}-w-nan", lambda md, X, y, m=m: m(md)(
+            X, y, sample_weight=_put(np.ones(len(y)), np.nan)), E, "NaN or infinity")
+        add(f"{method}-w-inf", lambda md, X, y, m=m: m(md)(
+            X, y, sample_weight=_put(np.ones(len(y)), np.inf)), E, "NaN or infinity")
+        add(f"{method}-w-short", lambda md, X, y, m=m: m(md)(
+            X, y, sample_weight=np.ones(len(y) - 1)), E, "sample_weight.shape")
+        add(f"{method}-w-2d", lambda md, X, y, m=m: m(md)(
+            X, y, sample_weight=np.ones((len(y), 2))), E, "1D array or scalar")
+        add(f"{method}-w-strings", lambda md, X, y, m=m: m(md)(
+            X, y, sample_weight=["a"] * len(y)), E, "numeric")
+        add(f"{method}-alpha-negative", lambda md, X, y, m=m: m(md.set_params(alpha=-0.5))(
+            X, y), E, "'alpha' parameter")
+        add(f"{method}-alpha-nan", lambda md, X, y, m=m: m(md.set_params(alpha=np.nan))(
+            X, y), E, "'alpha' parameter")
+        add(f"{method}-alpha-string", lambda md, X, y, m=m: m(md.set_params(alpha="1"))(
+            X, y), T, "'alpha' parameter")
+        add(f"{method}-prior-wrong-length", lambda md, X, y, m=m: m(
+            md.set_params(class_prior=[0.5, 0.5]))(X, y), E, "Number of priors")
+        add(f"{method}-prior-negative", lambda md, X, y, m=m: m(
+            md.set_params(class_prior=[1.2, -0.1, -0.1]))(X, y), E, "class_prior")
+        add(f"{method}-prior-nan", lambda md, X, y, m=m: m(
+            md.set_params(class_prior=[np.nan, 0.5, 0.5]))(X, y), E, "class_prior")
+        add(f"{method}-min_categories-negative-code", lambda md, X, y, m=m: m(
+            md.set_params(min_categories=3))(np.c_[_codes(X), _codes(X)[:, :1]], y), E,
+            "feature 1 has the negative code -3")
+        add(f"{method}-min_categories-string-value", lambda md, X, y, m=m: m(
+            md.set_params(min_categories=3))(X, y), E, "min_categories is set")
+    add("fit-X-inconsistent-features-in-lists", lambda md, X, y: md.fit(
+        [["a", 1]] + [["b"]] * (len(y) - 1), y), E, "inhomogeneous|sequence")
+    add("fit-y-none", lambda md, X, y: md.fit(X, None), E, "requires y")
+    add("fit-y-continuous", lambda md, X, y: md.fit(X, y + 0.5), E, "continuous")
+    add("fit-y-mixed-types", lambda md, X, y: md.fit(X, np.array(
+        ["a", 1] * (len(y) // 2), dtype=object)), E, "Mix of label")
+    add("fit-w-all-zero", lambda md, X, y: md.fit(X, y, sample_weight=np.zeros(len(y))),
+        E, "sum of sample_weight is zero")
+    add("fit-min_categories-float", lambda md, X, y: md.set_params(
+        min_categories=2.5).fit(_codes(X) ** 2, y), E, "min_categories")
+    add("fit-min_categories-wrong-shape", lambda md, X, y: md.set_params(
+        min_categories=[3, 3, 3]).fit(_codes(X) ** 2, y), E, "min_categories")
+    add("fit-min_categories-float-array", lambda md, X, y: md.set_params(
+        min_categories=[3.0, 3.0]).fit(_codes(X) ** 2, y), E, "integral type")
+    add("fit-hash_buckets-zero", lambda md, X, y: md.set_params(hash_buckets=0).fit(X, y),
+        E, "hash_buckets")
+    add("fit-hash_buckets-and-min_categories", lambda md, X, y: md.set_params(
+        hash_buckets=8, min_categories=3).fit(X, y), E, "set only one")
+    add("fit-force_alpha-string", lambda md, X, y: md.set_params(
+        force_alpha="yes").fit(X, y), T, "force_alpha")
+    add("fit-n_threads-zero", lambda md, X, y: md.set_params(n_threads=0).fit(X, y), E,
+        "n_threads")
+    add("fit-n_threads-float", lambda md, X, y: md.set_params(n_threads=1.5).fit(X, y), T,
+        "n_threads")
+    add("partial_fit-unknown-label", lambda md, X, y: md.partial_fit(X, y + 10), E,
+        r"label\(s\)")
+    add("partial_fit-features", lambda md, X, y: md.partial_fit(X[:, :-1], y), E,
+        "features")
+    add("partial_fit-unhashable-late-row", lambda md, X, y: md.partial_fit(
+        _put_at(X, 0, set(), row=-1), y), T, "column 0 holds an unhashable value")
+    add("predict-features", lambda md, X, y: md.predict(X[:, :-1]), E, "features, but")
+    add("predict-1d", lambda md, X, y: md.predict(X[0]), E, "Reshape your data")
+    add("predict-empty", lambda md, X, y: md.predict(X[:0]), E, "0 sample")
+    add("predict_proba-unhashable", lambda md, X, y: md.predict_proba(
+        _put_at(X, 2, [0])), T, "column 2 holds an unhashable value")
+    add("predict_log_proba-complex", lambda md, X, y: md.predict_log_proba(
+        _codes(X).astype(complex).repeat([2, 1], axis=1)), E, "Complex")
+    add("predict_joint_log_proba-sparse", lambda md, X, y: md.predict_joint_log_proba(
+        _sparse(np.c_[_codes(X), _codes(X)[:, :1]])), T, "sparse")
+    add("score-y-short", lambda md, X, y: md.score(X, y[:-1]), E,
+        "shape|inconsistent|broadcast")
+    add("set_params-unknown", lambda md, X, y: md.set_params(nonsense=1), E,
+        "Invalid parameter")
+    return cases
+
+
+def _put_at(X, column, value, row=3):
+    X = np.array(X, dtype=object, copy=True)
+    X[row, column] = value
+    return X
+
+
+def _sparse(X):
+    sparse = pytest.importorskip("scipy.sparse")
+    return sparse.csr_matrix(X)
+
+
+CATEGORICAL_CASES = _categorical_cases()
+
+
+def test_the_categorical_table_has_at_least_40_bad_inputs():
+    assert len(CATEGORICAL_CASES) >= 40
+
+
+@pytest.mark.parametrize("call, errors, match", CATEGORICAL_CASES)
+def test_categorical_bad_input_raises_clearly_and_leaves_model_unchanged(
+        call, errors, match):
+    X, y = categorical_data()
+    model = fastnb.CategoricalNB().partial_fit(X, y, classes=np.unique(y))
+    params = model.get_params()
+    before = pickle.dumps({k: v for k, v in vars(model).items() if k not in params},
+                          protocol=5)
+    with pytest.raises(errors, match=match):
+        call(model, X, y)
+    # The fitted state, byte for byte (set_params cases change a parameter on
+    # purpose, so parameters are left out).
+    after = {k: v for k, v in vars(model).items() if k not in params}
+    assert pickle.dumps(after, protocol=5) == before
+    model.set_params(**params)
+    assert_array_equal(model.predict(X), fastnb.CategoricalNB().fit(X, y).predict(X))

@@ -647,3 +647,35 @@ def test_repr_and_tags():
 @parametrize_with_checks([CategoricalNB(), CategoricalNB(hash_buckets=64)])
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+@pytest.mark.parametrize("dtype, negative_column",
+                         [(np.int64, False), (np.uint8, False), (np.int64, True)])
+def test_predict_peak_memory_is_the_output_plus_o_k_d(dtype, negative_column):
+    """On 1e5 x 100 integer codes, predict and predict_proba allocate (as traced by
+    tracemalloc: numpy and Python allocations) their returned array and O(k * d)
+    more: no (n, k) or (n, d) temporary, whichever the lookup path (dense codes, or
+    hashed values for a column of negative ints)."""
+    import tracemalloc
+
+    rng = np.random.default_rng(0)
+    n, d, k = 100_000, 100, 3
+    y = rng.integers(0, k, n)
+    X = ((rng.integers(0, 10, (n, d)) + y[:, None]) % 10).astype(dtype)
+    if negative_column:
+        X[:, 0] -= 5
+    model = CategoricalNB().fit(X, y)
+    budget = 64 * k * d + (16 << 10)
+    for method in ("predict", "predict_proba", "predict_log_proba",
+                   "predict_joint_log_proba"):
+        getattr(model, method)(X[:10])  # any one-time set-up happens here
+        tracemalloc.start()
+        try:
+            tracemalloc.reset_peak()
+            base = tracemalloc.get_traced_memory()[0]
+            out = getattr(model, method)(X)
+            peak = tracemalloc.get_traced_memory()[1] - base
+        finally:
+            tracemalloc.stop()
+        assert out.shape[0] == n
+        assert peak <= out.nbytes + budget, (method, peak - out.nbytes)

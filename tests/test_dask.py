@@ -23,8 +23,19 @@ def count_data(rng, n):
     return X, y
 
 
+def categorical_data(rng, n):
+    """Integer codes; one column of negative ints, one whose largest codes are rare
+    (so that blocks see different categories)."""
+    y = rng.integers(0, 4, n)
+    X = (rng.integers(0, 5, (n, 6)) + y[:, None]) % 7
+    X[:, 0] = -X[:, 0]
+    X[:, 1] = np.where(rng.random(n) < 0.002, 40 + y, X[:, 1])
+    return X, y
+
+
 # name -> (factory, data maker); every fastnb estimator is listed here.
 ESTIMATORS = {
+    "CategoricalNB": (fastnb.CategoricalNB, categorical_data),
     "GaussianNB": (fastnb.GaussianNB, gaussian_data),
     "BernoulliNB": (lambda: fastnb.BernoulliNB(binarize=1.0), count_data),
     "MultinomialNB": (fastnb.MultinomialNB, count_data),
@@ -42,6 +53,9 @@ def client():
 
 def _assert_equal_models(a, b, rtol=1e-10):
     assert_array_equal(a.classes_, b.classes_)
+    if hasattr(b, "categories_"):
+        for ours, theirs in zip(a.categories_, b.categories_):
+            assert_array_equal(ours, theirs)
     for key, value in b._sufficient_state().items():
         assert_allclose(a._sufficient_state()[key], value, rtol=rtol, atol=1e-9,
                         err_msg=key)
@@ -115,6 +129,43 @@ def test_cluster_fit_on_sparse_blocks(client, name):
                        model.predict(sparse.csr_matrix(X)))
     assert_allclose(model.predict_joint_log_proba(X), local.predict_joint_log_proba(X),
                     rtol=1e-10)
+
+
+def test_categorical_cluster_fit_from_a_dataframe_with_string_columns(client):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(3)
+    n = 4000
+    y = rng.integers(0, 3, n)
+    words = np.array(["red", "green", "blue", "\u00e9cru", "teal"], dtype=object)
+    colour = words[(rng.integers(0, 3, n) + y) % 5]
+    colour[rng.random(n) < 0.05] = None
+    frame = pd.DataFrame({
+        "colour": pd.array(colour, dtype="string"),
+        "size": pd.Categorical(np.array(["S", "M", "L", "XL"])[
+            (rng.integers(0, 2, n) + y) % 4], categories=["S", "M", "L", "XL", "XXL"]),
+        "code": (rng.integers(0, 4, n) + y) % 6,
+        "shift": rng.integers(-3, 3, n),
+    })
+    # A category that only one partition holds.
+    frame.loc[n - 3:, "colour"] = "violet"
+    frame["label"] = np.array(["a", "b", "c"])[y]
+    w = rng.uniform(0.1, 2, n)
+    frame["w"] = w
+    ddf = dd.from_pandas(frame, npartitions=5)
+    features = ["colour", "size", "code", "shift"]
+    local = fastnb.CategoricalNB().fit(frame[features], frame["label"], sample_weight=w)
+    model = fnd.fit(fastnb.CategoricalNB(), ddf[features], ddf["label"],
+                    sample_weight=ddf["w"])
+    assert [list(c) for c in model.categories_] == [list(c) for c in local.categories_]
+    assert list(model.categories_[0]) == ["blue", "green", "red", "teal", "violet",
+                                          "\u00e9cru"]
+    _assert_equal_models(model, local)
+    assert_array_equal(model.feature_names_in_, features)
+    assert_allclose(fnd.predict_proba(model, ddf[features]).compute(),
+                    local.predict_proba(frame[features]), rtol=1e-10, atol=1e-12)
+    assert_array_equal(fnd.predict(model, ddf[features]).compute(),
+                       local.predict(frame[features]))
 
 
 def test_workers_run_single_threaded_by_default(client):

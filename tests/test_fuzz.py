@@ -137,3 +137,62 @@ def test_discrete_nb_agrees_with_sklearn(seed, name, n, d, k, dtype, weighted, a
                            sample_weight=None if weights is None else weights[rows])
     assert_allclose(online.feature_count_, ours.feature_count_, rtol=1e-12)
     assert_allclose(online.feature_log_prob_, ours.feature_log_prob_, rtol=1e-12)
+@settings(max_examples=80)
+@given(
+    seed=st.integers(0, 2**32 - 1),
+    n=st.integers(1, 300),
+    d=st.integers(1, 10),
+    k=st.integers(1, 5),
+    max_code=st.integers(0, 12),
+    dtype=st.sampled_from([np.int64, np.int32, np.uint8, np.int8, np.float64]),
+    weighted=st.booleans(),
+    use_prior=st.booleans(),
+    fit_prior=st.booleans(),
+    alpha=st.sampled_from([1.0, 0.5, 1e-3, 2.5]),
+    min_categories=st.sampled_from([None, "int", "array"]),
+    n_batches=st.integers(1, 4),
+)
+def test_categorical_nb_agrees_with_sklearn(seed, n, d, k, max_code, dtype, weighted,
+                                            use_prior, fit_prior, alpha, min_categories,
+                                            n_batches):
+    """Integer codes 0..n-1: the layout and every output are scikit-learn's."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    y[: min(k, n)] = np.arange(min(k, n))
+    X = ((rng.integers(0, max_code + 1, (n, d)) + y[:, None]) % (max_code + 1)).astype(
+        dtype)
+    weights = rng.uniform(0.05, 4, n) if weighted else None
+    classes = np.unique(y)
+    prior = rng.dirichlet(np.ones(len(classes))) if use_prior else None
+    if min_categories == "int":
+        mc = int(rng.integers(1, 16))
+    elif min_categories == "array":
+        mc = rng.integers(1, 16, d)
+    else:
+        mc = None
+    params = dict(alpha=alpha, class_prior=prior, fit_prior=fit_prior, min_categories=mc)
+
+    ours = fastnb.CategoricalNB(**params).fit(X, y, sample_weight=weights)
+    theirs = sklearn_nb.CategoricalNB(**params).fit(X, y, sample_weight=weights)
+    assert_array_equal(ours.classes_, theirs.classes_)
+    assert_allclose(ours.class_count_, theirs.class_count_, rtol=1e-12)
+    assert_allclose(ours.class_log_prior_, theirs.class_log_prior_, rtol=1e-12)
+    assert_array_equal(ours.n_categories_, theirs.n_categories_)
+    for j in range(d):
+        assert_allclose(ours.category_count_[j], theirs.category_count_[j], rtol=1e-12)
+        assert_allclose(ours.feature_log_prob_[j], theirs.feature_log_prob_[j],
+                        rtol=1e-12, atol=1e-12)
+    _check_outputs(ours, theirs, X, rtol=1e-10)
+
+    # partial_fit over random batches: the same model as fit (scikit-learn's
+    # n_categories_ after partial_fit reflects the last batch only, so fit is the
+    # oracle here).
+    online = fastnb.CategoricalNB(**params)
+    for rows in _splits(rng, n, n_batches):
+        online.partial_fit(X[rows], y[rows], classes=classes,
+                           sample_weight=None if weights is None else weights[rows])
+    assert_array_equal(online.n_categories_, ours.n_categories_)
+    for j in range(d):
+        assert_allclose(online.category_count_[j], ours.category_count_[j], rtol=1e-12)
+    assert_allclose(online.predict_joint_log_proba(X), ours.predict_joint_log_proba(X),
+                    rtol=1e-10, atol=1e-10)

@@ -26,8 +26,29 @@ def count_data(rng, n=300, d=4, k=3):
     return rng.poisson(1.0 + y[:, None], size=(n, d)).astype(np.float64), y
 
 
+def categorical_data(rng, n=300, d=4, k=3):
+    """Mixed columns: strings, negative ints, codes 0..5, and mixed objects."""
+    y = rng.integers(0, k, n)
+    X = np.empty((n, d), dtype=object)
+    words = np.array(["red", "green", "blue", "\u00e9t\u00e9", ""], dtype=object)
+    for j in range(d):
+        shifted = (rng.integers(0, 4, n) + y) % 6
+        kind = j % 4
+        if kind == 0:
+            X[:, j] = words[shifted % len(words)]
+        elif kind == 1:
+            X[:, j] = shifted.astype(np.int64) - 2
+        elif kind == 2:
+            X[:, j] = shifted
+        else:
+            mixed = np.array([2**62, -7, 1.5, "x", b"y", 2**70, None], dtype=object)
+            X[:, j] = mixed[shifted % len(mixed)]
+    return X, y
+
+
 # name -> (factory, data maker). Every estimator of fastnb is listed here.
 ESTIMATORS = {
+    "CategoricalNB": (lambda: fastnb.CategoricalNB(alpha=0.5), categorical_data),
     "GaussianNB": (lambda: fastnb.GaussianNB(var_smoothing=1e-6), gaussian_data),
     "BernoulliNB": (lambda: fastnb.BernoulliNB(alpha=0.5), count_data),
     "MultinomialNB": (lambda: fastnb.MultinomialNB(alpha=0.5), count_data),
@@ -42,16 +63,39 @@ def fitted(name, rng, **data_kwargs):
 
 
 def public_state(model):
-    return {k: v for k, v in vars(model).items()}
+    """The fitted state (parameters are compared separately)."""
+    params = model.get_params()
+    return {k: v for k, v in vars(model).items() if k not in params}
+
+
+def assert_same_value(a, b, name):
+    """Equal values, element by element through lists and tuples (ragged ones
+    included), with equal dtypes for arrays."""
+    if isinstance(a, (list, tuple)):
+        assert isinstance(b, type(a)) and len(a) == len(b), name
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same_value(x, y, f"{name}[{i}]")
+    elif a is None:
+        assert b is None, name
+    else:
+        a, b = np.asarray(a), np.asarray(b)
+        assert a.dtype == b.dtype, name
+        assert_array_equal(a, b, err_msg=name)
 
 
 def assert_same_model(a, b, X):
     assert type(a) is type(b)
-    assert a.get_params() == b.get_params() or repr(a) == repr(b)
+    params_a, params_b = a.get_params(), b.get_params()
+    assert params_a.keys() == params_b.keys()
+    for key, value in params_a.items():  # array-likes come back as arrays
+        if value is None or isinstance(value, (bool, str)):
+            assert params_b[key] is value or params_b[key] == value, key
+        else:
+            assert_array_equal(np.asarray(params_b[key]), np.asarray(value), err_msg=key)
     state_a, state_b = public_state(a), public_state(b)
     assert state_a.keys() == state_b.keys()
     for key in state_a:
-        assert_array_equal(np.asarray(state_a[key]), np.asarray(state_b[key]), err_msg=key)
+        assert_same_value(state_a[key], state_b[key], key)
     for method in ("predict", "predict_proba", "predict_joint_log_proba"):
         assert_array_equal(getattr(a, method)(X), getattr(b, method)(X))
 
@@ -83,12 +127,14 @@ def test_save_load_keeps_labels_and_feature_names(name, rng, tmp_path):
 def test_load_in_a_fresh_process(name, rng, tmp_path):
     model, X, _ = fitted(name, rng)
     model.save(tmp_path / "m.npz")
-    np.save(tmp_path / "X.npy", X)
+    # The test data may be an object array: it (not the model) travels by pickle.
+    np.save(tmp_path / "X.npy", X, allow_pickle=True)
     np.save(tmp_path / "expected.npy", model.predict_proba(X))
     code = (
         "import sys, numpy as np, fastnb\n"
         "m = fastnb.load('m.npz')\n"
-        "assert (m.predict_proba(np.load('X.npy')) == np.load('expected.npy')).all()\n"
+        "X = np.load('X.npy', allow_pickle=True)\n"
+        "assert (m.predict_proba(X) == np.load('expected.npy')).all()\n"
         "print('same')\n"
     )
     result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
@@ -129,6 +175,13 @@ def _header(path):
         return json.loads(archive["header"].tobytes())
 
 
+def _last_float_array(path):
+    """The name of the last float64 member the header lists."""
+    with np.load(path, allow_pickle=False) as archive:
+        return [name for name in _header(path)["arrays"]
+                if archive[name].dtype == np.float64 and archive[name].size][-1]
+
+
 CORRUPTIONS = {
     "truncated": lambda p, o: o.write_bytes(p.read_bytes()[: len(p.read_bytes()) // 2]),
     "empty": lambda p, o: o.write_bytes(b""),
@@ -155,8 +208,8 @@ CORRUPTIONS = {
     "object array": lambda p, o: _rewrite(
         p, o, extra={"classes": np.array([object(), object()], dtype=object)}),
     "nan in statistics": lambda p, o: _rewrite(
-        p, o, arrays={_header(p)["arrays"][-1]: np.full_like(
-            np.load(p)[_header(p)["arrays"][-1]], np.nan)}),
+        p, o, arrays={_last_float_array(p): np.full_like(
+            np.load(p)[_last_float_array(p)], np.nan)}),
     "negative counts": lambda p, o: _rewrite(
         p, o, arrays={"class_count_": -np.load(p)["class_count_"]}),
     "wrong dtype": lambda p, o: _rewrite(
@@ -256,3 +309,236 @@ def test_merge_refuses_incompatible_models(name, rng):
     before = pickle.dumps(vars(a))
     fastnb.merge(a, factory().fit(X, y))
     assert pickle.dumps(vars(a)) == before  # inputs untouched
+
+
+# -- CategoricalNB: categories of every kind, as plain arrays --------------------------
+def _categorical_models():
+    """name -> (model, X): every kind of category CategoricalNB keeps."""
+    pd = pytest.importorskip("pandas")
+    rng = np.random.default_rng(5)
+    n = 200
+    y = rng.integers(0, 3, n)
+    ints = np.array([-(2**63), -5, 0, 7, 2**62, 2**63 - 1], dtype=np.int64)
+    X_int = np.stack([ints[rng.integers(0, 6, n)], rng.integers(0, 9, n)], axis=1)
+    X_float = np.stack([rng.choice([-2.5, 0.25, 1e300, np.inf, -np.inf, np.nan], n),
+                        rng.choice([0.0, 1.0, 3.0], n)], axis=1)
+    mixed = np.array([True, 3, 2.5, "s", "\u00e9\U0001f600", b"\x00\xff", 2**64 + 3,
+                      -(2**70), np.str_("npstr"), None, float("nan")], dtype=object)
+    X_obj = mixed[rng.integers(0, mixed.size, (n, 3))]
+    frame = pd.DataFrame({
+        "cat": pd.Categorical(rng.choice(["lo", "mid", "hi"], n),
+                              categories=["lo", "mid", "hi", "never"]),
+        "str": pd.array(rng.choice(["a", "b", None], n), dtype="string"),
+        "int": rng.integers(-3, 3, n),
+        "bool": rng.random(n) < 0.5,
+    })
+    labels = np.array(["x", "y", "z"], dtype=object)[y]
+    return {
+        "ints": (fastnb.CategoricalNB().fit(X_int, y), X_int),
+        "floats": (fastnb.CategoricalNB(alpha=0.3).fit(X_float, y), X_float),
+        "objects": (fastnb.CategoricalNB(fit_prior=False).fit(X_obj, y), X_obj),
+        "dataframe": (fastnb.CategoricalNB().fit(frame, labels), frame),
+        "hash_buckets": (fastnb.CategoricalNB(hash_buckets=13).fit(X_obj, y), X_obj),
+        "min_categories": (fastnb.CategoricalNB(min_categories=[4, 12]).fit(
+            X_int[:, 1:].repeat(2, axis=1), y), X_int[:, 1:].repeat(2, axis=1)),
+        "class_prior": (fastnb.CategoricalNB(class_prior=[0.2, 0.3, 0.5]).partial_fit(
+            X_obj, y, classes=[0, 1, 2]), X_obj),
+        "weighted": (fastnb.CategoricalNB().fit(X_obj, y, sample_weight=rng.uniform(
+            0, 2, n)), X_obj),
+    }
+
+
+CATEGORICAL_CASES = ["ints", "floats", "objects", "dataframe", "hash_buckets",
+                     "min_categories", "class_prior", "weighted"]
+
+
+@pytest.mark.parametrize("case", CATEGORICAL_CASES)
+def test_categorical_round_trip_of_every_category_kind(case, tmp_path):
+    model, X = _categorical_models()[case]
+    model.save(tmp_path / "m.npz")
+    loaded = fastnb.load(tmp_path / "m.npz")
+    assert_same_model(model, loaded, X)
+    for a, b in zip(model.categories_, loaded.categories_):
+        if a is not None:
+            assert [type(v) for v in a] == [type(v) for v in b]
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as archive:
+        assert all(archive[name].dtype != object for name in archive.files)
+
+
+def test_categorical_round_trip_in_a_fresh_process(tmp_path):
+    model, X = _categorical_models()["objects"]
+    model.save(tmp_path / "m.npz")
+    np.save(tmp_path / "expected.npy", model.predict_joint_log_proba(X))
+    np.save(tmp_path / "X.npy", X, allow_pickle=True)
+    code = (
+        "import numpy as np, fastnb\n"
+        "m = fastnb.load('m.npz')\n"
+        "X = np.load('X.npy', allow_pickle=True)\n"
+        "assert (m.predict_joint_log_proba(X) == np.load('expected.npy')).all()\n"
+        "print(repr([list(c) for c in m.categories_]))\n"
+    )
+    result = subprocess.run([sys.executable, "-c", code], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == repr([list(c) for c in model.categories_])
+
+
+def test_categorical_save_refuses_unsaveable_categories(tmp_path):
+    X = np.empty((2, 1), dtype=object)
+    X[0, 0], X[1, 0] = (1, 2), (3,)
+    model = fastnb.CategoricalNB().fit(X, [0, 1])
+    with pytest.raises(ValueError, match="feature 0 has the category"):
+        model.save(tmp_path / "m.npz")
+    assert not (tmp_path / "m.npz").exists()
+
+
+def _set(name, fn):
+    return lambda p, o: _rewrite(p, o, arrays={name: fn(np.load(p)[name])})
+
+
+def _swap_first_two(a):
+    a = a.copy()
+    a[[0, 1]] = a[[1, 0]]
+    return a
+
+
+CATEGORICAL_CORRUPTIONS = {
+    "nan count": _set("category_count", lambda a: np.where(a == a.max(), np.nan, a)),
+    "negative count": _set("category_count", lambda a: -a),
+    "count exceeds class count": _set("category_count", lambda a: a * 3),
+    "count columns": _set("category_count", lambda a: a[:, :-1].copy()),
+    "unknown feature kind": _set("feature_kind", lambda a: a + 7),
+    "bucket kind": _set("feature_kind", lambda a: np.full_like(a, 2)),
+    "n_categories": _set("n_categories_", lambda a: a + 1),
+    "unsorted categories": _set("value_int", _swap_first_two),
+    "duplicate categories": _set("value_int", lambda a: np.where(a == a[1], a[0], a)),
+    "duplicate after sorting": _set("value_int", lambda a: np.maximum(a, a[2])),
+    "unknown value kind": _set("value_kind", lambda a: a + 9),
+    "value kind": _set("value_kind", lambda a: np.where(a == 2, 3, a)),
+    "integral float": _set("value_float", lambda a: np.where(a != 0, 2.0, a)),
+    "stray int": _set("value_int", lambda a: np.where(a == 0, 5, a)),
+    "text offsets": _set("value_text_end", lambda a: a[::-1].copy()),
+    "text too short": _set("value_text", lambda a: a[:-1].copy()),
+    "bad utf-8": _set("value_text", lambda a: np.full_like(a, 0xFF)),
+    "text dtype": _set("value_text", lambda a: a.astype(np.int64)),
+    "object text": _set("value_text", lambda a: a.astype(object)),
+    "value lengths": _set("value_float", lambda a: a[:-1].copy()),
+}
+
+
+@pytest.mark.parametrize("corruption", sorted(CATEGORICAL_CORRUPTIONS))
+def test_categorical_damaged_files_give_a_clear_error(corruption, tmp_path):
+    on_ints = {"unsorted categories", "duplicate categories", "duplicate after sorting"}
+    model, _ = _categorical_models()["ints" if corruption in on_ints else "objects"]
+    good, bad = tmp_path / "good.npz", tmp_path / "bad.npz"
+    model.save(good)
+    fastnb.load(good)
+    CATEGORICAL_CORRUPTIONS[corruption](good, bad)
+    with pytest.raises(ValueError, match="not a valid fastnb model file"):
+        fastnb.load(bad)
+
+
+def test_categorical_damaged_bucket_and_code_files(tmp_path):
+    for case, name, fn in [
+        ("hash_buckets", "n_categories_", lambda a: a - 1),
+        ("hash_buckets", "feature_kind", lambda a: np.zeros_like(a)),
+        ("min_categories", "n_categories_", lambda a: np.minimum(a, 3)),
+        ("min_categories", "feature_kind", lambda a: np.ones_like(a)),
+    ]:
+        model, _ = _categorical_models()[case]
+        good, bad = tmp_path / f"{case}.npz", tmp_path / "bad.npz"
+        model.save(good)
+        _set(name, fn)(good, bad)
+        with pytest.raises(ValueError, match="not a valid fastnb model file"):
+            fastnb.load(bad)
+
+
+@given(seed=st.integers(0, 2**32 - 1), n_parts=st.integers(2, 4),
+       weighted=st.booleans(), min_categories=st.sampled_from([None, 3, 9]))
+def test_categorical_merge_of_integer_codes_is_exact(seed, n_parts, weighted,
+                                                     min_categories):
+    """Codes (a feature may turn into values in one part only), class subsets,
+    min_categories, weights, with parts given classes via partial_fit."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(10, 300))
+    y = rng.integers(0, 4, n)
+    X = rng.integers(0, 8, (n, 3))
+    if min_categories is None and rng.random() < 0.5:
+        X[rng.integers(0, n), 1] = -1  # one part sees a non-code value
+    w = rng.uniform(0.1, 3, n) if weighted else np.ones(n)
+    order = np.argsort(y, kind="stable") if rng.random() < 0.5 else rng.permutation(n)
+    cuts = np.unique(rng.integers(1, n, n_parts - 1))
+    params = dict(min_categories=min_categories)
+    parts = []
+    for rows in np.split(order, cuts):
+        part = fastnb.CategoricalNB(**params)
+        if rng.random() < 0.5:
+            part.partial_fit(X[rows], y[rows], classes=[0, 1, 2, 3], sample_weight=w[rows])
+        else:
+            part.fit(X[rows], y[rows], sample_weight=w[rows])
+        parts.append(part)
+    merged = fastnb.merge(*parts)
+    whole = fastnb.CategoricalNB(**params).fit(X, y, sample_weight=w)
+    if not set(np.unique(y)) == set(merged.classes_):
+        whole = fastnb.CategoricalNB(**params).partial_fit(X, y, classes=merged.classes_,
+                                                           sample_weight=w)
+    assert_array_equal(merged.classes_, whole.classes_)
+    assert_array_equal(merged.n_categories_, whole.n_categories_)
+    for a, b in zip(merged.categories_, whole.categories_):
+        assert_array_equal(a, b)
+    for a, b in zip(merged.category_count_, whole.category_count_):
+        if weighted:
+            assert_allclose(a, b, rtol=1e-10, atol=1e-12)
+        else:
+            assert_array_equal(a, b)
+    assert_allclose(merged.predict_joint_log_proba(X), whole.predict_joint_log_proba(X),
+                    rtol=1e-10, atol=1e-10)
+
+
+def test_categorical_merge_of_dataframes_with_new_categories():
+    pd = pytest.importorskip("pandas")
+    a = pd.DataFrame({"c": pd.Categorical(["x", "y", "x"]), "s": ["p", "q", None]})
+    b = pd.DataFrame({"c": pd.Categorical(["z", "y"]), "s": ["r", "p"]})
+    y_a, y_b = ["u", "v", "u"], ["w", "u"]
+    merged = fastnb.merge(fastnb.CategoricalNB().fit(a, y_a),
+                          fastnb.CategoricalNB().fit(b, y_b))
+    whole = fastnb.CategoricalNB().fit(pd.concat([a.astype(object), b.astype(object)]),
+                                       y_a + y_b)
+    assert_array_equal(merged.classes_, ["u", "v", "w"])
+    for m, w in zip(merged.categories_, whole.categories_):
+        assert_array_equal(m, w)
+    for m, w in zip(merged.category_count_, whole.category_count_):
+        assert_array_equal(m, w)
+    assert_array_equal(merged.feature_names_in_, ["c", "s"])
+
+
+@pytest.mark.parametrize("swap", [False, True])
+def test_categorical_merge_keeps_value_features_whatever_their_values(swap):
+    """A part whose column held a string only at zero weight has int categories but
+    is a value feature: merged with a code part, it stays one, as in a fit."""
+    X_a = np.array([[0], [1], [2]], dtype=object)
+    X_b = np.array([[3], ["never"], [1]], dtype=object)
+    w_a, w_b = np.ones(3), np.array([1.0, 0.0, 2.0])
+    y_a, y_b = [0, 1, 0], [1, 1, 0]
+    parts = [fastnb.CategoricalNB().fit(X_a, y_a, sample_weight=w_a),
+             fastnb.CategoricalNB().fit(X_b, y_b, sample_weight=w_b)]
+    assert parts[1]._kinds == ["value"]
+    merged = fastnb.merge(*(parts[::-1] if swap else parts))
+    whole = fastnb.CategoricalNB().fit(np.r_[X_a, X_b], y_a + y_b,
+                                       sample_weight=np.r_[w_a, w_b])
+    assert merged._kinds == whole._kinds == ["value"]
+    assert_array_equal(merged.categories_[0], whole.categories_[0])
+    assert_array_equal(merged.category_count_[0], whole.category_count_[0])
+
+
+def test_categorical_merge_refuses_different_hash_buckets():
+    X, y = np.array([[0], [1], [2]]), [0, 1, 0]
+    with pytest.raises(ValueError, match="different parameters"):
+        fastnb.merge(fastnb.CategoricalNB(hash_buckets=4).fit(X, y),
+                     fastnb.CategoricalNB(hash_buckets=8).fit(X, y))
+    with pytest.raises(ValueError, match="different parameters"):
+        fastnb.merge(fastnb.CategoricalNB(hash_buckets=4).fit(X, y),
+                     fastnb.CategoricalNB().fit(X, y))
+    with pytest.raises(ValueError, match="different parameters"):
+        fastnb.merge(fastnb.CategoricalNB(min_categories=4).fit(X, y),
+                     fastnb.CategoricalNB(min_categories=5).fit(X, y))

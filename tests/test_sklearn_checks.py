@@ -19,6 +19,7 @@ ESTIMATORS = [
     fastnb.BernoulliNB(),
     fastnb.MultinomialNB(),
     fastnb.ComplementNB(),
+    fastnb.CategoricalNB(),
 ]
 
 # Checks that a fastnb estimator is expected to fail, with the reason. Empty: every

@@ -25,12 +25,26 @@ def _counts(n=60_000, d=20, k=4, seed=0):
     return rng.poisson(1.0 + 0.3 * y[:, None], size=(n, d)).astype(np.float64), y
 
 
+def _categorical_data(n=120_000, d=20, k=4, seed=0):
+    """Integer codes, and a column of negative ints (the hashed-value path); the
+    default size is above the parallel predict threshold."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, k, n)
+    X = (rng.integers(0, 6, (n, d)) + y[:, None]) % 9
+    X[:, 0] = -X[:, 0] - 1
+    return X, y
+
+
 ESTIMATORS = {
+    "CategoricalNB": (fastnb.CategoricalNB, _categorical_data),
     "GaussianNB": (fastnb.GaussianNB, _data),
     "BernoulliNB": (fastnb.BernoulliNB, _counts),
     "MultinomialNB": (fastnb.MultinomialNB, _counts),
     "ComplementNB": (fastnb.ComplementNB, _counts),
 }
+# Rows for the process tests: above every work threshold, so that the parallel
+# paths would run, were it not for the fork fallback.
+_PROCESS_ROWS = {"CategoricalNB": 300_000, "GaussianNB": 150_000}
 
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
@@ -66,20 +80,22 @@ def test_eight_python_threads_share_one_model(name):
         assert_array_equal(value, expected[method])
 
 
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
 @pytest.mark.parametrize("method", ["fork", "forkserver", "spawn"])
-def test_processes_after_openmp_has_run_do_not_hang(method):
+def test_processes_after_openmp_has_run_do_not_hang(name, method):
     if method not in multiprocessing.get_all_start_methods():
         pytest.skip(f"{method} is not available here")
-    X, y = _data(150_000, 10, 3)  # above the work thresholds: the parallel paths run
+    factory, make = ESTIMATORS[name]
+    X, y = make(_PROCESS_ROWS.get(name, 150_000), 10, 3)  # above the work thresholds
     # Run the OpenMP kernels in this process first: GNU libgomp's thread pool does
     # not survive fork, so forked children must fall back to serial kernels. The
     # children run fastnb's own (picklable) methods: big enough to take the
     # parallel path, were it not for that fallback.
-    model = fastnb.GaussianNB().fit(X, y)
+    model = factory().fit(X, y)
     expected = model.predict(X)
     context = multiprocessing.get_context(method)
     with context.Pool(2) as pool:
-        fits = pool.starmap_async(fastnb.GaussianNB().fit, [(X, y)] * 2)
+        fits = pool.starmap_async(factory().fit, [(X, y)] * 2)
         predictions = pool.map_async(model.predict, [X] * 3)
         for fitted in fits.get(timeout=120):
             assert_array_equal(fitted.predict(X), expected)
