@@ -6,7 +6,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from ._base import _BaseNB
+from ._base import MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA, _BaseNB
 from ._dispatch import load_kernels
 from ._encoding import encode_labels, encode_with_classes
 from ._threads import effective_n_threads
@@ -43,6 +43,37 @@ _BOOL_TABLE_MAX_BYTES = 16 << 20
 _PREDICT_CACHE = weakref.WeakKeyDictionary()
 
 
+class _MissingValues(Exception):
+    """Signal from the fit kernels' pass: X holds NaN (and no infinity)."""
+
+
+def _only_nan_among_nonfinite(values):
+    """True when every non-finite value of a float array is NaN (missing)."""
+    if values.dtype.kind != "f":
+        return False
+    return bool(np.isnan(values).any() and not np.isinf(values).any())
+
+
+def _split_missing(X):
+    """(X with NaN read as 0, the indicator of the NaN entries), dense or CSR.
+
+    Used only when X has missing values: a zero contributes nothing to the counts
+    or to a linear score, so the observed part is scored by the ordinary kernels.
+    """
+    if isinstance(X, CSRInput):
+        nan = np.isnan(X.data)
+        observed = CSRInput(np.where(nan, 0, X.data).astype(X.data.dtype), X.indices,
+                            X.indptr, X.shape, X.source)
+        # Row pointers of the NaN entries: the running count of NaN at each row start.
+        indptr = np.concatenate([[0], np.cumsum(nan, dtype=np.int64)])[X.indptr]
+        indptr = indptr.astype(X.indptr.dtype)
+        missing = CSRInput(np.ones(int(nan.sum()), dtype=np.float64),
+                           np.ascontiguousarray(X.indices[nan]), indptr, X.shape, None)
+        return observed, missing
+    nan = np.isnan(X)
+    return np.where(nan, 0, X).astype(X.dtype), nan.astype(np.float64)
+
+
 def _kernel_view(X):
     """The array a dense kernel reads: bool as uint8 (a view, no copy)."""
     return X.view(np.uint8) if X.dtype == np.bool_ else X
@@ -76,7 +107,7 @@ class _BaseDiscreteNB(_BaseNB):
         """The binarize threshold, or None for no thresholding."""
         return None
 
-    def _update_feature_log_prob(self, feature_count, class_count, alpha):
+    def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
         raise NotImplementedError
 
     def _predict_weights(self, feature_log_prob, class_log_prior):
@@ -86,6 +117,7 @@ class _BaseDiscreteNB(_BaseNB):
 
     def _update_tags(self, tags):
         tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = True  # NaN means missing
         tags.classifier_tags.poor_score = True
         if self._check_negative:
             tags.input_tags.positive_only = True
@@ -272,17 +304,30 @@ class _BaseDiscreteNB(_BaseNB):
         alpha = self._checked_alpha(n_features)
         self._checked_class_prior(n_classes)
 
-        if first_call:
-            feature_count = np.zeros((n_classes, n_features), dtype=np.float64)
-            class_count = np.zeros(n_classes, dtype=np.float64)
-        else:
-            feature_count = self.feature_count_.copy()
-            class_count = self.class_count_.copy()
-        self._count(Xv, codes, weights, feature_count, class_count, threshold)
-        if refit and class_count.sum() <= 0:
+        def running_counts():
+            if first_call:
+                return (np.zeros((n_classes, n_features), dtype=np.float64),
+                        np.zeros(n_classes, dtype=np.float64),
+                        np.zeros((n_classes, n_features), dtype=np.float64))
+            return (self.feature_count_.copy(), self.class_count_.copy(),
+                    self._missing_count.copy())
+
+        feature_count, class_count, missing_count = running_counts()
+        try:
+            self._count(Xv, codes, weights, feature_count, class_count, threshold)
+        except _MissingValues:
+            # NaN means missing: count the observed values (a missing entry adds
+            # nothing), and the weight of the missing entries per class and
+            # feature, which BernoulliNB takes out of its denominators.
+            feature_count, class_count, missing_count = running_counts()
+            observed, missing = _split_missing(Xv)
+            self._count(observed, codes, weights, feature_count, class_count, threshold)
+            self._count(missing, codes, weights, missing_count,
+                        np.zeros(n_classes), None)
+        if first_call and class_count.sum() <= 0:
             raise ValueError("The sum of sample_weight is zero: nothing to fit.")
         self._commit(X, fitted_classes, feature_count, class_count, alpha,
-                     reset=first_call)
+                     reset=first_call, missing_count=missing_count)
         return self
 
     def _count(self, Xv, codes, weights, feature_count, class_count, threshold):
@@ -324,6 +369,8 @@ class _BaseDiscreteNB(_BaseNB):
             )
             values = Xv
         if n_bad or _kernels.count_nonfinite(feature_count):
+            if _only_nan_among_nonfinite(values):
+                raise _MissingValues
             self._raise_non_finite(values)
         if n_neg:
             raise ValueError(f"Negative values in data passed to {name} (input X).")
@@ -331,27 +378,30 @@ class _BaseDiscreteNB(_BaseNB):
     @staticmethod
     def _raise_non_finite(values):
         if values.dtype.kind == "f":
-            if np.isnan(values).any():
-                raise ValueError("Input X contains NaN.")
+            # NaN alone means missing and never reaches here; infinity is an error.
             if np.isinf(values).any():
                 raise ValueError(
                     f"Input X contains infinity or a value too large for "
                     f"{values.dtype!r}."
                 )
+            if np.isnan(values).any():
+                raise ValueError("Input X contains NaN.")
         raise ValueError(
             "Input X has values too large in magnitude: the feature counts overflow "
             "float64. Rescale the features."
         )
 
-    def _commit(self, X, classes, feature_count, class_count, alpha, reset):
-        derived = self._derived_state(feature_count, class_count, alpha)
+    def _commit(self, X, classes, feature_count, class_count, alpha, reset,
+                missing_count):
+        derived = self._derived_state(feature_count, class_count, alpha, missing_count)
         # All validation is done: commit the new state.
         self._check_feature_names(X, reset=reset)
         self._set_state(classes, feature_count, class_count, *derived)
+        self._missing_count = missing_count
 
-    def _derived_state(self, feature_count, class_count, alpha):
+    def _derived_state(self, feature_count, class_count, alpha, missing_count):
         feature_log_prob, extra = self._update_feature_log_prob(
-            feature_count, class_count, alpha
+            feature_count, class_count, alpha, missing_count
         )
         class_log_prior = self._class_log_prior(class_count)
         weights, bias = self._predict_weights(feature_log_prob, class_log_prior)
@@ -376,21 +426,27 @@ class _BaseDiscreteNB(_BaseNB):
     _STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "feature_count_": (("k", "d"), ("finite", "nonneg")),
+        "missing_count": (("k", "d"), ("finite", "nonneg")),
     }
 
     def _sufficient_state(self):
-        return {"class_count_": self.class_count_, "feature_count_": self.feature_count_}
+        return {"class_count_": self.class_count_, "feature_count_": self.feature_count_,
+                "missing_count": self._missing_count}
 
     def _restore(self, classes, arrays, n_features, feature_names):
         self._validate_params()
         class_count = np.array(arrays["class_count_"], dtype=np.float64)
         feature_count = np.array(arrays["feature_count_"], dtype=np.float64)
+        missing_count = np.array(arrays["missing_count"], dtype=np.float64)
         if class_count.sum() <= 0:
             raise ValueError("class_count_ sums to zero")
+        if np.any(missing_count > class_count[:, None] * (1 + 1e-9)):
+            raise ValueError("missing_count exceeds class_count_")
         alpha = self._checked_alpha(n_features)
         self._checked_class_prior(classes.shape[0])
-        derived = self._derived_state(feature_count, class_count, alpha)
+        derived = self._derived_state(feature_count, class_count, alpha, missing_count)
         self._set_state(classes, feature_count, class_count, *derived)
+        self._missing_count = missing_count
         self._finish_restore(n_features, feature_names)
 
     def _merged_with(self, other):
@@ -406,12 +462,16 @@ class _BaseDiscreteNB(_BaseNB):
         feature_count[where_b] += other.feature_count_
         class_count[where_a] += self.class_count_
         class_count[where_b] += other.class_count_
+        missing_count = np.zeros(shape)
+        missing_count[where_a] += self._missing_count
+        missing_count[where_b] += other._missing_count
         merged = type(self)(**self.get_params())
         merged._validate_params()
         alpha = merged._checked_alpha(shape[1])
         merged._checked_class_prior(shape[0])
-        derived = merged._derived_state(feature_count, class_count, alpha)
+        derived = merged._derived_state(feature_count, class_count, alpha, missing_count)
         merged._set_state(classes, feature_count, class_count, *derived)
+        merged._missing_count = missing_count
         merged._finish_restore(self.n_features_in_,
                                getattr(self, "feature_names_in_", None))
         return merged
@@ -526,8 +586,52 @@ class _BaseDiscreteNB(_BaseNB):
             )
             values = X
         if n_suspect and values.dtype.kind == "f" and not np.isfinite(values).all():
-            what = "NaN" if np.isnan(values).any() else "infinity"
-            raise ValueError(f"Input X contains {what}.")
+            if not _only_nan_among_nonfinite(values):
+                raise ValueError("Input X contains infinity.")
+            self._predict_with_missing(X, mode, labels_out, out)
+
+    def _missing_log_terms(self):
+        """(k, d) log-likelihood terms that a missing value leaves out, beyond the
+        terms of a zero: none for the linear models (a missing count adds nothing,
+        like a zero); BernoulliNB overrides it."""
+        return None
+
+    def _predict_with_missing(self, X, mode, labels_out, out):
+        """NaN means missing: its feature's term is left out of the joint log
+        likelihood. The rows are scored as if the missing values were zero, then
+        the terms that a zero adds are taken away again (a second kernel pass, over
+        the missing-value indicator)."""
+        observed, missing = _split_missing(X)
+        k = self.classes_.shape[0]
+        jll = np.empty((X.shape[0], k))
+        self._run_predict_kernel(observed, MODE_JLL, None, jll)
+        terms = self._missing_log_terms()
+        if terms is not None:
+            correction = np.empty_like(jll)
+            n_threads = self._predict_threads(X.shape[0], terms.size)
+            if isinstance(missing, CSRInput):
+                # Only the NaN entries of a sparse matrix: add their terms up.
+                correction[:] = 0.0
+                rows = np.repeat(np.arange(X.shape[0]), np.diff(missing.indptr))
+                np.add.at(correction, rows, terms.T[missing.indices])
+            else:
+                _kernels.dense_predict(
+                    _kernel_view(missing), np.ascontiguousarray(terms), np.zeros(k),
+                    False, 0.0, MODE_JLL, None, correction, n_threads,
+                )
+            jll -= correction
+        if mode == MODE_ARGMAX:
+            labels_out[:] = np.argmax(jll, axis=1)
+            return
+        top = jll.max(axis=1, keepdims=True)
+        with np.errstate(invalid="ignore"):
+            log_norm = top + np.log(np.exp(jll - top).sum(axis=1, keepdims=True))
+        if mode == MODE_JLL:
+            out[:] = jll
+        elif mode == MODE_LOG_PROBA:
+            out[:] = jll - log_norm
+        else:
+            out[:] = np.exp(jll - log_norm)
 
 
 
@@ -606,7 +710,7 @@ class MultinomialNB(_BaseDiscreteNB):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, n_threads=n_threads)
 
-    def _update_feature_log_prob(self, feature_count, class_count, alpha):
+    def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
         # scikit-learn's operations in its order, in place: one k x d allocation
         # (numpy's SIMD log; no temporaries on 20 x 2**18 tables).
         flp = np.add(feature_count, alpha)
@@ -690,7 +794,7 @@ class ComplementNB(_BaseDiscreteNB):
         if not isinstance(self.norm, (bool, np.bool_)):
             raise self._param_error("norm", "an instance of 'bool'", self.norm, TypeError)
 
-    def _update_feature_log_prob(self, feature_count, class_count, alpha):
+    def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
         feature_all = feature_count.sum(axis=0)
         # scikit-learn's operations in its order, in place: one k x d allocation.
         flp = np.subtract(feature_all + alpha, feature_count)
@@ -779,6 +883,7 @@ class BernoulliNB(_BaseDiscreteNB):
     _STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "feature_count_": (("k", "d"), ("finite",)),
+        "missing_count": (("k", "d"), ("finite", "nonneg")),
     }
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
@@ -798,15 +903,24 @@ class BernoulliNB(_BaseDiscreteNB):
     def _threshold(self):
         return self.binarize
 
-    def _update_feature_log_prob(self, feature_count, class_count, alpha):
+    def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
         smoothed_fc = feature_count + alpha
         if np.ndim(alpha) == 0:
             smoothed_cc = (class_count + alpha * 2).reshape(-1, 1)
         else:
             smoothed_cc = class_count.reshape(-1, 1) + alpha * 2
+        if np.any(missing_count):
+            # Each feature's probability is estimated from the rows that observed it.
+            observed = class_count.reshape(-1, 1) - missing_count
+            smoothed_cc = observed + alpha * 2
         with np.errstate(divide="ignore", invalid="ignore"):
             flp = np.log(smoothed_fc) - np.log(smoothed_cc)
         return flp, {}
+
+    def _missing_log_terms(self):
+        # A zero adds log(1 - p) through the bias; a missing value adds nothing.
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(1 - np.exp(self.feature_log_prob_))
 
     def _predict_weights(self, feature_log_prob, class_log_prior):
         # jll = X @ (log p - log(1 - p)).T + log prior + sum_j log(1 - p), with
