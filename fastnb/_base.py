@@ -14,6 +14,7 @@ import numpy as np
 
 from . import _persist, _runtime
 from ._threads import effective_n_threads
+from ._encoding import encode_labels, encode_with_classes
 from ._validation import check_feature_names, not_fitted_error
 
 __all__ = ["_BaseNB"]
@@ -191,6 +192,27 @@ class _BaseNB:
                 f"This {type(self).__name__} instance is not fitted yet. Call 'fit' "
                 "with appropriate arguments before using this estimator."
             )
+
+    def _encode_targets(self, y, classes, *, refit, first_call, n_features):
+        """The classes of a fit and the class index of each label of y.
+
+        ``fit`` (refit) takes the sorted labels of y; a first ``partial_fit`` the
+        given ``classes``; a later one the fitted ``classes_``, whose feature count
+        X must keep.
+        """
+        if refit:
+            return encode_labels(y)
+        if first_call:
+            fitted_classes = np.unique(np.asarray(classes))
+            return fitted_classes, encode_with_classes(y, fitted_classes)
+        if n_features != self.n_features_in_:
+            name = type(self).__name__
+            raise ValueError(
+                f"Number of features {n_features} does not match previous data "
+                f"{self.n_features_in_}. X has {n_features} features, but {name} "
+                f"is expecting {self.n_features_in_} features as input."
+            )
+        return self.classes_, encode_with_classes(y, self.classes_)
 
     def _check_n_features(self, X, *, reset):
         n_features = X.shape[1]

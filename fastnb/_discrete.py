@@ -8,7 +8,6 @@ import numpy as np
 
 from ._base import MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA, _BaseNB
 from ._dispatch import load_kernels
-from ._encoding import encode_labels, encode_with_classes
 from ._threads import effective_n_threads
 from ._validation import (
     CSRInput,
@@ -287,19 +286,8 @@ class _BaseDiscreteNB(_BaseNB):
         n_samples, n_features = Xv.shape
         y = check_y(y, n_samples, name)
         weights = check_sample_weight(sample_weight, n_samples)
-        if not first_call and n_features != self.n_features_in_:
-            raise ValueError(
-                f"X has {n_features} features, but {name} is expecting "
-                f"{self.n_features_in_} features as input."
-            )
-        if refit:
-            fitted_classes, codes = encode_labels(y)
-        elif first_call:
-            fitted_classes = np.unique(np.asarray(classes))
-            codes = encode_with_classes(y, fitted_classes)
-        else:
-            fitted_classes = self.classes_
-            codes = encode_with_classes(y, fitted_classes)
+        fitted_classes, codes = self._encode_targets(
+            y, classes, refit=refit, first_call=first_call, n_features=n_features)
         n_classes = fitted_classes.shape[0]
         alpha = self._checked_alpha(n_features)
         self._checked_class_prior(n_classes)

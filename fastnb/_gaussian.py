@@ -6,7 +6,6 @@ import numpy as np
 
 from ._dispatch import load_kernels
 from ._base import _BaseNB
-from ._encoding import encode_labels, encode_with_classes
 from ._persist import union_classes
 from ._threads import effective_n_threads
 from ._validation import (
@@ -221,20 +220,8 @@ class GaussianNB(_BaseNB):
         y = check_y(y, n_samples, name)
         weights = check_sample_weight(sample_weight, n_samples)
 
-        if refit:
-            fitted_classes, codes = encode_labels(y)
-        elif first_call:
-            fitted_classes = np.unique(np.asarray(classes))
-            codes = encode_with_classes(y, fitted_classes)
-        else:
-            if n_features != self.n_features_in_:
-                raise ValueError(
-                    f"Number of features {n_features} does not match previous data "
-                    f"{self.n_features_in_}. X has {n_features} features, but {name} "
-                    f"is expecting {self.n_features_in_} features as input."
-                )
-            fitted_classes = self.classes_
-            codes = encode_with_classes(y, fitted_classes)
+        fitted_classes, codes = self._encode_targets(
+            y, classes, refit=refit, first_call=first_call, n_features=n_features)
         n_classes = fitted_classes.shape[0]
         priors = self._checked_priors(n_classes)
 
