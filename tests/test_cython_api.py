@@ -93,7 +93,7 @@ def consumer(request, tmp_path_factory):
     env = {**os.environ, "PATH": bin_dir + os.pathsep + os.environ.get("PATH", "")}
     setup = [sys.executable, "-m", "mesonbuild.mesonmain", "setup", str(build),
              str(CONSUMER), f"-Dlanguage={request.param}",
-             f"-Dpython.install_env=auto", "--native-file", str(_native_file(build))]
+             "-Dpython.install_env=auto", "--native-file", str(_native_file(build))]
     for command in (setup, [sys.executable, "-m", "mesonbuild.mesonmain", "compile",
                             "-C", str(build)]):
         result = subprocess.run(command, capture_output=True, text=True, env=env,
