@@ -12,6 +12,8 @@ from . import _labels
 # A lookup table over the label span is used when the span is below this, or
 # below 4 * n: the table then costs no more than the labels themselves.
 _LUT_MIN_SPAN = 1 << 16
+# Labels in [0, this) are found in a single pass.
+_SMALL_LABELS = 1 << 12
 
 
 def _as_kernel_ints(y):
@@ -37,6 +39,19 @@ def encode_labels(y):
     """
     ints = _as_kernel_ints(y) if y.dtype.kind in "biu" else None
     if ints is not None and ints.size:
+        small = np.zeros(_SMALL_LABELS, dtype=np.uint8)
+        if _labels.scan_small_labels(ints, small) == 0:
+            # Every label is in [0, _SMALL_LABELS): one pass found the classes.
+            offsets = np.flatnonzero(small)
+            k = offsets.size
+            if ints is y and y.dtype == np.intp and offsets[-1] == k - 1:
+                # Labels already 0..k-1: they are the codes; no copy.
+                return offsets.astype(y.dtype), y
+            lut = np.full(int(offsets[-1]) + 1, -1, dtype=np.intp)
+            lut[offsets] = np.arange(k, dtype=np.intp)
+            codes = np.empty(ints.size, dtype=np.intp)
+            _labels.map_labels(ints, 0, lut, codes)
+            return offsets.astype(y.dtype), codes
         lo, hi = _labels.int_label_span(ints)
         span = hi - lo + 1
         if span <= max(_LUT_MIN_SPAN, 4 * ints.size):

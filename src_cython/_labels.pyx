@@ -29,6 +29,26 @@ def int_label_span(const label_int[::1] y):
     return lo, hi
 
 
+def scan_small_labels(const label_int[::1] y, unsigned char[::1] present):
+    """One pass: mark present[v] for labels v in [0, len(present)); count the rest.
+
+    Most targets are small non-negative integers: then this single pass finds the
+    classes, and the span and marking passes are not needed.
+    """
+    cdef Py_ssize_t i
+    cdef Py_ssize_t n_outside = 0
+    cdef unsigned long long size = present.shape[0]
+    cdef unsigned long long value
+    with nogil:
+        for i in range(y.shape[0]):
+            value = <unsigned long long> y[i]  # negative labels wrap to huge values
+            if value < size:
+                present[value] = 1
+            else:
+                n_outside += 1
+    return n_outside
+
+
 def mark_present_labels(const label_int[::1] y, long long lo, unsigned char[::1] present):
     """Set present[y[i] - lo] = 1 for every i (every label must lie in the span)."""
     cdef Py_ssize_t i
