@@ -323,7 +323,7 @@ def csr_fit(
                               start[c + 1] - start[c], weights, &fc[c, 0], d,
                               binarize, threshold, check_neg, &flags[c, 0])
         else:
-            for c in prange(k, schedule='dynamic', num_threads=n_threads):
+            for c in prange(k, schedule='static', num_threads=n_threads):
                 csr_fit_class(data, indices, indptr, &order[0] + start[c],
                               start[c + 1] - start[c], weights, &fc[c, 0], d,
                               binarize, threshold, check_neg, &flags[c, 0])
