@@ -19,15 +19,16 @@ import numpy as np
 N_FEATURES, N_CLASSES = 20, 5
 
 
-# Cheap, reproducible generators (uniform features shifted by class): the data is
-# generated on the workers in every pass, for every method alike, and a slow
-# generator would only measure itself.
+# Cheap, reproducible generators: labels from a hash of the row number, features
+# uniform noise shifted by class. The data is generated on the workers in every
+# pass, for every method alike, so a slow generator would only measure itself.
 def make_y(block_id, rows):
-    return np.random.default_rng(block_id[0]).integers(0, N_CLASSES, rows)
+    row = np.arange(block_id[0] * rows, (block_id[0] + 1) * rows, dtype=np.uint64)
+    return ((row * np.uint64(2654435761)) >> np.uint64(7)).astype(np.int64) % N_CLASSES
 
 
 def make_X(block_id, rows):
-    X = np.random.default_rng(10**6 + block_id[0]).random((rows, N_FEATURES))
+    X = np.random.Generator(np.random.SFC64(block_id[0])).random((rows, N_FEATURES))
     X += 0.25 * make_y(block_id, rows)[:, None]
     return X
 
@@ -59,9 +60,11 @@ def main(argv=None):
     rows, chunk = int(args.rows), int(args.chunk)
     n_chunks = rows // chunk
     X = da.map_blocks(lambda block_id=None: make_X(block_id, chunk),
-                      chunks=((chunk,) * n_chunks, (N_FEATURES,)), dtype=np.float64)
+                      chunks=((chunk,) * n_chunks, (N_FEATURES,)), dtype=np.float64,
+                      name="fastnb-benchmark-X")
     y = da.map_blocks(lambda block_id=None: make_y(block_id, chunk),
-                      chunks=((chunk,) * n_chunks,), dtype=np.int64)
+                      chunks=((chunk,) * n_chunks,), dtype=np.int64,
+                      name="fastnb-benchmark-y")
     classes = np.arange(N_CLASSES)
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
