@@ -375,8 +375,9 @@ def test_keys_and_models_are_stable_across_processes(tmp_path, rng):
     )
     for seed in ("0", "12345"):
         env = dict(os.environ, PYTHONHASHSEED=seed)
+        # Outside the source tree, so that the installed package is imported.
         result = subprocess.run([sys.executable, "-c", code], capture_output=True,
-                                text=True, env=env)
+                                text=True, env=env, cwd=tmp_path)
         assert result.returncode == 0, result.stderr
         keys = eval(result.stdout.strip())
         assert keys == [_kernels.value_key(v) for v in STABLE_VALUES]
