@@ -6,7 +6,7 @@ its baseline is the OrdinalEncoder + CategoricalNB pipeline people use.
 
 import numpy as np
 
-from .common import library_estimator
+from .common import EstimatorTimings, library_estimator
 
 
 def _codes(n, d, n_categories, k, seed=0):
@@ -31,7 +31,7 @@ def _estimator(library, values, n_threads):
     )
 
 
-class CategoricalNBSuite:
+class CategoricalNBSuite(EstimatorTimings):
     """C1 / C1s shapes: fit, predict, predict_proba and peak memory."""
 
     param_names = ["library", "n_samples", "values", "n_threads"]
@@ -54,23 +54,8 @@ class CategoricalNBSuite:
         self.model = _estimator(library, values, n_threads)
         self.model.fit(self.X, self.y)
 
-    def time_fit(self, *params):
-        self.model.fit(self.X, self.y)
 
-    def time_predict(self, *params):
-        self.model.predict(self.X)
-
-    def time_predict_proba(self, *params):
-        self.model.predict_proba(self.X)
-
-    def peakmem_fit(self, *params):
-        self.model.fit(self.X, self.y)
-
-    def peakmem_predict(self, *params):
-        self.model.predict(self.X)
-
-
-class CategoricalNBHighCardinality:
+class CategoricalNBHighCardinality(EstimatorTimings):
     """C2 shape: one feature of distinct 64-bit IDs plus 10 code features."""
 
     param_names = ["library", "n_distinct"]
@@ -88,17 +73,4 @@ class CategoricalNBHighCardinality:
         self.model = _estimator(library, "ids", 1 if library == "sklearn" else None)
         self.model.fit(self.X, self.y)
 
-    def time_fit(self, *params):
-        self.model.fit(self.X, self.y)
 
-    def time_predict(self, *params):
-        self.model.predict(self.X)
-
-    def time_predict_proba(self, *params):
-        self.model.predict_proba(self.X)
-
-    def peakmem_fit(self, *params):
-        self.model.fit(self.X, self.y)
-
-    def peakmem_predict(self, *params):
-        self.model.predict(self.X)

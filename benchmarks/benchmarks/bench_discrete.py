@@ -9,14 +9,14 @@ import sys
 
 import numpy as np
 
-from .common import library_estimator
+from .common import EstimatorTimings, library_estimator
 
 # The data makers are shared with the side-by-side workloads.
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
 from workloads_discrete import bernoulli_data, text_counts  # noqa: E402
 
 
-class BernoulliNBSuite:
+class BernoulliNBSuite(EstimatorTimings):
     """B1: 0/1 features, d=200, k=5, as float64 or as a bool matrix."""
 
     param_names = ["library", "n_samples", "dtype", "binarize", "n_threads"]
@@ -38,21 +38,6 @@ class BernoulliNBSuite:
                                        n_threads=n_threads)
         self.model.fit(self.X, self.y)
 
-    def time_fit(self, *params):
-        self.model.fit(self.X, self.y)
-
-    def time_predict(self, *params):
-        self.model.predict(self.X)
-
-    def time_predict_proba(self, *params):
-        self.model.predict_proba(self.X)
-
-    def peakmem_predict(self, *params):
-        self.model.predict(self.X)
-
-    def peakmem_predict_proba(self, *params):
-        self.model.predict_proba(self.X)
-
 
 class BernoulliNBSklearnBaseline(BernoulliNBSuite):
     """scikit-learn's BernoulliNB alone on B1 (the baseline beside the fastnb suite)."""
@@ -64,7 +49,7 @@ class BernoulliNBSklearnBaseline(BernoulliNBSuite):
         super().setup("sklearn", n_samples, dtype, binarize, 1)
 
 
-class _TextSuite:
+class _TextSuite(EstimatorTimings):
     """M1: CSR term counts, 2**18 features, ~100 nonzeros per row, k=20."""
 
     model_name = None
@@ -79,18 +64,6 @@ class _TextSuite:
         self.model = library_estimator(library, self.model_name, n_threads=n_threads)
         self.model.fit(self.X, self.y)
         self.model.predict(self.X[:10])  # builds fastnb's feature-major weights
-
-    def time_fit(self, *params):
-        self.model.fit(self.X, self.y)
-
-    def time_predict(self, *params):
-        self.model.predict(self.X)
-
-    def time_predict_proba(self, *params):
-        self.model.predict_proba(self.X)
-
-    def peakmem_predict(self, *params):
-        self.model.predict(self.X)
 
 
 class MultinomialNBSuite(_TextSuite):

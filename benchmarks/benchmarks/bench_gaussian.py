@@ -2,10 +2,10 @@
 
 import numpy as np
 
-from .common import gaussian_data, library_estimator
+from .common import EstimatorTimings, gaussian_data, library_estimator
 
 
-class GaussianNBSuite:
+class GaussianNBSuite(EstimatorTimings):
     """fit / predict / predict_proba / peak memory over size, dtype and threads."""
 
     param_names = ["library", "n_samples", "dtype", "n_threads"]
@@ -25,21 +25,6 @@ class GaussianNBSuite:
                                        np.dtype(dtype))
         self.model = library_estimator(library, "GaussianNB", n_threads=n_threads)
         self.model.fit(self.X, self.y)
-
-    def time_fit(self, *params):
-        self.model.fit(self.X, self.y)
-
-    def time_predict(self, *params):
-        self.model.predict(self.X)
-
-    def time_predict_proba(self, *params):
-        self.model.predict_proba(self.X)
-
-    def peakmem_predict(self, *params):
-        self.model.predict(self.X)
-
-    def peakmem_predict_proba(self, *params):
-        self.model.predict_proba(self.X)
 
 
 class GaussianNBLatency:

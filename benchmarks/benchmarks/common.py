@@ -20,3 +20,26 @@ def library_estimator(library, name, **params):
 
     params.pop("n_threads", None)
     return getattr(naive_bayes, name)(**params)
+
+
+class EstimatorTimings:
+    """The operations every suite measures, on ``self.model``, ``self.X``, ``self.y``
+    (set by the suite's ``setup``): fit, predict, predict_proba, and their peaks."""
+
+    def time_fit(self, *params):
+        self.model.fit(self.X, self.y)
+
+    def time_predict(self, *params):
+        self.model.predict(self.X)
+
+    def time_predict_proba(self, *params):
+        self.model.predict_proba(self.X)
+
+    def peakmem_fit(self, *params):
+        self.model.fit(self.X, self.y)
+
+    def peakmem_predict(self, *params):
+        self.model.predict(self.X)
+
+    def peakmem_predict_proba(self, *params):
+        self.model.predict_proba(self.X)
