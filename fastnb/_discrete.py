@@ -563,8 +563,6 @@ class _BaseDiscreteNB(_BaseNB):
                 _kernel_view(X), self._bool_table(), self._bias, thr, mode, labels_out,
                 out, n_threads,
             )
-            if n_suspect >= 1_000_000_000:
-                raise MemoryError("fastnb could not allocate a per-thread row buffer.")
             values = X
         else:
             n_threads = self._predict_threads(X.shape[0], self._weights.size)

@@ -1,7 +1,27 @@
-# Shared, header-only building blocks of the fastnb kernels.
+# Shared, header-only building blocks of the fastnb kernels: types, predict modes,
+# the end of a predict row, and how a loop is split into blocks for threads.
 #
 # Everything here is `cdef inline ... noexcept nogil` or a type, so cimporting it
 # creates no runtime dependency between extension modules.
+#
+# Layers (as scikit-learn's sklearn/_loss): point functions on one row or one
+# (row, class) pair live in .pxd files (this one, _gaussian.pxd, _counts.pxd,
+# _bool_table.pxd); the *_kernels.pyx modules loop over rows with them; the Python
+# estimators in fastnb/ validate and dispatch. fastnb.cython_kernels (the public
+# cimport API) calls the same point functions.
+#
+# Threads. Every kernel writes its loop once, as a function over a range of work
+# items [start, stop) (rows, fixed chunks, column blocks or classes). The kernel
+# calls it once when it runs on one block, or from a prange over blocks, each block
+# a contiguous range cut by block_start(). One block never enters an OpenMP
+# region: a one-thread region still costs a team set-up (Cython's
+# prange(use_threads_if=False) compiles to `#pragma omp parallel if(0)`, which
+# still calls GOMP_parallel: +0.4 us on a 3.4 us one-row predict), and a forked
+# child must not touch the OpenMP runtime (fastnb/_threads.py).
+#
+# Memory. Loop kernels allocate their scratch with NumPy, holding the GIL, before
+# they release it: a failed allocation raises MemoryError, the same way in every
+# kernel and for any thread count. Nothing is allocated inside a nogil loop.
 
 from libc.math cimport exp, log, INFINITY, NAN
 
@@ -19,6 +39,19 @@ cdef enum PredictMode:
     MODE_JLL = 1        # the joint log likelihood into an (n, k) array
     MODE_LOG_PROBA = 2  # log posterior: the JLL minus its log-sum-exp
     MODE_PROBA = 3      # posterior probabilities
+
+
+cdef inline Py_ssize_t block_start(
+    Py_ssize_t block, Py_ssize_t n_blocks, Py_ssize_t n_items,
+) noexcept nogil:
+    """First item of `block` when n_items are cut into n_blocks contiguous blocks
+    of near-equal size (block_start(n_blocks, ...) == n_items)."""
+    return block * n_items // n_blocks
+
+
+cdef inline double sum_of_8(const double* acc) noexcept nogil:
+    """The eight fixed accumulators of a blocked sum, added in a fixed tree order."""
+    return ((acc[0] + acc[1]) + (acc[2] + acc[3])) + ((acc[4] + acc[5]) + (acc[6] + acc[7]))
 
 
 cdef inline double row_max(const double* row, Py_ssize_t k) noexcept nogil:
@@ -64,53 +97,19 @@ cdef inline void finish_row(double* row, Py_ssize_t k, int mode) noexcept nogil:
             row[c] = row[c] - scale
 
 
-cdef inline void chan_merge_feature_moments(
-    double* count_a, double* mean_a, double* ssd_a,  # IN/OUT: per-feature moments
-    const double* count_b, const double* mean_b, const double* ssd_b,  # IN
-    Py_ssize_t d,
+cdef inline int finish_scores(
+    double* row_out,      # IN/OUT (k,): the row's class scores (unused for MODE_ARGMAX)
+    Py_ssize_t k,
+    int mode,
+    intp_t* label_out,    # OUT for MODE_ARGMAX: the best class
+    double best,          # the largest score
+    intp_t best_class,    # its class (the first one on ties)
+    bint saw_nan,         # a score was NaN
 ) noexcept nogil:
-    """Chan's merge where every feature has its own count (missing values)."""
-    cdef Py_ssize_t j
-    cdef double total, share_b, delta
-    for j in range(d):
-        if count_b[j] == 0.0:
-            continue
-        if count_a[j] == 0.0:
-            count_a[j] = count_b[j]
-            mean_a[j] = mean_b[j]
-            ssd_a[j] = ssd_b[j]
-            continue
-        total = count_a[j] + count_b[j]
-        share_b = count_b[j] / total
-        delta = mean_b[j] - mean_a[j]
-        mean_a[j] = mean_a[j] + delta * share_b
-        ssd_a[j] = ssd_a[j] + ssd_b[j] + delta * delta * (count_a[j] * share_b)
-        count_a[j] = total
-
-
-cdef inline void chan_merge_moments(
-    double count_a, double* mean_a, double* ssd_a,  # IN/OUT: running moments
-    double count_b, const double* mean_b, const double* ssd_b,  # IN: moments to add
-    Py_ssize_t d,
-) noexcept nogil:
-    """Merge (count_b, mean_b, ssd_b) into (count_a, mean_a, ssd_a) by Chan's formula.
-
-    ssd is the centred second moment, the sum of squared deviations from the mean.
-    Never forms E[x^2] - E[x]^2, so it is exact to rounding for any offset of the data.
-    """
-    cdef Py_ssize_t j
-    cdef double total = count_a + count_b
-    cdef double share_b, cross, delta
-    if count_b == 0.0:
-        return
-    if count_a == 0.0:
-        for j in range(d):
-            mean_a[j] = mean_b[j]
-            ssd_a[j] = ssd_b[j]
-        return
-    share_b = count_b / total
-    cross = count_a * share_b
-    for j in range(d):
-        delta = mean_b[j] - mean_a[j]
-        mean_a[j] = mean_a[j] + delta * share_b
-        ssd_a[j] = ssd_a[j] + ssd_b[j] + delta * delta * cross
+    """Write a scored row's output; return 1 if the row is suspect (no finite best
+    score), so that the caller can tell infinite input from a valid answer."""
+    if mode == MODE_ARGMAX:
+        label_out[0] = best_class
+    else:
+        finish_row(row_out, k, mode)
+    return 1 if (saw_nan or best == -INFINITY or best == INFINITY) else 0

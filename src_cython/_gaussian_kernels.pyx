@@ -1,7 +1,12 @@
-"""Gaussian Naive Bayes kernels: a one-pass moment accumulator and a fused predictor.
+"""Gaussian Naive Bayes loop kernels: a one-pass moment accumulator and a fused predictor.
 
 Design
 ------
+The point functions (one row's Welford update, Chan's merge, one row's joint log
+likelihood) are in ``_gaussian.pxd``; this module loops over rows with them. Each
+loop is written once, over a range of work items, and runs on one block or, from
+a prange, on one block per thread (``_common.pxd``).
+
 Fit. The rows are cut into ``n_chunks`` contiguous chunks whose number depends only
 on the data's shape, never on the thread count. Each chunk runs weighted Welford
 updates (West, 1979) of the rows shifted by the slot's first row into its own
@@ -15,98 +20,22 @@ Missing values. When X holds NaN the caller runs the fit again with
 ``missing=True``: every (class, feature) then keeps its own count and skips NaN
 entries, so each feature's statistics use exactly the rows where it was observed.
 
-Predict. One row at a time, one class at a time::
-
-    jll[c] = log_norm[c] - sum_j (x_j - theta[c, j])**2 * half_inv_var[c, j]
-
-with ``log_norm[c] = log prior[c] - sum_j half_log_2pi_var[c, j]`` and
-``half_inv_var = 0.5 / var`` precomputed once per fit. No n x d temporary is made;
+Predict. One row at a time, one class at a time, with no n x d temporary;
 ``MODE_ARGMAX`` keeps a running maximum and writes only a label index per row.
-The sum over features uses eight fixed accumulators: gcc vectorises them without
-being allowed to reorder additions, so every row's result is bit-reproducible.
-A class score that comes out NaN (the row has a missing value) is recomputed
-leaving the missing features' terms out: their density is marginalised.
 """
 
 from cython.parallel cimport prange
-from libc.math cimport INFINITY
 
-from _common cimport (
-    intp_t, floating, finish_row, chan_merge_moments, chan_merge_feature_moments,
-    MODE_ARGMAX,
+from _common cimport intp_t, floating, block_start, MODE_ARGMAX
+from _gaussian cimport (
+    welford_update_row, welford_update_row_missing, unshift_mean,
+    chan_merge_feature_moments, gaussian_predict_row,
 )
 
 import numpy as np
 
-cdef extern from *:
-    # The per-slot state arrays never overlap each other or X: saying so lets the
-    # compiler vectorise the row update without run-time alias checks.
-    ctypedef double* state_ptr "double * __restrict__"
-
 
 # -- fit ------------------------------------------------------------------------------
-
-cdef inline void welford_update_row(
-    const floating* x,   # IN: one row of X, d values
-    double weight,       # IN: the row's sample weight (> 0)
-    double* count,       # IN/OUT: running weight of the slot
-    state_ptr shift,     # IN/OUT: the slot's first row, subtracted from every row
-    state_ptr mean,      # IN/OUT: running mean of (x - shift), d values
-    state_ptr ssd,       # IN/OUT: running centred sum of squares, d values
-    Py_ssize_t d,
-) noexcept nogil:
-    cdef Py_ssize_t j
-    cdef double total, share, ssd_factor, delta
-    if count[0] == 0.0:
-        # Shifting by a sample of the slot keeps the running mean near zero, so
-        # its rounding errors are relative to the spread of the data, not to its
-        # offset (1e8 + N(0, 1) keeps full precision).
-        count[0] = weight
-        for j in range(d):
-            shift[j] = x[j]
-            mean[j] = 0.0
-            ssd[j] = 0.0
-        return
-    total = count[0] + weight
-    share = weight / total
-    # West's weighted update: ssd += w * delta * (x - new_mean)
-    #                              = w * (1 - share) * delta**2.
-    ssd_factor = weight * (count[0] / total)
-    count[0] = total
-    for j in range(d):
-        delta = (x[j] - shift[j]) - mean[j]
-        mean[j] = mean[j] + delta * share
-        ssd[j] = ssd[j] + ssd_factor * delta * delta
-
-
-cdef inline void welford_update_row_missing(
-    const floating* x,   # IN: one row of X, d values, NaN where missing
-    double weight,       # IN: the row's sample weight (> 0)
-    state_ptr count,     # IN/OUT: running weight of each feature of the slot
-    state_ptr shift,     # IN/OUT: first observed value of each feature
-    state_ptr mean,      # IN/OUT: running mean of (x - shift)
-    state_ptr ssd,       # IN/OUT: running centred sum of squares
-    Py_ssize_t d,
-) noexcept nogil:
-    cdef Py_ssize_t j
-    cdef double value, total, share, delta
-    for j in range(d):
-        value = x[j]
-        if value != value:
-            continue
-        if count[j] == 0.0:
-            count[j] = weight
-            shift[j] = value
-            mean[j] = 0.0
-            ssd[j] = 0.0
-            continue
-        total = count[j] + weight
-        share = weight / total
-        delta = (value - shift[j]) - mean[j]
-        mean[j] = mean[j] + delta * share
-        ssd[j] = ssd[j] + (weight * (count[j] / total)) * delta * delta
-        count[j] = total
-
 
 cdef void accumulate_chunk(
     const floating[:, ::1] X,
@@ -117,10 +46,10 @@ cdef void accumulate_chunk(
     Py_ssize_t row_start,
     Py_ssize_t row_stop,
     double* row_count,          # OUT: (n_slots,) weight of the chunk's rows per slot
-    double* count,              # OUT: (n_slots, d) per-feature weight (missing only)
-    double* shift,              # SCRATCH: (n_slots, d)
-    double* mean,               # OUT: (n_slots, d)
-    double* ssd,                # OUT: (n_slots, d)
+    double* count,              # OUT: (n_slots, d) per-feature weight
+    double* shift,              # SCRATCH: (n_slots, d), zeroed
+    double* mean,               # OUT: (n_slots, d), zeroed
+    double* ssd,                # OUT: (n_slots, d), zeroed
     Py_ssize_t n_slots,
 ) noexcept nogil:
     cdef Py_ssize_t i, j, slot, base
@@ -151,14 +80,38 @@ cdef void accumulate_chunk(
                     x, 1.0, &row_count[global_slot], &shift[global_slot * d],
                     &mean[global_slot * d], &ssd[global_slot * d], d,
                 )
-    # Undo the shift, and give every feature its count.
     for slot in range(n_slots):
         base = slot * d
-        for j in range(d):
-            if not missing:
+        unshift_mean(&shift[base], &mean[base], d)
+        if not missing:
+            for j in range(d):
                 count[base + j] = row_count[slot]
-            if count[base + j] > 0.0:
-                mean[base + j] = mean[base + j] + shift[base + j]
+
+
+cdef void accumulate_chunks(
+    const floating[:, ::1] X,
+    const intp_t[::1] codes,
+    const double* weights,
+    Py_ssize_t global_slot,
+    bint missing,
+    Py_ssize_t n_chunks,
+    Py_ssize_t first_chunk,     # the chunks [first_chunk, stop_chunk) of this block
+    Py_ssize_t stop_chunk,
+    double[:, ::1] chunk_rows,  # OUT: (n_chunks, n_slots)
+    double[:, ::1] chunk_count,  # OUT: (n_chunks, n_slots * d), and the three below
+    double[:, ::1] chunk_shift,
+    double[:, ::1] chunk_mean,
+    double[:, ::1] chunk_ssd,
+) noexcept nogil:
+    cdef Py_ssize_t chunk
+    cdef Py_ssize_t n = X.shape[0]
+    for chunk in range(first_chunk, stop_chunk):
+        accumulate_chunk(
+            X, codes, weights, global_slot, missing,
+            block_start(chunk, n_chunks, n), block_start(chunk + 1, n_chunks, n),
+            &chunk_rows[chunk, 0], &chunk_count[chunk, 0], &chunk_shift[chunk, 0],
+            &chunk_mean[chunk, 0], &chunk_ssd[chunk, 0], chunk_rows.shape[1],
+        )
 
 
 def gaussian_fit(
@@ -181,17 +134,17 @@ def gaussian_fit(
     weight of the rows where that feature is not NaN. ``n_chunks`` fixes the block
     decomposition: the result does not depend on ``n_threads``.
     """
-    cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t d = X.shape[1]
     cdef Py_ssize_t n_slots = n_classes + (1 if track_unweighted else 0)
     cdef Py_ssize_t global_slot = n_classes if track_unweighted else -1
-    cdef Py_ssize_t chunk, slot
+    cdef Py_ssize_t chunk, slot, block, n_blocks
     cdef const double* weights = NULL
 
     if sample_weight is not None:
         weights = &sample_weight[0]
     if n_chunks < 1:
         n_chunks = 1
+    n_blocks = min(max(n_threads, 1), n_chunks)
 
     chunk_rows_arr = np.zeros((n_chunks, n_slots), dtype=np.float64)
     chunk_count_arr = np.zeros((n_chunks, n_slots * d), dtype=np.float64)
@@ -214,22 +167,17 @@ def gaussian_fit(
     cdef double[:, ::1] ssd = ssd_arr
 
     with nogil:
-        if n_threads <= 1 or n_chunks == 1:
-            for chunk in range(n_chunks):
-                accumulate_chunk(
-                    X, codes, weights, global_slot, missing,
-                    chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
-                    &chunk_rows[chunk, 0], &chunk_count[chunk, 0], &chunk_shift[chunk, 0],
-                    &chunk_mean[chunk, 0], &chunk_ssd[chunk, 0], n_slots,
-                )
+        if n_blocks == 1:
+            accumulate_chunks(X, codes, weights, global_slot, missing, n_chunks,
+                              0, n_chunks, chunk_rows, chunk_count, chunk_shift,
+                              chunk_mean, chunk_ssd)
         else:
-            for chunk in prange(n_chunks, schedule='static', num_threads=n_threads):
-                accumulate_chunk(
-                    X, codes, weights, global_slot, missing,
-                    chunk * n // n_chunks, (chunk + 1) * n // n_chunks,
-                    &chunk_rows[chunk, 0], &chunk_count[chunk, 0], &chunk_shift[chunk, 0],
-                    &chunk_mean[chunk, 0], &chunk_ssd[chunk, 0], n_slots,
-                )
+            for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
+                accumulate_chunks(X, codes, weights, global_slot, missing, n_chunks,
+                                  block_start(block, n_blocks, n_chunks),
+                                  block_start(block + 1, n_blocks, n_chunks),
+                                  chunk_rows, chunk_count, chunk_shift, chunk_mean,
+                                  chunk_ssd)
         # Fixed merge order: chunk 0, 1, 2, ... for every slot.
         for slot in range(n_slots):
             for chunk in range(n_chunks):
@@ -281,85 +229,36 @@ def merge_all_slots(
 
 # -- predict ----------------------------------------------------------------------------
 
-cdef inline double class_jll(
-    const floating* x,            # IN: one row, d values
-    const double* theta,          # IN: class means, d values
-    const double* half_inv_var,   # IN: 0.5 / class variances, d values
-    double log_norm,              # IN: log prior - 0.5 * sum(log(2 pi var))
-    Py_ssize_t d,
-) noexcept nogil:
-    cdef double acc[8]
-    cdef double diff
-    cdef Py_ssize_t j, t
-    cdef Py_ssize_t d_blocked = d - d % 8
-    for t in range(8):
-        acc[t] = 0.0
-    for j in range(0, d_blocked, 8):
-        for t in range(8):
-            diff = x[j + t] - theta[j + t]
-            acc[t] = acc[t] + diff * diff * half_inv_var[j + t]
-    for j in range(d_blocked, d):
-        diff = x[j] - theta[j]
-        acc[j - d_blocked] = acc[j - d_blocked] + diff * diff * half_inv_var[j]
-    return log_norm - (((acc[0] + acc[1]) + (acc[2] + acc[3]))
-                       + ((acc[4] + acc[5]) + (acc[6] + acc[7])))
-
-
-cdef inline double class_jll_missing(
-    const floating* x,               # IN: one row, NaN where missing
-    const double* theta,
-    const double* half_inv_var,
-    const double* half_log_2pi_var,  # IN: 0.5 * log(2 pi var), d values
-    double log_prior,
-    Py_ssize_t d,
-) noexcept nogil:
-    """The class score with the missing features' terms left out (marginalised)."""
-    cdef Py_ssize_t j
-    cdef double diff
-    cdef double total = 0.0
-    for j in range(d):
-        if x[j] == x[j]:
-            diff = x[j] - theta[j]
-            total = total + (diff * diff * half_inv_var[j] + half_log_2pi_var[j])
-    return log_prior - total
-
-
-cdef inline int predict_row(
-    const floating* x,
+cdef Py_ssize_t predict_rows(
+    const floating[:, ::1] X,
     const double[:, ::1] theta,
     const double[:, ::1] half_inv_var,
     const double[:, ::1] half_log_2pi_var,
     const double[::1] log_norm,
     const double[::1] log_prior,
     int mode,
-    intp_t* label_out,   # OUT for MODE_ARGMAX
-    double* row_out,     # OUT (k values) for the other modes
+    intp_t[::1] labels_out,
+    double[:, ::1] out,
+    Py_ssize_t row_start,
+    Py_ssize_t row_stop,
 ) noexcept nogil:
-    """Write one row's output; return 1 if its best score is not finite."""
-    cdef Py_ssize_t c
+    """Predict the rows [row_start, row_stop); return how many are suspect."""
+    cdef Py_ssize_t i
+    cdef Py_ssize_t n_suspect = 0
     cdef Py_ssize_t k = theta.shape[0]
     cdef Py_ssize_t d = theta.shape[1]
-    cdef double value
-    cdef double best = -INFINITY
-    cdef intp_t best_class = 0
-    cdef bint saw_nan = False
-    for c in range(k):
-        value = class_jll(x, &theta[c, 0], &half_inv_var[c, 0], log_norm[c], d)
-        if value != value:
-            value = class_jll_missing(x, &theta[c, 0], &half_inv_var[c, 0],
-                                      &half_log_2pi_var[c, 0], log_prior[c], d)
-        if value > best:
-            best = value
-            best_class = c
-        elif value != value:
-            saw_nan = True
-        if mode != MODE_ARGMAX:
-            row_out[c] = value
-    if mode == MODE_ARGMAX:
-        label_out[0] = best_class
-    else:
-        finish_row(row_out, k, mode)
-    return 1 if (saw_nan or best == -INFINITY or best == INFINITY) else 0
+    cdef intp_t* label_out = NULL
+    cdef double* row_out = NULL
+    for i in range(row_start, row_stop):
+        if mode == MODE_ARGMAX:
+            label_out = &labels_out[i]
+        else:
+            row_out = &out[i, 0]
+        n_suspect += gaussian_predict_row(
+            &X[i, 0], &theta[0, 0], &half_inv_var[0, 0], &half_log_2pi_var[0, 0],
+            &log_norm[0], &log_prior[0], k, d, mode, label_out, row_out,
+        )
+    return n_suspect
 
 
 def gaussian_predict(
@@ -381,28 +280,18 @@ def gaussian_predict(
     separate pass over X.
     """
     cdef Py_ssize_t n = X.shape[0]
-    cdef Py_ssize_t i
+    cdef Py_ssize_t block
     cdef Py_ssize_t n_suspect = 0
-    cdef intp_t dummy_label
-    cdef double* row_out = NULL
-    cdef intp_t* label_out = &dummy_label
+    cdef Py_ssize_t n_blocks = max(n_threads, 1)
     with nogil:
-        if n_threads <= 1:
-            for i in range(n):
-                if mode == MODE_ARGMAX:
-                    label_out = &labels_out[i]
-                else:
-                    row_out = &out[i, 0]
-                n_suspect += predict_row(&X[i, 0], theta, half_inv_var,
-                                         half_log_2pi_var, log_norm, log_prior,
-                                         mode, label_out, row_out)
+        if n_blocks == 1:
+            n_suspect = predict_rows(X, theta, half_inv_var, half_log_2pi_var, log_norm,
+                                     log_prior, mode, labels_out, out, 0, n)
         else:
-            for i in prange(n, schedule='static', num_threads=n_threads):
-                if mode == MODE_ARGMAX:
-                    label_out = &labels_out[i]
-                else:
-                    row_out = &out[i, 0]
-                n_suspect += predict_row(&X[i, 0], theta, half_inv_var,
-                                         half_log_2pi_var, log_norm, log_prior,
-                                         mode, label_out, row_out)
+            for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
+                n_suspect += predict_rows(
+                    X, theta, half_inv_var, half_log_2pi_var, log_norm, log_prior,
+                    mode, labels_out, out,
+                    block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n),
+                )
     return n_suspect

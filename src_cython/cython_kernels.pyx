@@ -1,15 +1,24 @@
 """fastnb.cython_kernels: the public, versioned nogil API of the fastnb kernels.
 
-Design: thin, pointer-based wrappers over the same inline row kernels the
-estimators use (``_common.pxd``), with concrete names per dtype (as SciPy's
-``cython_blas``). Declarations and the promise about them live in
-``cython_kernels.pxd``; ``tests/test_cython_api.py`` pins the signatures.
+Design: thin, pointer-based wrappers over the same point functions the estimators'
+loop kernels use (``_gaussian.pxd``, ``_counts.pxd``), with concrete names per
+dtype (as SciPy's ``cython_blas``): one source of truth for the arithmetic.
+Declarations and the promise about them live in ``cython_kernels.pxd``;
+``tests/test_cython_api.py`` pins the signatures. These functions are C API: they
+cannot raise, so bad sizes, out-of-range codes or indices and failed allocations
+return -1.
 """
 
 from libc.math cimport log, M_PI
 from libc.stdlib cimport calloc, free, malloc
 
-from _common cimport chan_merge_moments
+from _common cimport floating, MODE_JLL
+from _gaussian cimport (
+    welford_update_row, unshift_mean, chan_merge_moments, gaussian_predict_row,
+)
+from _counts cimport (
+    integer_threshold, add_count_row, dense_linear_predict_row, csr_linear_predict_row,
+)
 
 API_VERSION = FASTNB_CYTHON_API_VERSION
 
@@ -18,20 +27,14 @@ cdef int api_version() noexcept nogil:
     return FASTNB_CYTHON_API_VERSION
 
 
-ctypedef fused real:
-    float
-    double
-
-
 # -- GaussianNB -------------------------------------------------------------------------
 cdef int _gaussian_accumulate(
-    const real* X, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t* codes,
+    const floating* X, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t* codes,
     const double* weights, Py_ssize_t k,
     double* class_count, double* mean, double* ssd,
 ) noexcept nogil:
-    cdef Py_ssize_t i, j, c
-    cdef double w, total, share, factor, delta
-    cdef const real* x
+    cdef Py_ssize_t i, c
+    cdef double w
     if n < 0 or d < 1 or k < 1:
         return -1
     # The batch's own moments, about each class's first row (shifted Welford),
@@ -49,29 +52,14 @@ cdef int _gaussian_accumulate(
             free(batch)
             return -1
         w = 1.0 if weights == NULL else weights[i]
-        if not w > 0.0:
-            continue
-        x = X + i * d
-        if b_count[c] == 0.0:
-            b_count[c] = w
-            for j in range(d):
-                b_shift[c * d + j] = x[j]
-            continue
-        total = b_count[c] + w
-        share = w / total
-        factor = w * (b_count[c] / total)
-        b_count[c] = total
-        for j in range(d):
-            delta = (x[j] - b_shift[c * d + j]) - b_mean[c * d + j]
-            b_mean[c * d + j] += delta * share
-            b_ssd[c * d + j] += factor * delta * delta
+        if w > 0.0:
+            welford_update_row(X + i * d, w, &b_count[c], b_shift + c * d,
+                               b_mean + c * d, b_ssd + c * d, d)
     for c in range(k):
-        if b_count[c] > 0.0:
-            for j in range(d):
-                b_mean[c * d + j] += b_shift[c * d + j]
-            chan_merge_moments(class_count[c], mean + c * d, ssd + c * d,
-                               b_count[c], b_mean + c * d, b_ssd + c * d, d)
-            class_count[c] += b_count[c]
+        unshift_mean(b_shift + c * d, b_mean + c * d, d)
+        chan_merge_moments(class_count[c], mean + c * d, ssd + c * d,
+                           b_count[c], b_mean + c * d, b_ssd + c * d, d)
+        class_count[c] += b_count[c]
     free(batch)
     return 0
 
@@ -91,31 +79,30 @@ cdef int gaussian_accumulate_f32(
 
 
 cdef int _gaussian_jll(
-    const real* X, Py_ssize_t n, Py_ssize_t d,
+    const floating* X, Py_ssize_t n, Py_ssize_t d,
     const double* theta, const double* var, const double* log_prior, Py_ssize_t k,
     double* out,
 ) noexcept nogil:
     cdef Py_ssize_t i, j, c
-    cdef double total, diff
+    cdef double total
     if n < 0 or d < 1 or k < 1:
         return -1
-    cdef double* half_inv_var = <double*> malloc(k * (d + 1) * sizeof(double))
+    # The per-fit constants that GaussianNB keeps beside theta_ and var_.
+    cdef double* half_inv_var = <double*> malloc(k * (2 * d + 1) * sizeof(double))
     if half_inv_var == NULL:
         return -1
-    cdef double* log_norm = half_inv_var + k * d
+    cdef double* half_log_2pi_var = half_inv_var + k * d
+    cdef double* log_norm = half_log_2pi_var + k * d
     for c in range(k):
         total = 0.0
         for j in range(d):
             half_inv_var[c * d + j] = 0.5 / var[c * d + j]
-            total = total + 0.5 * log(2.0 * M_PI * var[c * d + j])
+            half_log_2pi_var[c * d + j] = 0.5 * log(2.0 * M_PI * var[c * d + j])
+            total = total + half_log_2pi_var[c * d + j]
         log_norm[c] = log_prior[c] - total
     for i in range(n):
-        for c in range(k):
-            total = 0.0
-            for j in range(d):
-                diff = X[i * d + j] - theta[c * d + j]
-                total = total + diff * diff * half_inv_var[c * d + j]
-            out[i * k + c] = log_norm[c] - total
+        gaussian_predict_row(X + i * d, theta, half_inv_var, half_log_2pi_var, log_norm,
+                             log_prior, k, d, MODE_JLL, NULL, out + i * k)
     free(half_inv_var)
     return 0
 
@@ -135,19 +122,14 @@ cdef int gaussian_jll_f32(
 
 
 # -- BernoulliNB, MultinomialNB, ComplementNB -----------------------------------------
-cdef inline double _feature_value(double x, int use_binarize, double binarize) noexcept nogil:
-    if use_binarize:
-        return 1.0 if x > binarize else 0.0
-    return x
-
-
 cdef int _count_accumulate(
-    const real* X, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t* codes,
+    const floating* X, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t* codes,
     const double* weights, Py_ssize_t k, int use_binarize, double binarize,
     double* class_count, double* feature_count,
 ) noexcept nogil:
-    cdef Py_ssize_t i, j, c
+    cdef Py_ssize_t i, c
     cdef double w
+    cdef long long ithr = integer_threshold(binarize)
     if n < 0 or d < 1 or k < 1:
         return -1
     for i in range(n):
@@ -156,9 +138,8 @@ cdef int _count_accumulate(
             return -1
         w = 1.0 if weights == NULL else weights[i]
         class_count[c] += w
-        for j in range(d):
-            feature_count[c * d + j] += w * _feature_value(X[i * d + j], use_binarize,
-                                                           binarize)
+        add_count_row(X + i * d, w, feature_count + c * d, 0, d, use_binarize != 0,
+                      binarize, ithr)
     return 0
 
 
@@ -179,21 +160,16 @@ cdef int count_accumulate_f32(
 
 
 cdef int _linear_jll(
-    const real* X, Py_ssize_t n, Py_ssize_t d, int use_binarize, double binarize,
+    const floating* X, Py_ssize_t n, Py_ssize_t d, int use_binarize, double binarize,
     const double* W, const double* bias, Py_ssize_t k, double* out,
 ) noexcept nogil:
-    cdef Py_ssize_t i, j, c
-    cdef double total, value
+    cdef Py_ssize_t i
+    cdef long long ithr = integer_threshold(binarize)
     if n < 0 or d < 1 or k < 1:
         return -1
     for i in range(n):
-        for c in range(k):
-            total = 0.0
-            for j in range(d):
-                value = _feature_value(X[i * d + j], use_binarize, binarize)
-                if value != 0.0:
-                    total = total + value * W[c * d + j]
-            out[i * k + c] = total + bias[c]
+        dense_linear_predict_row(X + i * d, W, bias, k, d, use_binarize != 0, binarize,
+                                 ithr, MODE_JLL, NULL, out + i * k)
     return 0
 
 
@@ -214,22 +190,33 @@ cdef int linear_jll_csr_f64(
     Py_ssize_t n, int use_binarize, double binarize,
     const double* W, const double* bias, Py_ssize_t k, Py_ssize_t d,
     double* out) noexcept nogil:
-    cdef Py_ssize_t i, p, c, j
-    cdef double value
+    cdef Py_ssize_t i, j, c, start, stop
+    cdef Py_ssize_t nnz
+    cdef int status = 0
     if n < 0 or d < 1 or k < 1:
         return -1
+    nnz = indptr[n]
+    # The estimators read W feature-major, (d, k): each nonzero then reads one
+    # contiguous row of k weights.
+    cdef double* WT = <double*> malloc(d * k * sizeof(double))
+    if WT == NULL:
+        return -1
+    for c in range(k):
+        for j in range(d):
+            WT[j * k + c] = W[c * d + j]
     for i in range(n):
-        for c in range(k):
-            out[i * k + c] = bias[c]
-        for p in range(indptr[i], indptr[i + 1]):
-            j = indices[p]
-            if j < 0 or j >= d:
-                return -1
-            value = _feature_value(data[p], use_binarize, binarize)
-            if value != 0.0:
-                for c in range(k):
-                    out[i * k + c] += value * W[c * d + j]
-    return 0
+        start = indptr[i]
+        stop = indptr[i + 1]
+        if start < 0 or stop > nnz or stop < start:
+            status = -1
+            break
+        if csr_linear_predict_row(data, indices, start, stop, nnz, WT, k, bias, k, d,
+                                  use_binarize != 0, binarize, MODE_JLL, NULL,
+                                  out + i * k, out + i * k) == 2:
+            status = -1
+            break
+    free(WT)
+    return status
 
 
 # -- CategoricalNB ---------------------------------------------------------------------
