@@ -106,3 +106,11 @@ def test_example_runs_in_under_30_seconds(example, tmp_path):
 
 def _imported_modules_of_script(text):
     return set(re.findall(r"^(?:import|from) +(\w+)", text, re.M))
+
+
+def test_the_build_is_strict_and_offline():
+    """-W comes from the command (tests/test_readme.py); the rest from conf.py."""
+    conf = (DOCS / "conf.py").read_text()
+    assert re.search(r"^nitpicky = True$", conf, re.M)
+    assert "intersphinx" not in re.sub(r"#.*", "", conf), "intersphinx fetches at build time"
+    assert '"abort_on_example_error": True' in conf
