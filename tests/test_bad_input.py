@@ -12,6 +12,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
+from _registry import ESTIMATORS as REGISTRY
 
 
 def gaussian_data(rng, n=120, d=4, k=3):
@@ -24,12 +25,13 @@ def count_data(rng, n=120, d=4, k=3):
     return rng.poisson(1.0 + y[:, None], size=(n, d)).astype(np.float64), y
 
 
-# name -> (factory, data maker, class-prior parameter name, its valid value for k=3)
+# name -> (factory, data maker, class-prior parameter name, its valid value for k=3),
+# for every registered estimator; CategoricalNB, whose X holds category values of
+# any kind, has its own table below.
+_DATA = {"continuous": gaussian_data, "counts": count_data}
 ESTIMATORS = {
-    "GaussianNB": (fastnb.GaussianNB, gaussian_data, "priors", [0.2, 0.3, 0.5]),
-    "BernoulliNB": (fastnb.BernoulliNB, count_data, "class_prior", [0.2, 0.3, 0.5]),
-    "MultinomialNB": (fastnb.MultinomialNB, count_data, "class_prior", [0.2, 0.3, 0.5]),
-    "ComplementNB": (fastnb.ComplementNB, count_data, "class_prior", [0.2, 0.3, 0.5]),
+    name: (spec.make, _DATA[spec.data_kind], spec.prior_param, [0.2, 0.3, 0.5])
+    for name, spec in REGISTRY.items() if spec.data_kind != "categories"
 }
 
 
