@@ -30,3 +30,11 @@ def test_ci_builds_the_docs_with_the_readme_command():
     # Warnings are errors, and the site is built from docs/ into docs/_build/html.
     assert in_ci[0].startswith('python -m pip install ".[docs]" && python -m sphinx -W ')
     assert in_ci[0].endswith(" docs docs/_build/html")
+
+
+def test_readme_links_point_to_files():
+    readme = (ROOT / "README.md").read_text()
+    targets = re.findall(r"\]\(((?!https?://|#)[^)\s]+)\)", readme)
+    assert any(target.startswith("docs/") for target in targets)
+    missing = [t for t in targets if not (ROOT / t.split("#")[0]).exists()]
+    assert not missing, f"README links to files that do not exist: {missing}"

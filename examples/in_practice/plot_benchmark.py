@@ -11,7 +11,7 @@ builds the documentation may be busy, so read the ratios as indicative.
 The full benchmark, at a million rows, is at the end of this page.
 """
 
-import time
+import timeit
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -23,13 +23,9 @@ import fastnb
 
 
 def median_time(function, repeats=5):
+    """The median of ``repeats`` timed calls, after a warm-up call."""
     function()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return float(np.median(times))
+    return float(np.median(timeit.repeat(function, number=1, repeat=repeats)))
 
 
 rng = np.random.default_rng(0)
