@@ -8,9 +8,15 @@
 #     fit      fc[c, j] += w_i * f(x_ij)            f = identity, or x > threshold
 #     predict  jll[c] = sum_j f(x_j) * W[c, j] + bias[c]
 #
-# The sum over a row's features is csr_row_dot / dense_class_dot; bias is the
-# per-class constant term, added once per row by *_linear_predict_row.
+# The sum over a row's features is csr_row_dot / dense_dot; bias is the per-class
+# constant term, added once per row by *_linear_predict_row.
+#
+# Values are read in the caller's dtype (float32/64, bool/uint8, int8/16/32/64):
+# nothing is converted. Fitting counts negative values (for the models that forbid
+# them) and, when thresholding, non-finite values (which thresholding would
+# otherwise hide); without thresholding NaN and inf propagate into the sums.
 
+from libc.limits cimport LLONG_MAX, LLONG_MIN
 from libc.math cimport floor, INFINITY
 
 from _common cimport intp_t, floating, sum_of_8, finish_scores, MODE_ARGMAX
@@ -52,9 +58,9 @@ cdef inline long long integer_threshold(double threshold) noexcept nogil:
     """floor(threshold), saturated to the long long range (0 for NaN): for integer
     x, x > threshold exactly when x > floor(threshold)."""
     if threshold >= 9.2e18:
-        return 9223372036854775807
+        return LLONG_MAX
     if threshold <= -9.2e18:
-        return -9223372036854775807 - 1
+        return LLONG_MIN
     if threshold != threshold:
         return 0
     return <long long>floor(threshold)

@@ -24,10 +24,8 @@ every row, but only its columns); CSR X is split by class (each thread handles
 all the rows of its classes, in row order). Neither needs per-thread copies of
 the k x d table or a merge step.
 
-Values are read in the caller's dtype (float32/64, bool/uint8, int8/16/32/64):
-nothing is converted. The same pass counts negative values (for the models that
-forbid them) and, when thresholding, non-finite values (which thresholding would
-otherwise hide); without thresholding NaN and inf propagate into the sums.
+Values are read in the caller's dtype: nothing is converted. The same pass counts
+negative values and, when thresholding, non-finite values (``_counts.pxd``).
 
 Predict. The joint log likelihood is linear in X: ``jll = X @ W.T + b``. Dense
 rows take one dot product per class; CSR rows add ``v * W_T[j, :]`` from a
@@ -359,7 +357,7 @@ cdef Py_ssize_t csr_predict_rows(
     int mode,
     intp_t[::1] labels_out,
     double[:, ::1] out,
-    double* spill,                # SCRATCH: (k,) this block's spill buffer
+    double* spill,                # SCRATCH: (k,) for argmax of k > LOCAL_K, else NULL
     Py_ssize_t row_start,         # the rows [row_start, row_stop) of this block
     Py_ssize_t row_stop,
     Py_ssize_t* n_malformed,      # OUT: rows with pointers or indices out of range
@@ -419,22 +417,24 @@ def csr_predict(
     cdef Py_ssize_t block
     cdef Py_ssize_t n_blocks = max(n_threads, 1)
     cdef Py_ssize_t n_suspect = 0
-    cdef Py_ssize_t n_malformed = 0
-    # Rows of more than LOCAL_K classes need k doubles of their own for argmax.
-    spill_arr = np.empty((n_blocks, k if mode == MODE_ARGMAX and k > LOCAL_K else 1))
-    cdef double[:, ::1] spill = spill_arr
+    cdef double* spill = NULL
+    cdef double[:, ::1] spill_view
+    if mode == MODE_ARGMAX and k > LOCAL_K:
+        # Rows of more than LOCAL_K classes need k doubles of their own for argmax.
+        spill_view = np.empty((n_blocks, k))
+        spill = &spill_view[0, 0]
     blocks_malformed_arr = np.zeros(n_blocks, dtype=np.intp)
     cdef intp_t[::1] blocks_malformed = blocks_malformed_arr
     with nogil:
         if n_blocks == 1:
             n_suspect = csr_predict_rows(data, indices, indptr, WT, bias, binarize,
                                          <floating>threshold, mode, labels_out, out,
-                                         &spill[0, 0], 0, n, &blocks_malformed[0])
+                                         spill, 0, n, &blocks_malformed[0])
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 n_suspect += csr_predict_rows(
                     data, indices, indptr, WT, bias, binarize, <floating>threshold,
-                    mode, labels_out, out, &spill[block, 0],
+                    mode, labels_out, out, spill + block * k if spill != NULL else NULL,
                     block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n),
                     &blocks_malformed[block],
                 )
@@ -499,7 +499,7 @@ cdef Py_ssize_t table_predict_rows(
     int mode,
     intp_t[::1] labels_out,
     double[:, ::1] out,
-    unsigned char* bits,          # SCRATCH: (d,) + 8 bytes, this block's row buffer
+    unsigned char* bits,          # SCRATCH: d + 8 bytes for threshold_rows, else NULL
     Py_ssize_t row_start,         # the rows [row_start, row_stop) of this block
     Py_ssize_t row_stop,
 ) noexcept nogil:
@@ -541,22 +541,24 @@ cdef Py_ssize_t table_predict(
     cdef Py_ssize_t n_blocks = max(n_threads, 1)
     cdef Py_ssize_t n_suspect = 0
     cdef long long ithr = integer_threshold(threshold)
-    # One row buffer per block, each on its own cache lines.
-    bits_arr = np.empty((n_blocks, ((X.shape[1] + 8 + 63) // 64) * 64 if threshold_rows
-                         else 1), dtype=np.uint8)
-    cdef unsigned char[:, ::1] bits = bits_arr
+    cdef unsigned char* bits = NULL
+    cdef unsigned char[:, ::1] bits_view
+    # One row buffer per block for the thresholded rows, each on its own cache lines.
+    cdef Py_ssize_t bits_stride = ((X.shape[1] + 8 + 63) // 64) * 64
     if table.shape[2] > LOCAL_K or table.shape[2] < bias.shape[0]:
         raise ValueError(f"the byte-pattern table supports at most {LOCAL_K} classes")
+    if threshold_rows:
+        bits_view = np.empty((n_blocks, bits_stride), dtype=np.uint8)
+        bits = &bits_view[0, 0]
     with nogil:
         if n_blocks == 1:
             n_suspect = table_predict_rows(X, table, bias, threshold_rows, threshold,
-                                           ithr, mode, labels_out, out, &bits[0, 0],
-                                           0, n)
+                                           ithr, mode, labels_out, out, bits, 0, n)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 n_suspect += table_predict_rows(
                     X, table, bias, threshold_rows, threshold, ithr, mode, labels_out,
-                    out, &bits[block, 0],
+                    out, bits + block * bits_stride if bits != NULL else NULL,
                     block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n),
                 )
     return n_suspect

@@ -7,8 +7,10 @@
 # Every function is `noexcept nogil` and works on C-contiguous buffers passed as
 # pointers with explicit sizes; names end in _f64 (double input) or _f32 (float
 # input). Statistics and outputs are always double. Functions return 0 on success
-# and -1 when they cannot allocate their scratch memory (or are given bad sizes).
-# They are single-threaded: call them from your own prange to parallelise.
+# and -1 when they cannot allocate their scratch memory, or are given bad sizes,
+# class codes or CSR indices out of range. They are single-threaded: call them from
+# your own prange to parallelise. They run the same per-row arithmetic as fastnb's
+# estimators (one source, src_cython/_gaussian.pxd and _counts.pxd).
 #
 # API_VERSION (below) is 1. Signatures of version 1 never change; later versions
 # only add functions. The test suite pins the exported signatures.
@@ -34,7 +36,8 @@ cdef int gaussian_accumulate_f32(
     double* class_count, double* mean, double* ssd) noexcept nogil
 
 # Joint log likelihood. out[n x k] = log_prior[c] + log N(x | theta[c], var[c]),
-# with theta and var (k x d) as GaussianNB.theta_ and GaussianNB.var_.
+# with theta and var (k x d) as GaussianNB.theta_ and GaussianNB.var_. A NaN in X
+# is a missing value: its feature's term is left out, as GaussianNB does.
 cdef int gaussian_jll_f64(
     const double* X, Py_ssize_t n, Py_ssize_t d,
     const double* theta, const double* var, const double* log_prior, Py_ssize_t k,
@@ -47,8 +50,9 @@ cdef int gaussian_jll_f32(
 # -- BernoulliNB, MultinomialNB, ComplementNB ----------------------------------------------
 # Count accumulator. Adds the rows of X (n x d) to running counts, in place:
 # class_count[k] += weight of each row; feature_count[k x d] += weight * x.
-# binarize: with use_binarize != 0, x is replaced by (x > binarize) (BernoulliNB);
-# with use_binarize == 0, x is used as is (MultinomialNB, ComplementNB).
+# binarize: with use_binarize != 0, x is replaced by (x > binarize) (BernoulliNB;
+# float input is compared with a float threshold, as NumPy does); with
+# use_binarize == 0, x is used as is (MultinomialNB, ComplementNB).
 cdef int count_accumulate_f64(
     const double* X, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t* codes,
     const double* weights, Py_ssize_t k, int use_binarize, double binarize,
@@ -70,7 +74,8 @@ cdef int linear_jll_f64(
 cdef int linear_jll_f32(
     const float* X, Py_ssize_t n, Py_ssize_t d, int use_binarize, double binarize,
     const double* W, const double* bias, Py_ssize_t k, double* out) noexcept nogil
-# The same for a CSR matrix (data, indices, indptr with n + 1 entries).
+# The same for a CSR matrix (data, indices, indptr with n + 1 entries); d is the
+# number of columns. Row pointers or column indices out of range return -1.
 cdef int linear_jll_csr_f64(
     const double* data, const Py_ssize_t* indices, const Py_ssize_t* indptr,
     Py_ssize_t n, int use_binarize, double binarize,

@@ -1,0 +1,13 @@
+"""Type stubs of fastnb._labels, compiled from src_cython/_labels.pyx."""
+
+import numpy as np
+from numpy.typing import NDArray
+
+_IntLabels = NDArray[np.int32] | NDArray[np.int64]
+
+def int_label_span(y: _IntLabels) -> tuple[int, int]: ...
+def scan_small_labels(y: _IntLabels, present: NDArray[np.uint8]) -> int: ...
+def mark_present_labels(y: _IntLabels, lo: int, present: NDArray[np.uint8]) -> None: ...
+def map_labels(
+    y: _IntLabels, lo: int, lut: NDArray[np.intp], codes: NDArray[np.intp]
+) -> int: ...

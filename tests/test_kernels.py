@@ -1,0 +1,197 @@
+"""The compiled loop kernels called directly: failed allocations, thread-count
+invariance on block splits (more threads than rows included)."""
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_array_equal
+
+import fastnb
+from fastnb import _discrete, _gaussian
+from fastnb._base import MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA, MODE_PROBA
+
+GAUSSIAN = _gaussian._kernels
+DISCRETE = _discrete._kernels
+INT_MAX = 2**31 - 1  # the largest n_threads a kernel takes (a C int)
+
+
+# -- a failed allocation raises MemoryError ---------------------------------------------
+# The sizes below ask for more than 2**47 bytes (more than any x86-64 or arm64 address
+# space), so the allocation fails whatever the machine's overcommit policy.
+
+def test_gaussian_fit_scratch_too_large_raises_memory_error():
+    X = np.zeros((4, 3))
+    codes = np.zeros(4, dtype=np.intp)
+    with pytest.raises(MemoryError):
+        GAUSSIAN.gaussian_fit(X, codes, None, 2**46, False, False, 1, 1)
+
+
+def test_csr_predict_spill_too_large_raises_memory_error():
+    k = 2**17  # more than LOCAL_K classes: argmax needs a spill row per block
+    X = sp.csr_matrix(np.ones((2, 1)))
+    WT = np.zeros((1, k))
+    labels = np.empty(2, dtype=np.intp)
+    with pytest.raises(MemoryError):
+        DISCRETE.csr_predict(X.data, X.indices, X.indptr, WT, np.zeros(k), False, 0.0,
+                             MODE_ARGMAX, labels, None, INT_MAX)
+
+
+def test_bool_table_too_large_raises_memory_error():
+    with pytest.raises(MemoryError):
+        DISCRETE.build_bool_table(np.zeros((1, 8)), 2**44)
+
+
+class _NumpyWithoutMemory:
+    """numpy, except that new arrays cannot be allocated."""
+
+    def __getattr__(self, name):
+        return getattr(np, name)
+
+    @staticmethod
+    def _fail(*args, **kwargs):
+        raise MemoryError("no memory for kernel scratch (test)")
+
+    zeros = empty = _fail
+
+
+@pytest.fixture
+def kernels_without_memory(monkeypatch):
+    """Make every NumPy allocation inside the kernel modules fail."""
+
+    def apply():
+        for module in (GAUSSIAN, DISCRETE):
+            monkeypatch.setattr(module, "np", _NumpyWithoutMemory())
+
+    return apply
+
+
+def _counts(rng, n=200, d=12, k=3):
+    y = rng.integers(0, k, n)
+    return rng.poisson(1.0 + y[:, None], size=(n, d)).astype(np.float64), y
+
+
+@pytest.mark.parametrize("case", [
+    "gaussian", "multinomial_dense", "multinomial_csr", "bernoulli_int8",
+])
+def test_failed_fit_allocation_raises_and_keeps_the_model(rng, case,
+                                                          kernels_without_memory):
+    X, y = _counts(rng)
+    if case == "gaussian":
+        model = fastnb.GaussianNB()
+    elif case == "bernoulli_int8":
+        # the int32 counting path allocates its own table
+        model, X = fastnb.BernoulliNB(binarize=1.0), X.astype(np.int8)
+    else:
+        model = fastnb.MultinomialNB()
+        if case == "multinomial_csr":
+            X = sp.csr_matrix(X)
+    model.partial_fit(X, y, classes=np.unique(y))
+    before = {name: np.copy(value) for name, value in vars(model).items()
+              if isinstance(value, np.ndarray)}
+    kernels_without_memory()
+    with pytest.raises(MemoryError):
+        model.partial_fit(X, y)
+    for name, value in before.items():
+        assert_array_equal(getattr(model, name), value, err_msg=name)
+
+
+@pytest.mark.parametrize("case", ["threshold_table", "csr"])
+def test_failed_predict_allocation_raises(rng, case, kernels_without_memory):
+    X, y = _counts(rng)
+    if case == "threshold_table":
+        model = fastnb.BernoulliNB(binarize=1.0).fit(X, y)  # thresholds rows into bytes
+    else:
+        X = sp.csr_matrix(X)
+        model = fastnb.MultinomialNB().fit(X, y)
+    kernels_without_memory()
+    with pytest.raises(MemoryError):
+        model.predict(X)
+
+
+# -- the same bits for any number of blocks ---------------------------------------------
+
+THREADS = [1, 2, 3, 8]  # 8 > the 5 rows below: empty blocks
+
+
+def _outputs(predict, n, k):
+    """predict(mode, labels_out, out) in every mode, for every thread count."""
+    results = []
+    for n_threads in THREADS:
+        labels = np.empty(n, dtype=np.intp)
+        predict(MODE_ARGMAX, labels, None, n_threads)
+        scores = []
+        for mode in (MODE_JLL, MODE_LOG_PROBA, MODE_PROBA):
+            out = np.empty((n, k))
+            predict(mode, None, out, n_threads)
+            scores.append(out)
+        results.append((labels, scores))
+    return results
+
+
+def _assert_all_equal(results):
+    labels, scores = results[0]
+    for other_labels, other_scores in results[1:]:
+        assert_array_equal(other_labels, labels)
+        for a, b in zip(other_scores, scores):
+            assert_array_equal(a, b)
+
+
+def test_gaussian_kernels_same_bits_for_any_block_split(rng):
+    X = rng.normal(size=(5, 11))
+    X[2, 3] = np.nan  # a missing value takes the marginalising path
+    codes = np.array([0, 1, 2, 0, 1], dtype=np.intp)
+    fits = [GAUSSIAN.gaussian_fit(X[[0, 1, 3, 4]], codes[[0, 1, 3, 4]], None, 3, False,
+                                  False, 3, t) for t in THREADS]
+    for fit in fits[1:]:
+        for a, b in zip(fit, fits[0]):
+            assert_array_equal(a, b)
+    model = fastnb.GaussianNB().fit(rng.normal(size=(60, 11)), rng.integers(0, 4, 60))
+
+    def predict(mode, labels, out, n_threads):
+        GAUSSIAN.gaussian_predict(X, model.theta_, model._half_inv_var,
+                                  model._half_log_2pi_var, model._log_norm,
+                                  model._log_prior, mode, labels, out, n_threads)
+
+    _assert_all_equal(_outputs(predict, 5, 4))
+
+
+@pytest.mark.parametrize("k", [3, 8, 20, 70])  # register paths, generic, spill
+def test_count_kernels_same_bits_for_any_block_split(rng, k):
+    X, y = _counts(rng, n=5, d=19, k=k)
+    y = np.arange(5) % k
+    W = rng.normal(size=(k, 19))
+    bias = rng.normal(size=k)
+    csr = sp.csr_matrix(X)
+    kp = -(-k // 8) * 8 if k <= 32 else k
+    WT = np.zeros((19, kp))
+    WT[:, :k] = W.T
+    table = DISCRETE.build_bool_table(W, 8 if k <= 8 else (16 if k <= 16 else k))
+    bits = X > 1.0
+    predictors = {
+        "dense": lambda m, lab, out, t: DISCRETE.dense_predict(
+            X, W, bias, False, 0.0, m, lab, out, t),
+        "dense_binarized": lambda m, lab, out, t: DISCRETE.dense_predict(
+            X, W, bias, True, 1.0, m, lab, out, t),
+        "csr": lambda m, lab, out, t: DISCRETE.csr_predict(
+            csr.data, csr.indices, csr.indptr, WT, bias, False, 0.0, m, lab, out, t),
+    }
+    if k <= 64:
+        predictors["bool"] = lambda m, lab, out, t: DISCRETE.bool_predict(
+            bits.view(np.uint8), table, bias, m, lab, out, t)
+        predictors["threshold"] = lambda m, lab, out, t: DISCRETE.dense_threshold_predict(
+            X, table, bias, 1.0, m, lab, out, t)
+    for name, predict in predictors.items():
+        _assert_all_equal(_outputs(predict, 5, k))
+    codes = y.astype(np.intp)
+    for fit in (
+        lambda fc, cc, t: DISCRETE.dense_fit(X, codes, None, fc, cc, True, 1.0, False, 1, t),
+        lambda fc, cc, t: DISCRETE.csr_fit(csr.data, csr.indices, csr.indptr, 19, codes,
+                                           None, fc, cc, False, 0.0, True, t),
+    ):
+        tables = []
+        for n_threads in THREADS:
+            fc, cc = np.zeros((k, 19)), np.zeros(k)
+            fit(fc, cc, n_threads)
+            tables.append(fc)
+        for fc in tables[1:]:
+            assert_array_equal(fc, tables[0])
