@@ -14,14 +14,13 @@ Examples
 0.96
 """
 
-__version__ = "0.1.0"
-
 import os as _os
 
 from ._categorical import CategoricalNB
 from ._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from ._gaussian import GaussianNB
 from ._persist import load, merge
+from ._version import __version__
 from ._threads import effective_n_threads, openmp_enabled, show_config
 from ._validation import DataConversionWarning, NotFittedError
 

@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 
 from . import _persist, _runtime
-from ._threads import effective_n_threads
+from ._threads import threads_for
+from ._version import __version__
 from ._encoding import encode_labels, encode_with_classes
 from ._validation import check_feature_names, not_fitted_error
 
@@ -23,16 +24,6 @@ MODE_ARGMAX = _runtime.PREDICT_MODES["argmax"]
 MODE_JLL = _runtime.PREDICT_MODES["jll"]
 MODE_LOG_PROBA = _runtime.PREDICT_MODES["log_proba"]
 MODE_PROBA = _runtime.PREDICT_MODES["proba"]
-
-# Below this many multiply-adds a predict call runs on one thread, without
-# entering an OpenMP region: waking a thread team costs more than the work.
-_PARALLEL_PREDICT_MIN_WORK = 1 << 21
-
-
-def _version():
-    from . import __version__
-
-    return __version__
 
 
 class _BaseNB:
@@ -47,6 +38,8 @@ class _BaseNB:
 
     _estimator_type = "classifier"
     _STATE_SPEC = {}
+    # The PARALLEL_MIN_WORK entry (fastnb/_threads.py) that sizes predict calls.
+    _PREDICT_WORK_KIND = "predict"
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -138,15 +131,15 @@ class _BaseNB:
 
     def __getstate__(self):
         state = self.__dict__.copy()
-        state["_fastnb_version"] = _version()
+        state["_fastnb_version"] = __version__
         return state
 
     def __setstate__(self, state):
         version = state.pop("_fastnb_version", None)
-        if version is not None and version != _version():
+        if version is not None and version != __version__:
             warnings.warn(
                 f"Trying to unpickle {type(self).__name__} from fastnb {version} "
-                f"with fastnb {_version()}: this might lead to breaking code or "
+                f"with fastnb {__version__}: this might lead to breaking code or "
                 "invalid results. Use at your own risk.",
                 UserWarning,
                 stacklevel=2,
@@ -193,6 +186,22 @@ class _BaseNB:
                 "with appropriate arguments before using this estimator."
             )
 
+    def _begin_fit(self, classes, refit):
+        """The checks every fit and partial_fit starts with, before reading X.
+
+        Returns whether the call starts a new model (``fit``, or a first
+        ``partial_fit``), which then needs ``classes``; a later ``partial_fit`` may
+        repeat them, exactly.
+        """
+        self._validate_params()
+        first_call = refit or not hasattr(self, "classes_")
+        if not refit:
+            if first_call and classes is None:
+                raise ValueError("classes must be passed on the first call to partial_fit.")
+            if not first_call:
+                self._check_same_classes(classes)
+        return first_call
+
     def _encode_targets(self, y, classes, *, refit, first_call, n_features):
         """The classes of a fit and the class index of each label of y.
 
@@ -213,6 +222,24 @@ class _BaseNB:
                 f"is expecting {self.n_features_in_} features as input."
             )
         return self.classes_, encode_with_classes(y, self.classes_)
+
+    def _check_same_classes(self, classes):
+        """A later partial_fit may repeat ``classes``, exactly: the fitted classes,
+        in any order, each once (scikit-learn's message)."""
+        if classes is None:
+            return
+        given = np.asarray(classes)
+        try:
+            unique = np.unique(given)
+            same = (given.ndim == 1 and unique.shape[0] == given.shape[0]
+                    and np.array_equal(unique, self.classes_))
+        except TypeError:  # labels that do not compare with each other
+            same = False
+        if not same:
+            raise ValueError(
+                f"`classes={classes!r}` is not the same as on last call to "
+                f"partial_fit, was: {self.classes_!r}"
+            )
 
     def _check_n_features(self, X, *, reset):
         n_features = X.shape[1]
@@ -235,9 +262,8 @@ class _BaseNB:
             del self.feature_names_in_
 
     def _predict_threads(self, n_samples, work_per_row):
-        if n_samples * work_per_row < _PARALLEL_PREDICT_MIN_WORK:
-            return 1
-        return effective_n_threads(self.n_threads)
+        return threads_for(self.n_threads, n_samples * work_per_row,
+                           self._PREDICT_WORK_KIND)
 
     def _predict_into(self, X, mode):
         """Validate X and run the model's kernel in one of the PredictModes."""

@@ -8,7 +8,15 @@ import numpy as np
 from ._base import _BaseNB
 from ._persist import union_classes
 from ._dispatch import load_kernels
-from ._threads import effective_n_threads
+from ._params import (
+    check_alpha_param,
+    check_bool_param,
+    check_n_threads,
+    check_prior_param,
+    resolve_alpha,
+    resolve_priors,
+)
+from ._threads import threads_for
 from ._validation import (
     _shape_errors,
     check_sample_weight,
@@ -45,11 +53,6 @@ _FUSED_CODE_CAP = 64
 _FIT_MIN_ROWS_PER_CHUNK = 8192
 _FIT_MAX_CHUNKS = 64
 _FIT_SCRATCH_BYTES = 32 << 20
-# Below these sizes a call runs on one thread, without entering an OpenMP region:
-# waking a team (and, on a busy machine, waiting for a descheduled thread) costs
-# more than the work. Fit: values read; predict: table adds (n * d * k).
-_PARALLEL_FIT_MIN_WORK = 1 << 21
-_PARALLEL_PREDICT_MIN_WORK = 1 << 23
 
 # dtypes the compiled kernels read directly (one fused specialisation each).
 _KERNEL_DTYPES = frozenset(
@@ -561,6 +564,8 @@ class CategoricalNB(_BaseNB):
         "value_text": (("t",), ("uint8",)),
     }
 
+    _PREDICT_WORK_KIND = "categorical_predict"
+
     def __init__(
         self,
         *,
@@ -579,13 +584,6 @@ class CategoricalNB(_BaseNB):
         self.min_categories = min_categories
         self.hash_buckets = hash_buckets
         self.n_threads = n_threads
-
-    def _check_fitted(self):
-        if not hasattr(self, "classes_"):
-            raise not_fitted_error(
-                f"This {type(self).__name__} instance is not fitted yet. Call 'fit' "
-                "with appropriate arguments before using this estimator."
-            )
 
     def _update_tags(self, tags):
         tags.input_tags.categorical = True
@@ -642,36 +640,11 @@ class CategoricalNB(_BaseNB):
 
     def _validate_params(self):
         name = type(self).__name__
-        alpha = self.alpha
-        if isinstance(alpha, bool) or not isinstance(alpha, Real):
-            raise TypeError(
-                f"The 'alpha' parameter of {name} must be a float in the range "
-                f"[0.0, inf). Got {alpha!r} instead."
-            )
-        if not alpha >= 0:
-            raise ValueError(
-                f"The 'alpha' parameter of {name} must be a float in the range "
-                f"[0.0, inf). Got {alpha!r} instead."
-            )
-        for flag in ("force_alpha", "fit_prior"):
-            value = getattr(self, flag)
-            if not isinstance(value, (bool, np.bool_)):
-                raise TypeError(
-                    f"The '{flag}' parameter of {name} must be an instance of "
-                    f"'bool'. Got {value!r} instead."
-                )
-        if self.n_threads is not None and (
-            not isinstance(self.n_threads, Integral) or isinstance(self.n_threads, bool)
-        ):
-            raise TypeError(
-                f"The 'n_threads' parameter of {name} must be an int or None. "
-                f"Got {self.n_threads!r} instead."
-            )
-        if self.n_threads == 0:
-            raise ValueError(
-                f"The 'n_threads' parameter of {name} must be None, -1 or a "
-                "non-zero int. Got 0 instead."
-            )
+        check_alpha_param(self.alpha, name, allow_array=False)
+        check_bool_param(self.force_alpha, "force_alpha", name)
+        check_bool_param(self.fit_prior, "fit_prior", name)
+        check_prior_param(self.class_prior, "class_prior", name)
+        check_n_threads(self.n_threads, name)
         buckets = self.hash_buckets
         if buckets is not None:
             if not isinstance(buckets, Integral) or isinstance(buckets, bool) or not (
@@ -697,16 +670,7 @@ class CategoricalNB(_BaseNB):
             )
 
     def _alpha(self):
-        alpha = float(self.alpha)
-        if alpha < 1e-10 and not self.force_alpha:
-            import warnings
-
-            warnings.warn(
-                "alpha too small will result in numeric errors, setting alpha = "
-                "1.0e-10. Use `force_alpha=True` to keep alpha unchanged."
-            )
-            return 1e-10
-        return alpha
+        return resolve_alpha(self.alpha, self.force_alpha)
 
     def _min_categories(self, n_features):
         if self.min_categories is None:
@@ -727,11 +691,8 @@ class CategoricalNB(_BaseNB):
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, count in the kernels, merge on copies, and only then commit."""
-        self._validate_params()
+        first_call = self._begin_fit(classes, refit)
         name = type(self).__name__
-        first_call = refit or not hasattr(self, "classes_")
-        if not refit and first_call and classes is None:
-            raise ValueError("classes must be passed on the first call to partial_fit.")
         columns = _columns_of(X, name)
         n_samples, n_features = columns.n_samples, columns.n_features
         y = check_y(y, n_samples, name)
@@ -767,25 +728,14 @@ class CategoricalNB(_BaseNB):
         return self
 
     def _checked_class_prior(self, n_classes):
-        if self.class_prior is None:
-            return None
-        prior = np.asarray(self.class_prior, dtype=np.float64)
-        if prior.ndim != 1 or prior.shape[0] != n_classes:
-            raise ValueError("Number of priors must match number of classes.")
-        if not np.all(np.isfinite(prior)) or np.any(prior < 0):
-            raise ValueError(
-                f"class_prior must be finite and non-negative, got {prior!r}."
-            )
-        return prior
+        return resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
 
     def _count_batches(self, columns, codes, weights, k, old_kinds, min_categories,
                        names):
         """Run the counting kernels: one _Batch per feature."""
         n = columns.n_samples
         batches = [None] * columns.n_features
-        n_threads = 1
-        if n * columns.n_features >= _PARALLEL_FIT_MIN_WORK:
-            n_threads = effective_n_threads(self.n_threads)
+        n_threads = threads_for(self.n_threads, n * columns.n_features, "categorical_fit")
         if self.hash_buckets is not None:
             return self._count_buckets(columns, codes, weights, k, names, n_threads)
         for block in columns.blocks:
@@ -1304,11 +1254,6 @@ class CategoricalNB(_BaseNB):
                                               lut[np.maximum(cat_codes, 0)]) if (
                         lut.size) else -1
         return resolved
-
-    def _predict_threads(self, n_samples, work_per_row):
-        if n_samples * work_per_row < _PARALLEL_PREDICT_MIN_WORK:
-            return 1
-        return effective_n_threads(self.n_threads)
 
     def _run_predict_kernel(self, X, mode, labels_out, out):
         values, modes = X.values, X.modes

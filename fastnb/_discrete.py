@@ -2,13 +2,22 @@
 
 import warnings
 import weakref
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 
 from ._base import MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA, _BaseNB
 from ._dispatch import load_kernels
-from ._threads import effective_n_threads
+from ._params import (
+    check_alpha_param,
+    check_bool_param,
+    check_n_threads,
+    check_prior_param,
+    param_error,
+    resolve_alpha,
+    resolve_priors,
+)
+from ._threads import PARALLEL_MIN_WORK, threads_for
 from ._validation import (
     CSRInput,
     check_counts_X,
@@ -21,13 +30,6 @@ __all__ = ["BernoulliNB", "ComplementNB", "MultinomialNB"]
 
 _kernels = load_kernels("_discrete_kernels")
 
-# Below this many values read, a fit runs on one thread (as GaussianNB's: waking a
-# thread team on a busy 2-core machine costs more than small work).
-_PARALLEL_FIT_MIN_WORK = 1 << 20
-# A dense fit gives each thread a block of columns at least this wide (bytes).
-_PARALLEL_FIT_MIN_BLOCK_BYTES = 4096
-# scikit-learn's floor for alpha when force_alpha=False.
-_ALPHA_LOWER_BOUND = 1e-10
 # Bool input is predicted through a table of 256 partial sums per 8 features when
 # it fits: at most this many classes (the kernel's local accumulator) and bytes.
 _BOOL_TABLE_OK = _kernels.bool_table_supported()
@@ -122,95 +124,17 @@ class _BaseDiscreteNB(_BaseNB):
             tags.input_tags.positive_only = True
 
     # -- parameters ----------------------------------------------------------------------
-    def _param_error(self, name, expected, value, kind=ValueError):
-        return kind(
-            f"The '{name}' parameter of {type(self).__name__} must be {expected}. "
-            f"Got {value!r} instead."
-        )
-
     def _validate_params(self):
-        alpha = self.alpha
-        if isinstance(alpha, bool) or (
-            not isinstance(alpha, Real) and not hasattr(alpha, "__len__")
-        ):
-            raise self._param_error(
-                "alpha", "a float in the range [0, inf) or an array-like", alpha,
-                TypeError,
-            )
-        if isinstance(alpha, Real) and not (alpha >= 0):
-            raise self._param_error(
-                "alpha", "a float in the range [0, inf) or an array-like", alpha
-            )
-        for name in ("fit_prior", "force_alpha"):
-            value = getattr(self, name)
-            if not isinstance(value, (bool, np.bool_)):
-                raise self._param_error(name, "an instance of 'bool'", value, TypeError)
-        if self.class_prior is not None and not hasattr(self.class_prior, "__len__"):
-            raise self._param_error(
-                "class_prior", "an array-like or None", self.class_prior, TypeError
-            )
-        n_threads = self.n_threads
-        if n_threads is not None and (
-            not isinstance(n_threads, Integral) or isinstance(n_threads, bool)
-        ):
-            raise self._param_error("n_threads", "an int or None", n_threads, TypeError)
-        if n_threads == 0:
-            raise self._param_error("n_threads", "None, -1 or a non-zero int", 0)
-
-    def _checked_alpha(self, n_features):
-        """scikit-learn's _check_alpha: a float or a (n_features,) float64 array."""
-        if isinstance(self.alpha, Real):
-            alpha = float(self.alpha)
-            alpha_min = alpha
-        else:
-            alpha = np.asarray(self.alpha, dtype=np.float64)
-            if alpha.ndim != 1 or alpha.shape[0] != n_features:
-                got = alpha.shape[0] if alpha.ndim == 1 else alpha.shape
-                raise ValueError(
-                    "When alpha is an array, it should contains `n_features`. "
-                    f"Got {got} elements instead of {n_features}."
-                )
-            if not np.all(np.isfinite(alpha)):
-                raise ValueError("All values in alpha must be finite.")
-            alpha_min = float(np.min(alpha))
-            if alpha_min < 0:
-                raise ValueError("All values in alpha must be greater than 0.")
-        if alpha_min < _ALPHA_LOWER_BOUND and not self.force_alpha:
-            warnings.warn(
-                "alpha too small will result in numeric errors, setting alpha ="
-                f" {_ALPHA_LOWER_BOUND:.1e}. Use `force_alpha=True` to keep alpha"
-                " unchanged.",
-                UserWarning,
-                stacklevel=4,
-            )
-            return np.maximum(alpha, _ALPHA_LOWER_BOUND)
-        return alpha
-
-    def _checked_class_prior(self, n_classes):
-        """class_prior as float64, validated; None when not set.
-
-        Like scikit-learn, the priors are used as given (not normalised); unlike it,
-        a negative or non-finite prior is an error rather than a NaN model.
-        """
-        if self.class_prior is None:
-            return None
-        if len(self.class_prior) != n_classes:
-            raise ValueError("Number of priors must match number of classes.")
-        try:
-            prior = np.asarray(self.class_prior, dtype=np.float64)
-        except (TypeError, ValueError) as error:
-            raise ValueError(f"class_prior must be numeric: {error}") from error
-        if prior.ndim != 1:
-            raise ValueError("class_prior must be one-dimensional.")
-        if not np.all(np.isfinite(prior)):
-            raise ValueError("class_prior must be finite.")
-        if np.any(prior < 0):
-            raise ValueError("class_prior must be non-negative.")
-        return prior
+        owner = type(self).__name__
+        check_alpha_param(self.alpha, owner, allow_array=True)
+        check_bool_param(self.fit_prior, "fit_prior", owner)
+        check_bool_param(self.force_alpha, "force_alpha", owner)
+        check_prior_param(self.class_prior, "class_prior", owner)
+        check_n_threads(self.n_threads, owner)
 
     def _class_log_prior(self, class_count):
         n_classes = class_count.shape[0]
-        prior = self._checked_class_prior(n_classes)
+        prior = resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
         if prior is not None:
             with np.errstate(divide="ignore"):
                 return np.log(prior)
@@ -268,19 +192,8 @@ class _BaseDiscreteNB(_BaseNB):
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, run the kernel on copies, and only then commit the new state."""
-        self._validate_params()
+        first_call = self._begin_fit(classes, refit)
         name = type(self).__name__
-        first_call = refit or not hasattr(self, "classes_")
-        if not refit:
-            if first_call and classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
-            if not first_call and classes is not None:
-                unique = np.unique(np.asarray(classes))
-                if not np.array_equal(self.classes_, unique):
-                    raise ValueError(
-                        f"`classes={classes!r}` is not the same as on last call to "
-                        f"partial_fit, was: {self.classes_!r}"
-                    )
         threshold = self._threshold()
         Xv = check_counts_X(X, name, canonical=threshold is not None)
         n_samples, n_features = Xv.shape
@@ -289,8 +202,8 @@ class _BaseDiscreteNB(_BaseNB):
         fitted_classes, codes = self._encode_targets(
             y, classes, refit=refit, first_call=first_call, n_features=n_features)
         n_classes = fitted_classes.shape[0]
-        alpha = self._checked_alpha(n_features)
-        self._checked_class_prior(n_classes)
+        alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
+        resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
 
         def running_counts():
             if first_call:
@@ -326,9 +239,7 @@ class _BaseDiscreteNB(_BaseNB):
         thr = float(threshold) if binarize else 0.0
         sparse = isinstance(Xv, CSRInput)
         work = Xv.data.shape[0] if sparse else n_samples * n_features
-        n_threads = 1
-        if work >= _PARALLEL_FIT_MIN_WORK:
-            n_threads = effective_n_threads(self.n_threads)
+        n_threads = threads_for(self.n_threads, work, "count_fit")
         if sparse:
             n_bad, n_neg, n_malformed = _kernels.csr_fit(
                 Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights,
@@ -347,7 +258,7 @@ class _BaseDiscreteNB(_BaseNB):
             # thread's share of a row spans whole pages (narrower strided reads
             # defeat the prefetchers: 2 threads were 2x slower on B1's 1.6 kB rows).
             row_bytes = n_features * Xv.dtype.itemsize
-            min_block = max(1, _PARALLEL_FIT_MIN_BLOCK_BYTES)
+            min_block = max(1, PARALLEL_MIN_WORK["count_fit_block_bytes"])
             if row_bytes < min_block * n_threads:
                 n_threads = max(1, min(n_threads, row_bytes // min_block))
             align = max(1, 64 // Xv.dtype.itemsize)
@@ -430,8 +341,8 @@ class _BaseDiscreteNB(_BaseNB):
             raise ValueError("class_count_ sums to zero")
         if np.any(missing_count > class_count[:, None] * (1 + 1e-9)):
             raise ValueError("missing_count exceeds class_count_")
-        alpha = self._checked_alpha(n_features)
-        self._checked_class_prior(classes.shape[0])
+        alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
+        resolve_priors(self.class_prior, classes.shape[0], name="class_prior", sum_to_one=False)
         derived = self._derived_state(feature_count, class_count, alpha, missing_count)
         self._set_state(classes, feature_count, class_count, *derived)
         self._missing_count = missing_count
@@ -455,8 +366,8 @@ class _BaseDiscreteNB(_BaseNB):
         missing_count[where_b] += other._missing_count
         merged = type(self)(**self.get_params())
         merged._validate_params()
-        alpha = merged._checked_alpha(shape[1])
-        merged._checked_class_prior(shape[0])
+        alpha = resolve_alpha(merged.alpha, merged.force_alpha, shape[1])
+        resolve_priors(merged.class_prior, shape[0], name="class_prior", sum_to_one=False)
         derived = merged._derived_state(feature_count, class_count, alpha, missing_count)
         merged._set_state(classes, feature_count, class_count, *derived)
         merged._missing_count = missing_count
@@ -779,8 +690,7 @@ class ComplementNB(_BaseDiscreteNB):
 
     def _validate_params(self):
         super()._validate_params()
-        if not isinstance(self.norm, (bool, np.bool_)):
-            raise self._param_error("norm", "an instance of 'bool'", self.norm, TypeError)
+        check_bool_param(self.norm, "norm", type(self).__name__)
 
     def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
         feature_all = feature_count.sum(axis=0)
@@ -884,9 +794,8 @@ class BernoulliNB(_BaseDiscreteNB):
         super()._validate_params()
         if self.binarize is not None and not _nonnegative_threshold(self.binarize):
             kind = TypeError if not isinstance(self.binarize, Real) else ValueError
-            raise self._param_error(
-                "binarize", "None or a float in the range [0, inf)", self.binarize, kind
-            )
+            raise param_error(type(self).__name__, "binarize",
+                              "None or a float in the range [0.0, inf)", self.binarize, kind)
 
     def _threshold(self):
         return self.binarize

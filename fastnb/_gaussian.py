@@ -1,13 +1,18 @@
 """GaussianNB: scikit-learn's Gaussian Naive Bayes on compiled one-pass kernels."""
 
-from numbers import Integral, Real
 
 import numpy as np
 
 from ._dispatch import load_kernels
+from ._params import (
+    check_n_threads,
+    check_non_negative_float_param,
+    check_prior_param,
+    resolve_priors,
+)
 from ._base import _BaseNB
 from ._persist import union_classes
-from ._threads import effective_n_threads
+from ._threads import threads_for
 from ._validation import (
     check_dense_X,
     check_sample_weight,
@@ -25,8 +30,6 @@ _kernels = load_kernels("_gaussian_kernels")
 _FIT_MIN_ROWS_PER_CHUNK = 4096
 _FIT_MAX_CHUNKS = 64
 _FIT_SCRATCH_BYTES = 32 << 20
-# Below this many values a fit runs on one thread.
-_PARALLEL_FIT_MIN_WORK = 1 << 20
 
 
 def _fit_chunk_count(n_samples, n_slots, n_features):
@@ -166,54 +169,14 @@ class GaussianNB(_BaseNB):
         tags.input_tags.allow_nan = True
 
     def _validate_params(self):
-        if isinstance(self.var_smoothing, bool) or not isinstance(
-            self.var_smoothing, Real
-        ):
-            raise TypeError(
-                "The 'var_smoothing' parameter of GaussianNB must be a float in the "
-                f"range [0, inf). Got {self.var_smoothing!r} instead."
-            )
-        if not (self.var_smoothing >= 0 and np.isfinite(self.var_smoothing)):
-            raise ValueError(
-                "The 'var_smoothing' parameter of GaussianNB must be a float in the "
-                f"range [0, inf). Got {self.var_smoothing!r} instead."
-            )
-        if self.n_threads is not None and (
-            not isinstance(self.n_threads, Integral) or isinstance(self.n_threads, bool)
-        ):
-            raise TypeError(
-                "The 'n_threads' parameter of GaussianNB must be an int or None. "
-                f"Got {self.n_threads!r} instead."
-            )
-        if self.n_threads == 0:
-            raise ValueError(
-                "The 'n_threads' parameter of GaussianNB must be None, -1 or a "
-                "non-zero int. Got 0 instead."
-            )
-
-    def _checked_priors(self, n_classes):
-        if self.priors is None:
-            return None
-        priors = np.asarray(self.priors, dtype=np.float64)
-        if priors.ndim != 1 or priors.shape[0] != n_classes:
-            raise ValueError("Number of priors must match number of classes.")
-        if not np.all(np.isfinite(priors)):
-            raise ValueError("Priors must be finite.")
-        if not np.isclose(priors.sum(), 1.0):
-            raise ValueError("The sum of the priors should be 1.")
-        if np.any(priors < 0):
-            raise ValueError("Priors must be non-negative.")
-        return priors
+        check_non_negative_float_param(self.var_smoothing, "var_smoothing", "GaussianNB")
+        check_prior_param(self.priors, "priors", "GaussianNB")
+        check_n_threads(self.n_threads, "GaussianNB")
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, run the kernel, and only then update the model (atomically)."""
-        self._validate_params()
+        first_call = self._begin_fit(classes, refit)
         name = type(self).__name__
-        first_call = refit or not hasattr(self, "classes_")
-        if not refit and first_call and classes is None:
-            raise ValueError(
-                "classes must be passed on the first call to partial_fit."
-            )
         feature_names = feature_names_of(X)
         X = check_dense_X(X, name)
         n_samples, n_features = X.shape
@@ -223,15 +186,13 @@ class GaussianNB(_BaseNB):
         fitted_classes, codes = self._encode_targets(
             y, classes, refit=refit, first_call=first_call, n_features=n_features)
         n_classes = fitted_classes.shape[0]
-        priors = self._checked_priors(n_classes)
+        priors = resolve_priors(self.priors, n_classes, name="priors", sum_to_one=True)
 
         # With weights, epsilon still comes from the unweighted variance of X (as in
         # scikit-learn), so the kernel keeps one extra all-rows slot for it.
         track_unweighted = weights is not None
         n_slots = n_classes + int(track_unweighted)
-        n_threads = 1
-        if n_samples * n_features >= _PARALLEL_FIT_MIN_WORK:
-            n_threads = effective_n_threads(self.n_threads)
+        n_threads = threads_for(self.n_threads, n_samples * n_features, "gaussian_fit")
         n_chunks = _fit_chunk_count(n_samples, n_slots, n_features)
         row_count, count, mean, ssd = _kernels.gaussian_fit(
             X, codes, weights, n_classes, track_unweighted, False, n_chunks, n_threads,
@@ -359,7 +320,7 @@ class GaussianNB(_BaseNB):
 
     def _restore(self, classes, arrays, n_features, feature_names):
         self._validate_params()
-        priors = self._checked_priors(classes.shape[0])
+        priors = resolve_priors(self.priors, classes.shape[0], name="priors", sum_to_one=True)
         row_count, count = arrays["class_count_"], arrays["feature_count"]
         if row_count.sum() <= 0:
             raise ValueError("class_count_ sums to zero")
@@ -390,7 +351,7 @@ class GaussianNB(_BaseNB):
         _kernels.merge_moments(*seen, other._seen_count, other._seen_mean,
                                other._seen_ssd)
         merged = type(self)(**self.get_params())
-        priors = merged._checked_priors(shape[0])
+        priors = resolve_priors(merged.priors, shape[0], name="priors", sum_to_one=True)
         merged._set_fitted_state(classes, priors, rows_a + rows_b, *moments, tuple(seen))
         merged._finish_restore(self.n_features_in_,
                                getattr(self, "feature_names_in_", None))

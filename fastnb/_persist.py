@@ -22,6 +22,8 @@ import zipfile
 
 import numpy as np
 
+from ._version import __version__
+
 __all__ = ["FORMAT_VERSION", "load", "merge", "save"]
 
 FORMAT_VERSION = 1
@@ -98,7 +100,7 @@ def save(model, path):
     header = {
         "format": _FORMAT_NAME,
         "format_version": FORMAT_VERSION,
-        "fastnb_version": _fastnb_version(),
+        "fastnb_version": __version__,
         "estimator": type(model).__name__,
         "params": {k: _json_param(k, v) for k, v in model.get_params().items()},
         "n_features_in": int(model.n_features_in_),
@@ -111,12 +113,6 @@ def save(model, path):
     arrays.update({name: np.ascontiguousarray(value) for name, value in state.items()})
     with open(path, "wb") as handle:
         np.savez(handle, **arrays)
-
-
-def _fastnb_version():
-    from . import __version__
-
-    return __version__
 
 
 def _read_member(archive, name, limit):

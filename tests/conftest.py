@@ -33,20 +33,17 @@ class force_parallel_kernels:
     hypothesis tests, unlike the function-scoped monkeypatch fixture."""
 
     def __enter__(self):
-        import fastnb._base
-        import fastnb._discrete
-        import fastnb._gaussian
+        from fastnb._threads import PARALLEL_MIN_WORK
 
-        self._saved = [(module, name, getattr(module, name))
-                       for module in (fastnb._base, fastnb._gaussian, fastnb._discrete)
-                       for name in dir(module) if name.startswith("_PARALLEL_")]
-        for module, name, _ in self._saved:
-            setattr(module, name, 0)
+        self._saved = dict(PARALLEL_MIN_WORK)
+        for kind in PARALLEL_MIN_WORK:
+            PARALLEL_MIN_WORK[kind] = 0
         return self
 
     def __exit__(self, *exc):
-        for module, name, value in self._saved:
-            setattr(module, name, value)
+        from fastnb._threads import PARALLEL_MIN_WORK
+
+        PARALLEL_MIN_WORK.update(self._saved)
 
 
 @pytest.fixture(scope="session")

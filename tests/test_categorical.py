@@ -14,6 +14,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from fastnb import CategoricalNB, NotFittedError
 from fastnb import _categorical
 from fastnb._categorical import _kernels
+from fastnb._threads import PARALLEL_MIN_WORK
 
 sklearn = pytest.importorskip("sklearn")
 from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB  # noqa: E402
@@ -319,8 +320,8 @@ def test_same_bits_for_any_thread_count(seed, weighted, kind):
     w = rng.uniform(0, 2, n) if weighted else None
     with pytest.MonkeyPatch.context() as patch:
         # Go parallel at this small size too (n=40000 makes 4 fit chunks).
-        patch.setattr(_categorical, "_PARALLEL_FIT_MIN_WORK", 0)
-        patch.setattr(_categorical, "_PARALLEL_PREDICT_MIN_WORK", 0)
+        for work_kind in PARALLEL_MIN_WORK:  # the parallel paths, however small the data
+            patch.setitem(PARALLEL_MIN_WORK, work_kind, 0)
         models = [CategoricalNB(n_threads=t).fit(X, y, sample_weight=w)
                   for t in (1, 2, 4)]
         outputs = [(m.predict(X), m.predict_proba(X)) for m in models]

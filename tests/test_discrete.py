@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
+from fastnb._threads import PARALLEL_MIN_WORK
 from fastnb import BernoulliNB, ComplementNB, MultinomialNB, NotFittedError
 
 sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
@@ -89,9 +90,8 @@ KINDS = ["float64", "float32", "int64", "uint8", "bool", "fortran", "csr32", "cs
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_matches_sklearn(name, kind, weighted, n_threads, rng, monkeypatch):
     # Parallel paths on small data: lower the work thresholds.
-    monkeypatch.setattr(fastnb._discrete, "_PARALLEL_FIT_MIN_WORK", 0)
-    monkeypatch.setattr(fastnb._discrete, "_PARALLEL_FIT_MIN_BLOCK_BYTES", 8)
-    monkeypatch.setattr(fastnb._base, "_PARALLEL_PREDICT_MIN_WORK", 0)
+    for work_kind in PARALLEL_MIN_WORK:  # the parallel paths, however small the data
+        monkeypatch.setitem(PARALLEL_MIN_WORK, work_kind, 0)
     X, y = _counts(rng)
     Xk = _as_kind(X, kind)
     weights = rng.random(X.shape[0]) * 3 if weighted else None
@@ -270,9 +270,8 @@ def test_same_bits_for_any_thread_count(problem):
     Xk = _as_kind(X, kind)
     results = []
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(fastnb._discrete, "_PARALLEL_FIT_MIN_WORK", 0)
-        mp.setattr(fastnb._discrete, "_PARALLEL_FIT_MIN_BLOCK_BYTES", 8)
-        mp.setattr(fastnb._base, "_PARALLEL_PREDICT_MIN_WORK", 0)
+        for work_kind in PARALLEL_MIN_WORK:  # the parallel paths, however small the data
+            mp.setitem(PARALLEL_MIN_WORK, work_kind, 0)
         for n_threads in (1, 2, 4):
             model = getattr(fastnb, name)(n_threads=n_threads).fit(
                 Xk, y, sample_weight=weights
@@ -604,7 +603,8 @@ def test_integer_threshold_semantics(rng):
 def test_table_paths_for_any_class_count(n_classes, kind, rng, monkeypatch):
     # The byte-pattern table pads the classes to 8 or 16 (register accumulators)
     # or keeps k (generic loop); d=21 has two full groups of 8 and a tail of 5.
-    monkeypatch.setattr(fastnb._base, "_PARALLEL_PREDICT_MIN_WORK", 0)
+    for work_kind in PARALLEL_MIN_WORK:  # the parallel paths, however small the data
+        monkeypatch.setitem(PARALLEL_MIN_WORK, work_kind, 0)
     X = rng.random((400, 21)) < 0.4
     y = np.arange(400) % n_classes
     Xk = _as_kind(X.astype(np.float64), kind)
