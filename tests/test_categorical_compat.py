@@ -1,5 +1,9 @@
 """CategoricalNB models written by fastnb 0.1 (pickles and ``.npz`` files) still
-load, predict the same bits, and keep learning (fixtures: tests/data/)."""
+load, predict as they did, and keep learning (fixtures: tests/data/).
+
+Their log probabilities are recomputed from their counts by today's kernels (whose
+libm may round a last bit differently from the NumPy that wrote the fixtures), so
+predictions are compared to 1e-13."""
 
 import copy
 import pathlib
@@ -8,7 +12,7 @@ import warnings
 
 import numpy as np
 import pytest
-from numpy.testing import assert_array_equal
+from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
 
@@ -34,17 +38,18 @@ def fixtures():
 
 def _assert_predicts_as_saved(model, case):
     assert type(model) is fastnb.CategoricalNB
-    assert_array_equal(model.predict_joint_log_proba(case["X"]), case["jll"])
+    assert_allclose(model.predict_joint_log_proba(case["X"]), case["jll"], rtol=1e-13,
+                    atol=0)
     assert_array_equal(model.predict(case["X"]), case["predict"])
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_a_pickle_of_fastnb_0_1_predicts_the_same_bits(fixtures, name):
+def test_a_pickle_of_fastnb_0_1_predicts_as_it_did(fixtures, name):
     _assert_predicts_as_saved(fixtures[name]["model"], fixtures[name])
 
 
 @pytest.mark.parametrize("name", CASES)
-def test_a_file_saved_by_fastnb_0_1_predicts_the_same_bits(fixtures, name):
+def test_a_file_saved_by_fastnb_0_1_predicts_as_it_did(fixtures, name):
     model = fastnb.load(DATA / f"categorical_v0_1_{name}.npz")
     _assert_predicts_as_saved(model, fixtures[name])
 
