@@ -24,7 +24,7 @@ from .._params import (
 from .._persist import union_classes
 from .._threads import threads_for
 from .._validation import check_sample_weight, check_y, feature_names_of
-from ._columns import KERNEL_DTYPES, Columns, NumericBlock, split_columns
+from ._columns import KERNEL_DTYPES, split_columns
 from ._counting import (
     FIT_MIN_ROWS_PER_CHUNK,
     BucketBatch,
@@ -533,21 +533,21 @@ class CategoricalNB(_BaseNB):
     def _check_predict_X(self, X):
         self._check_fitted()
         name = type(self).__name__
-        if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in KERNEL_DTYPES and (
-                X.flags.c_contiguous and X.shape[0] > 0):
-            columns = Columns(X.shape[0], X.shape[1], (NumericBlock(X, None),))
-        else:
-            columns = split_columns(X, name)
+        # A C-contiguous array of a kernel dtype is read as it is, unsplit.
+        as_is = isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in KERNEL_DTYPES \
+            and X.flags.c_contiguous and X.shape[0] > 0
+        columns = None if as_is else split_columns(X, name)
         if hasattr(self, "feature_names_in_") or not isinstance(X, np.ndarray):
             self._check_feature_names(X, reset=False)
-        if columns.n_features != self.n_features_in_:
+        n_features = X.shape[1] if as_is else columns.n_features
+        if n_features != self.n_features_in_:
             raise ValueError(
-                f"X has {columns.n_features} features, but {name} is expecting "
+                f"X has {n_features} features, but {name} is expecting "
                 f"{self.n_features_in_} features as input."
             )
         tables = self._predict_tables
-        if columns.single_numeric:
-            return _Prepared(columns.blocks[0].values, tables.lookup)
+        if as_is or columns.single_numeric:
+            return _Prepared(X if as_is else columns.blocks[0].values, tables.lookup)
         rows = table_rows(tables, columns, self.categories_,
                           getattr(self, "feature_names_in_", None))
         return _Prepared(rows, np.full_like(tables.lookup, LOOKUP["resolved"]))
