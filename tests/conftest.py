@@ -1,7 +1,12 @@
 import os
+import sys
 
 import numpy as np
 import pytest
+
+# Test modules import the estimator registry (tests/_registry.py) as `_registry`;
+# pytest's importlib mode does not put this folder on sys.path itself.
+sys.path.insert(0, os.path.dirname(__file__))
 
 # Property tests must be reproducible in CI and bounded in time.
 try:

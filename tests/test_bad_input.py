@@ -12,6 +12,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
+from _registry import ESTIMATORS as REGISTRY
 
 
 def gaussian_data(rng, n=120, d=4, k=3):
@@ -24,17 +25,35 @@ def count_data(rng, n=120, d=4, k=3):
     return rng.poisson(1.0 + y[:, None], size=(n, d)).astype(np.float64), y
 
 
-# name -> (factory, data maker, class-prior parameter name, its valid value for k=3)
+# name -> (factory, data maker, class-prior parameter name, its valid value for k=3),
+# for every registered estimator; CategoricalNB, whose X holds category values of
+# any kind, has its own table below.
+_DATA = {"continuous": gaussian_data, "counts": count_data}
 ESTIMATORS = {
-    "GaussianNB": (fastnb.GaussianNB, gaussian_data, "priors", [0.2, 0.3, 0.5]),
-    "BernoulliNB": (fastnb.BernoulliNB, count_data, "class_prior", [0.2, 0.3, 0.5]),
-    "MultinomialNB": (fastnb.MultinomialNB, count_data, "class_prior", [0.2, 0.3, 0.5]),
-    "ComplementNB": (fastnb.ComplementNB, count_data, "class_prior", [0.2, 0.3, 0.5]),
+    name: (spec.make, _DATA[spec.data_kind], spec.prior_param, [0.2, 0.3, 0.5])
+    for name, spec in REGISTRY.items() if spec.data_kind != "categories"
 }
 
 
 def _snapshot(model):
     return pickle.dumps(vars(model), protocol=5)
+
+
+def _add_sample_weight_cases(add, method, m):
+    """Bad sample weights: the same cases for every estimator's table."""
+    E = (ValueError,)
+    add(f"{method}-w-negative", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=_put(np.ones(len(y)), -1.0)), E, "Negative")
+    add(f"{method}-w-nan", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=_put(np.ones(len(y)), np.nan)), E, "NaN or infinity")
+    add(f"{method}-w-inf", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=_put(np.ones(len(y)), np.inf)), E, "NaN or infinity")
+    add(f"{method}-w-short", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=np.ones(len(y) - 1)), E, "sample_weight.shape")
+    add(f"{method}-w-2d", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=np.ones((len(y), 2))), E, "1D array or scalar")
+    add(f"{method}-w-strings", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=["a"] * len(y)), E, "numeric")
 
 
 # (id, function(model, X, y) -> call, exception types, message pattern)
@@ -77,18 +96,7 @@ def _cases():
         add(f"{method}-y-inf", lambda md, X, y, m=m: m(md)(X, _put(y.astype(float), np.inf)),
             E, "infinity")
         add(f"{method}-y-complex", lambda md, X, y, m=m: m(md)(X, y + 1j), E, "Complex")
-        add(f"{method}-w-negative", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), -1.0)), E, "Negative")
-        add(f"{method}-w-nan", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), np.nan)), E, "NaN or infinity")
-        add(f"{method}-w-inf", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), np.inf)), E, "NaN or infinity")
-        add(f"{method}-w-short", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=np.ones(len(y) - 1)), E, "sample_weight.shape")
-        add(f"{method}-w-2d", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=np.ones((len(y), 2))), E, "1D array or scalar")
-        add(f"{method}-w-strings", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=["a"] * len(y)), E, "numeric")
+        _add_sample_weight_cases(add, method, m)
     add("fit-y-none", lambda md, X, y: md.fit(X, None), E, "requires y")
     add("fit-y-continuous", lambda md, X, y: md.fit(X, y + 0.5), E, "continuous")
     add("fit-y-mixed-types", lambda md, X, y: md.fit(X, np.array(
@@ -305,18 +313,7 @@ def _categorical_cases():
         add(f"{method}-y-2d", lambda md, X, y, m=m: m(md)(X, np.c_[y, y]), E, "1d array")
         add(f"{method}-y-nan", lambda md, X, y, m=m: m(md)(
             X, _put(y.astype(float), np.nan)), E, "NaN")
-        add(f"{method}-w-negative", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), -1.0)), E, "Negative")
-        add(f"{method}-w-nan", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), np.nan)), E, "NaN or infinity")
-        add(f"{method}-w-inf", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), np.inf)), E, "NaN or infinity")
-        add(f"{method}-w-short", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=np.ones(len(y) - 1)), E, "sample_weight.shape")
-        add(f"{method}-w-2d", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=np.ones((len(y), 2))), E, "1D array or scalar")
-        add(f"{method}-w-strings", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=["a"] * len(y)), E, "numeric")
+        _add_sample_weight_cases(add, method, m)
         add(f"{method}-alpha-negative", lambda md, X, y, m=m: m(md.set_params(alpha=-0.5))(
             X, y), E, "'alpha' parameter")
         add(f"{method}-alpha-nan", lambda md, X, y, m=m: m(md.set_params(alpha=np.nan))(

@@ -5,6 +5,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
+from _registry import ESTIMATORS as REGISTRY
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -33,13 +34,11 @@ def categorical_data(rng, n):
     return X, y
 
 
-# name -> (factory, data maker); every fastnb estimator is listed here.
+# name -> (factory, data maker), for every registered estimator.
+_DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data}
 ESTIMATORS = {
-    "CategoricalNB": (fastnb.CategoricalNB, categorical_data),
-    "GaussianNB": (fastnb.GaussianNB, gaussian_data),
-    "BernoulliNB": (lambda: fastnb.BernoulliNB(binarize=1.0), count_data),
-    "MultinomialNB": (fastnb.MultinomialNB, count_data),
-    "ComplementNB": (lambda: fastnb.ComplementNB(norm=True), count_data),
+    name: (lambda spec=spec: spec.make(rich=True), _DATA[spec.data_kind])
+    for name, spec in REGISTRY.items()
 }
 
 

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
+from _registry import ESTIMATORS as REGISTRY
 
 
 def gaussian_data(rng, n=300, d=4, k=3):
@@ -47,13 +48,11 @@ def categorical_data(rng, n=300, d=4, k=3):
     return X, y
 
 
-# name -> (factory, data maker). Every estimator of fastnb is listed here.
+# name -> (factory, data maker), for every registered estimator.
+_DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data}
 ESTIMATORS = {
-    "CategoricalNB": (lambda: fastnb.CategoricalNB(alpha=0.5), categorical_data),
-    "GaussianNB": (lambda: fastnb.GaussianNB(var_smoothing=1e-6), gaussian_data),
-    "BernoulliNB": (lambda: fastnb.BernoulliNB(alpha=0.5), count_data),
-    "MultinomialNB": (lambda: fastnb.MultinomialNB(alpha=0.5), count_data),
-    "ComplementNB": (lambda: fastnb.ComplementNB(norm=True), count_data),
+    name: (lambda spec=spec: spec.make(rich=True), _DATA[spec.data_kind])
+    for name, spec in REGISTRY.items()
 }
 
 

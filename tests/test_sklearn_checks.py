@@ -7,20 +7,14 @@ import pytest
 pytest.importorskip("sklearn")
 from sklearn.utils.estimator_checks import parametrize_with_checks  # noqa: E402
 
-import fastnb  # noqa: E402
+from _registry import ESTIMATORS as REGISTRY  # noqa: E402
 
 # fastnb estimators implement scikit-learn's protocol without inheriting from its
 # BaseEstimator (importing fastnb must not import scikit-learn); the checks warn
 # about that once at collection.
 warnings.filterwarnings("ignore", message="Estimator .* does not inherit from")
 
-ESTIMATORS = [
-    fastnb.GaussianNB(),
-    fastnb.BernoulliNB(),
-    fastnb.MultinomialNB(),
-    fastnb.ComplementNB(),
-    fastnb.CategoricalNB(),
-]
+ESTIMATORS = [spec.make() for spec in REGISTRY.values()]
 
 # Checks that a fastnb estimator is expected to fail, with the reason. Empty: every
 # check passes.

@@ -11,6 +11,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 import fastnb
+from _registry import ESTIMATORS as REGISTRY
 
 
 def _data(n=60_000, d=20, k=4, seed=0):
@@ -35,13 +36,9 @@ def _categorical_data(n=120_000, d=20, k=4, seed=0):
     return X, y
 
 
-ESTIMATORS = {
-    "CategoricalNB": (fastnb.CategoricalNB, _categorical_data),
-    "GaussianNB": (fastnb.GaussianNB, _data),
-    "BernoulliNB": (fastnb.BernoulliNB, _counts),
-    "MultinomialNB": (fastnb.MultinomialNB, _counts),
-    "ComplementNB": (fastnb.ComplementNB, _counts),
-}
+# name -> (factory, data maker), for every registered estimator.
+_DATA = {"continuous": _data, "counts": _counts, "categories": _categorical_data}
+ESTIMATORS = {name: (spec.make, _DATA[spec.data_kind]) for name, spec in REGISTRY.items()}
 # Rows for the process tests: above every work threshold, so that the parallel
 # paths would run, were it not for the fork fallback.
 _PROCESS_ROWS = {"CategoricalNB": 300_000, "GaussianNB": 150_000}
