@@ -72,13 +72,3 @@ def add_columns(
     columns: NDArray[np.intp],
     batch: NDArray[np.float64],
 ) -> None: ...
-def build_table(
-    tags: NDArray[np.uint8], keys: NDArray[np.uint64]
-) -> tuple[NDArray[np.uint64], NDArray[np.uint8], NDArray[np.int64], tuple[int, int] | None]: ...
-def lookup_table(
-    table_keys: NDArray[np.uint64],
-    table_tags: NDArray[np.uint8],
-    table_rows: NDArray[np.int64],
-    tags: NDArray[np.uint8],
-    keys: NDArray[np.uint64],
-) -> NDArray[np.intp]: ...

@@ -1,10 +1,20 @@
-"""CategoricalNB table and predict kernels (src_cython/_categorical_predict.pyx)."""
+"""CategoricalNB tables and predict kernels (src_cython/_categorical_predict.pyx)."""
 
 import numpy as np
 from numpy.typing import NDArray
 
 def _refuse_allocations_after(allowed: int) -> None: ...
 def exp_nonpositive(x: NDArray[np.float64]) -> NDArray[np.float64]: ...
+def build_table(
+    tags: NDArray[np.uint8], keys: NDArray[np.uint64]
+) -> tuple[NDArray[np.uint64], NDArray[np.uint8], NDArray[np.int64], tuple[int, int] | None]: ...
+def lookup_table(
+    table_keys: NDArray[np.uint64],
+    table_tags: NDArray[np.uint8],
+    table_rows: NDArray[np.int64],
+    tags: NDArray[np.uint8],
+    keys: NDArray[np.uint64],
+) -> NDArray[np.intp]: ...
 def refresh_log_probs(
     category_count: NDArray[np.float64],
     starts: NDArray[np.intp],

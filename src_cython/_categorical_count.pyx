@@ -15,8 +15,7 @@ in that single pass; other integer columns get a range pass first. Other numeric
 features are counted per feature, in row order, into a growable hash table (the
 features run in parallel, each sequentially: thread-count independent again).
 Object columns are keyed with the GIL (_categorical_keys.pyx) into per-row ids,
-which ``count_ids`` counts. ``build_table`` freezes a feature's keys into the
-open-addressing table that predict reads.
+which ``count_ids`` counts.
 
 Threads: every parallel loop is one body function called from
 ``for ... in prange(...)`` when n_threads > 1 and from a plain ``for`` otherwise,
@@ -36,7 +35,7 @@ from libc.math cimport floor, INFINITY
 from _common cimport intp_t
 cimport _categorical_point as point
 from _categorical_point cimport (
-    value_t, int_value_t, TAG_EMPTY, TAG_INT, numeric_key, slot_hash, bucket_of, table_find,
+    value_t, int_value_t, TAG_EMPTY, numeric_key, slot_hash, bucket_of,
     code_row, count_code_row, fastnb_malloc, fastnb_calloc, fastnb_realloc, fastnb_free,
 )
 
@@ -602,60 +601,3 @@ def add_columns(double[:, ::1] category_count, Py_ssize_t start,
         for c in range(batch.shape[0]):
             for i in range(batch.shape[1]):
                 category_count[c, start + columns[i]] += batch[c, i]
-
-
-# -- frozen tables: a value feature's keys, for lookups ------------------------------------------
-def build_table(const uint8_t[::1] tags, const uint64_t[::1] keys):
-    """A frozen table mapping (tags[i], keys[i]) -> i, at most half full.
-
-    Returns ``(table_keys, table_tags, table_rows, duplicate)`` where duplicate is
-    None, or the pair (i, j) of two entries with the same (tag, key).
-    """
-    cdef Py_ssize_t m = tags.shape[0]
-    cdef int64_t size = 8
-    cdef Py_ssize_t i
-    cdef int64_t slot, mask
-    cdef Py_ssize_t dup_i = -1, dup_j = -1
-    while size < 2 * m:
-        size *= 2
-    mask = size - 1
-    table_keys_arr = np.zeros(size, dtype=np.uint64)
-    table_tags_arr = np.zeros(size, dtype=np.uint8)
-    table_rows_arr = np.full(size, -1, dtype=np.int64)
-    cdef uint64_t[::1] table_keys = table_keys_arr
-    cdef uint8_t[::1] table_tags = table_tags_arr
-    cdef int64_t[::1] table_rows = table_rows_arr
-    with nogil:
-        for i in range(m):
-            slot = <int64_t>(slot_hash(tags[i], keys[i]) & <uint64_t>mask)
-            while table_tags[slot] != TAG_EMPTY:
-                if table_keys[slot] == keys[i] and table_tags[slot] == tags[i]:
-                    break
-                slot = (slot + 1) & mask
-            if table_tags[slot] != TAG_EMPTY:
-                if dup_i < 0:
-                    dup_i = table_rows[slot]
-                    dup_j = i
-                continue
-            table_tags[slot] = tags[i]
-            table_keys[slot] = keys[i]
-            table_rows[slot] = i
-    duplicate = None if dup_i < 0 else (dup_i, dup_j)
-    return table_keys_arr, table_tags_arr, table_rows_arr, duplicate
-
-
-def lookup_table(
-    const uint64_t[::1] table_keys, const uint8_t[::1] table_tags,
-    const int64_t[::1] table_rows,
-    const uint8_t[::1] tags, const uint64_t[::1] keys,
-):
-    """The row of each (tags[i], keys[i]) in a frozen table, or -1."""
-    cdef Py_ssize_t i
-    cdef int64_t mask = table_keys.shape[0] - 1
-    out_arr = np.empty(tags.shape[0], dtype=np.intp)
-    cdef intp_t[::1] out = out_arr
-    with nogil:
-        for i in range(tags.shape[0]):
-            out[i] = table_find(&table_keys[0], &table_tags[0], &table_rows[0], mask,
-                                tags[i], keys[i])
-    return out_arr

@@ -1,4 +1,5 @@
-"""CategoricalNB predict kernels: log-probability tables and a gather predictor.
+"""CategoricalNB tables and predict kernels: frozen hash tables, log-probability
+tables and a gather predictor.
 
 Design
 ------
@@ -10,6 +11,10 @@ or 8 (for k <= 8) so that the class accumulators stay in registers: one lookup
 gives all k classes contiguously. ``refresh_log_probs`` writes these blocks and
 ``feature_log_prob_`` (k, C) from the counts, for the (feature, class) pairs a fit
 touched, by the same point function (``smooth_counts``) every time.
+
+``build_table`` freezes a value feature's keys into an open-addressing table (at
+most half full) that maps a key to its category index; ``lookup_table`` looks keys
+up in it.
 
 Each predicted row resolves its values to table rows (``table_row``), sums the rows
 in feature order (scikit-learn's order), adds the class log prior, then fuses the
@@ -29,7 +34,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from _common cimport intp_t, MODE_ARGMAX
 cimport _categorical_point as point
 from _categorical_point cimport (
-    value_t, LOOKUP_CODE, fastnb_malloc, fastnb_free, fastnb_exp_shifted8,
+    value_t, LOOKUP_CODE, TAG_EMPTY, slot_hash, table_find, fastnb_malloc, fastnb_free,
+    fastnb_exp_shifted8,
     table_row, smooth_counts, gather4, gather8, gather8_codes, gather_strided,
     finish_prediction,
 )
@@ -66,7 +72,64 @@ def exp_nonpositive(const double[::1] x):
     return out_arr
 
 
-# -- the tables ---------------------------------------------------------------------------
+# -- frozen tables: a value feature's keys, for lookups --------------------------------
+def build_table(const uint8_t[::1] tags, const uint64_t[::1] keys):
+    """A frozen table mapping (tags[i], keys[i]) -> i, at most half full.
+
+    Returns ``(table_keys, table_tags, table_rows, duplicate)`` where duplicate is
+    None, or the pair (i, j) of two entries with the same (tag, key).
+    """
+    cdef Py_ssize_t m = tags.shape[0]
+    cdef int64_t size = 8
+    cdef Py_ssize_t i
+    cdef int64_t slot, mask
+    cdef Py_ssize_t dup_i = -1, dup_j = -1
+    while size < 2 * m:
+        size *= 2
+    mask = size - 1
+    table_keys_arr = np.zeros(size, dtype=np.uint64)
+    table_tags_arr = np.zeros(size, dtype=np.uint8)
+    table_rows_arr = np.full(size, -1, dtype=np.int64)
+    cdef uint64_t[::1] table_keys = table_keys_arr
+    cdef uint8_t[::1] table_tags = table_tags_arr
+    cdef int64_t[::1] table_rows = table_rows_arr
+    with nogil:
+        for i in range(m):
+            slot = <int64_t>(slot_hash(tags[i], keys[i]) & <uint64_t>mask)
+            while table_tags[slot] != TAG_EMPTY:
+                if table_keys[slot] == keys[i] and table_tags[slot] == tags[i]:
+                    break
+                slot = (slot + 1) & mask
+            if table_tags[slot] != TAG_EMPTY:
+                if dup_i < 0:
+                    dup_i = table_rows[slot]
+                    dup_j = i
+                continue
+            table_tags[slot] = tags[i]
+            table_keys[slot] = keys[i]
+            table_rows[slot] = i
+    duplicate = None if dup_i < 0 else (dup_i, dup_j)
+    return table_keys_arr, table_tags_arr, table_rows_arr, duplicate
+
+
+def lookup_table(
+    const uint64_t[::1] table_keys, const uint8_t[::1] table_tags,
+    const int64_t[::1] table_rows,
+    const uint8_t[::1] tags, const uint64_t[::1] keys,
+):
+    """The row of each (tags[i], keys[i]) in a frozen table, or -1."""
+    cdef Py_ssize_t i
+    cdef int64_t mask = table_keys.shape[0] - 1
+    out_arr = np.empty(tags.shape[0], dtype=np.intp)
+    cdef intp_t[::1] out = out_arr
+    with nogil:
+        for i in range(tags.shape[0]):
+            out[i] = table_find(&table_keys[0], &table_tags[0], &table_rows[0], mask,
+                                tags[i], keys[i])
+    return out_arr
+
+
+# -- log-probability tables ---------------------------------------------------------------------------
 cdef inline void refresh_pair(
     const double[:, ::1] category_count, const intp_t* starts, double alpha,
     Py_ssize_t j, Py_ssize_t c, double[:, ::1] feature_log_prob, double* table,
