@@ -312,10 +312,31 @@ cdef inline void count_code_row(
 
 
 # -- one feature's log probabilities -----------------------------------------------------------
+cdef enum:
+    SMALL_COUNTS = 64   # log(c + alpha) of the integer counts c below this is tabulated
+
+
+cdef inline void fill_small_logs(double alpha, double* small_logs) noexcept nogil:
+    """small_logs[c] = log(c + alpha) for c < SMALL_COUNTS: most counts of a
+    high-cardinality feature are 0 or 1, and a table hit is the same bits as log."""
+    cdef int c
+    for c in range(SMALL_COUNTS):
+        small_logs[c] = log(<double>c + alpha)
+
+
+cdef inline double log_smoothed(double count, double alpha,
+                                const double* small_logs) noexcept nogil:
+    """log(count + alpha), from the table when count is a small integer."""
+    if count < SMALL_COUNTS and count == floor(count):
+        return small_logs[<int>count]
+    return log(count + alpha)
+
+
 cdef inline void smooth_counts(
     const double* counts,            # IN: (n_categories,) one class's counts of a feature
     Py_ssize_t n_categories,
     double alpha,
+    const double* small_logs,        # IN: fill_small_logs(alpha)
     double* log_prob,                # OUT: (n_categories,) log P(category | class)
     Py_ssize_t log_prob_stride,
     double* unseen,                  # OUT: log P(an unseen category | class)
@@ -330,8 +351,8 @@ cdef inline void smooth_counts(
         total = total + (counts[r] + alpha)
     log_total = log(total)
     for r in range(n_categories):
-        log_prob[r * log_prob_stride] = log(counts[r] + alpha) - log_total
-    unseen[0] = 0.0 if total == 0.0 else log(alpha) - log_total
+        log_prob[r * log_prob_stride] = log_smoothed(counts[r], alpha, small_logs) - log_total
+    unseen[0] = 0.0 if total == 0.0 else small_logs[0] - log_total
 
 
 # -- one row of joint log likelihoods ----------------------------------------------------------

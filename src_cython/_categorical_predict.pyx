@@ -36,7 +36,7 @@ cimport _categorical_point as point
 from _categorical_point cimport (
     value_t, LOOKUP_CODE, TAG_EMPTY, slot_hash, table_find, fastnb_malloc, fastnb_free,
     fastnb_exp_shifted8,
-    table_row, smooth_counts, gather4, gather8, gather8_codes, gather_strided,
+    SMALL_COUNTS, fill_small_logs, table_row, smooth_counts, gather4, gather8, gather8_codes, gather_strided,
     finish_prediction,
 )
 
@@ -132,14 +132,15 @@ def lookup_table(
 # -- log-probability tables ---------------------------------------------------------------------------
 cdef inline void refresh_pair(
     const double[:, ::1] category_count, const intp_t* starts, double alpha,
-    Py_ssize_t j, Py_ssize_t c, double[:, ::1] feature_log_prob, double* table,
-    const intp_t* block_start, Py_ssize_t row_width,
+    const double* small_logs, Py_ssize_t j, Py_ssize_t c,
+    double[:, ::1] feature_log_prob, double* table, const intp_t* block_start,
+    Py_ssize_t row_width,
 ) noexcept nogil:
     """Feature j's log probabilities for class c, into both layouts."""
     cdef Py_ssize_t r
     cdef Py_ssize_t n = starts[j + 1] - starts[j]
     cdef double* block = table + block_start[j] + c
-    smooth_counts(&category_count[c, starts[j]], n, alpha, block, row_width,
+    smooth_counts(&category_count[c, starts[j]], n, alpha, small_logs, block, row_width,
                   block + n * row_width)
     for r in range(n):
         feature_log_prob[c, starts[j] + r] = block[r * row_width]
@@ -161,19 +162,23 @@ def refresh_log_probs(
     are left as they are. Pairs are independent: any thread count, the same bits."""
     cdef Py_ssize_t d = features.shape[0]
     cdef Py_ssize_t k = classes.shape[0]
-    cdef Py_ssize_t pair, j, c
+    cdef Py_ssize_t pair
     cdef double* blocks = &table[0]
+    cdef double small_logs[SMALL_COUNTS]
     with nogil:
+        fill_small_logs(alpha, small_logs)
         if n_threads > 1:
             for pair in prange(d * k, schedule='static', num_threads=n_threads):
                 if features[pair // k] and classes[pair % k]:
-                    refresh_pair(category_count, &starts[0], alpha, pair // k, pair % k,
-                                 feature_log_prob, blocks, &block_start[0], row_width)
+                    refresh_pair(category_count, &starts[0], alpha, small_logs, pair // k,
+                                 pair % k, feature_log_prob, blocks, &block_start[0],
+                                 row_width)
         else:
             for pair in range(d * k):
                 if features[pair // k] and classes[pair % k]:
-                    refresh_pair(category_count, &starts[0], alpha, pair // k, pair % k,
-                                 feature_log_prob, blocks, &block_start[0], row_width)
+                    refresh_pair(category_count, &starts[0], alpha, small_logs, pair // k,
+                                 pair % k, feature_log_prob, blocks, &block_start[0],
+                                 row_width)
 
 
 # -- predict ------------------------------------------------------------------------------
