@@ -46,6 +46,7 @@ import numpy as np
 # through whole runs of X and of the output.
 cdef enum:
     CHUNK_ROWS = 2048
+    ROW_BLOCK = 16   # rows resolved together before they are summed
 
 
 def _refuse_allocations_after(Py_ssize_t allowed):
@@ -199,56 +200,71 @@ cdef struct Tables:
     bint all_codes                 # every feature looks up LOOKUP_CODE
 
 
-cdef inline void predict_row(
-    const value_t* x, Py_ssize_t d, const Tables* t, int mode,
-    intp_t* rows,          # scratch, d values
-    double* acc,           # scratch, row_width values
-    double* row_out,       # OUT: k values (modes other than MODE_ARGMAX)
-    intp_t* label_out,     # OUT: one class index (MODE_ARGMAX)
-) noexcept nogil:
+cdef inline void resolve_row(const value_t* x, Py_ssize_t d, const Tables* t,
+                             intp_t* rows) noexcept nogil:
+    """The table row of each of a row's values."""
     cdef Py_ssize_t j, h
-    if value_t is float or value_t is double:
-        pass
-    else:
-        if t.all_codes and t.row_width == 8:
-            gather8_codes(x, d, t.n_categories, t.log_prob, t.block_start, acc)
-            finish_prediction(acc, t.k, t.class_log_prior, mode, row_out, label_out)
-            return
-    # Every feature's table row first, then the sums with the class accumulators in
-    # registers.
     for j in range(d):
         h = t.hash_start[j]
         rows[j] = table_row(x[j], t.lookup[j], t.n_categories[j], &t.hash_keys[h],
                             &t.hash_tags[h], &t.hash_rows[h], t.hash_mask[j])
+
+
+cdef inline void sum_row(const intp_t* rows, Py_ssize_t d, const Tables* t,
+                         double* acc) noexcept nogil:
+    """The sums of a row's log probabilities, class accumulators in registers."""
     if t.row_width == 4:
         gather4(rows, d, t.log_prob, t.block_start, acc)
     elif t.row_width == 8:
         gather8(rows, d, t.log_prob, t.block_start, acc)
     else:
         gather_strided(rows, d, t.log_prob, t.block_start, t.row_width, 1, t.k, acc)
-    finish_prediction(acc, t.k, t.class_log_prior, mode, row_out, label_out)
 
 
 cdef int predict_chunk(
     const value_t[:, ::1] X, const Tables* t, int mode, Py_ssize_t chunk,
     intp_t* labels_out, double* out,
 ) noexcept nogil:
-    """Predict one chunk of rows; 0, or 1 when its scratch cannot be allocated."""
+    """Predict one chunk of rows; 0, or 1 when its scratch cannot be allocated.
+
+    Rows are resolved ROW_BLOCK at a time before they are summed: the hash lookups
+    of neighbouring rows (cache misses in a large table) are then independent
+    instructions close together, which the CPU overlaps.
+    """
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t d = X.shape[1]
-    cdef Py_ssize_t i
-    cdef Py_ssize_t stop = min(n, (chunk + 1) * CHUNK_ROWS)
-    cdef intp_t* rows = <intp_t*>fastnb_malloc(d, sizeof(intp_t))
-    cdef double* acc = <double*>fastnb_malloc(t.row_width, sizeof(double))
+    cdef Py_ssize_t i, b, block, block_stop
+    cdef Py_ssize_t first = chunk * CHUNK_ROWS
+    cdef Py_ssize_t stop = min(n, first + CHUNK_ROWS)
+    cdef Tables tables = t[0]   # a local copy: its fields stay in registers
+    cdef bint codes_only = False
+    cdef intp_t* rows = <intp_t*>fastnb_malloc(ROW_BLOCK * d, sizeof(intp_t))
+    cdef double* acc = <double*>fastnb_malloc(tables.row_width, sizeof(double))
     if rows == NULL or acc == NULL:
         fastnb_free(rows)
         fastnb_free(acc)
         return 1
-    for i in range(chunk * CHUNK_ROWS, stop):
-        if mode == MODE_ARGMAX:
-            predict_row(&X[i, 0], d, t, mode, rows, acc, NULL, &labels_out[i])
-        else:
-            predict_row(&X[i, 0], d, t, mode, rows, acc, &out[i * t.k], NULL)
+    if value_t is not float and value_t is not double:
+        # Integer codes for every feature, 5 to 8 classes: straight to the sums.
+        codes_only = tables.all_codes and tables.row_width == 8
+    for b in range((stop - first + ROW_BLOCK - 1) // ROW_BLOCK):
+        block = first + b * ROW_BLOCK
+        block_stop = min(stop, block + ROW_BLOCK)
+        if not codes_only:
+            for i in range(block, block_stop):
+                resolve_row(&X[i, 0], d, &tables, rows + (i - block) * d)
+        for i in range(block, block_stop):
+            if codes_only:
+                gather8_codes(&X[i, 0], d, tables.n_categories, tables.log_prob,
+                              tables.block_start, acc)
+            else:
+                sum_row(rows + (i - block) * d, d, &tables, acc)
+            if mode == MODE_ARGMAX:
+                finish_prediction(acc, tables.k, tables.class_log_prior, mode, NULL,
+                                  &labels_out[i])
+            else:
+                finish_prediction(acc, tables.k, tables.class_log_prior, mode,
+                                  &out[i * tables.k], NULL)
     fastnb_free(rows)
     fastnb_free(acc)
     return 0

@@ -317,9 +317,8 @@ class CategoricalNB(_BaseNB):
         y : array-like of shape (n_samples,)
             Target values.
         classes : array-like of shape (n_classes,), default=None
-            List of all the classes that can possibly appear in the y vector.
-            Must be provided at the first call to partial_fit, can be omitted in
-            subsequent calls.
+            All the classes that can appear in y. Required on the first call; on
+            later calls it must be the same classes, or None.
         sample_weight : array-like of shape (n_samples,), default=None
             Weights applied to individual samples (1. for unweighted).
 
