@@ -132,14 +132,6 @@ def value_key(value):
     return int(tag), int(key)
 
 
-cdef inline object cached(dict cache, object value, Py_ssize_t column):
-    """cache.get(value), with the column's position on an unhashable value."""
-    try:
-        return cache.get(value)
-    except TypeError as error:
-        raise TypeError(str(error), column) from None
-
-
 def encode_object_rows(object[:, :] X, const intp_t[::1] cols, int32_t[:, ::1] ids_out):
     """Key each distinct value of the columns ``cols`` of X once.
 
@@ -157,12 +149,17 @@ def encode_object_rows(object[:, :] X, const intp_t[::1] cols, int32_t[:, ::1] i
     cdef list column_values
     cdef uint8_t tag = 0
     cdef uint64_t key = 0
+    cdef dict cache
     cdef object value, found
     cdef int32_t id
     for i in range(n):
         for jj in range(m):
             value = X[i, cols[jj]]
-            found = cached(<dict>caches[jj], value, jj)
+            cache = <dict>caches[jj]
+            try:
+                found = cache.get(value)
+            except TypeError as error:
+                raise TypeError(str(error), jj) from None
             if found is None:
                 if object_key(value, &tag, &key):
                     id = -1
@@ -172,7 +169,7 @@ def encode_object_rows(object[:, :] X, const intp_t[::1] cols, int32_t[:, ::1] i
                     column_values.append(value)
                     (<list>tags[jj]).append(tag)
                     (<list>keys[jj]).append(key)
-                (<dict>caches[jj])[value] = id
+                cache[value] = id
                 ids_out[jj, i] = id
             else:
                 ids_out[jj, i] = <int32_t>found
@@ -243,15 +240,20 @@ def resolve_object_rows(
     cdef list caches = [{} for _ in range(m)]
     cdef object value, hit
     cdef int32_t row
+    cdef dict cache
     for i in range(X.shape[0]):
         for jj in range(m):
             value = X[i, jj]
-            hit = cached(<dict>caches[jj], value, jj)
+            cache = <dict>caches[jj]
+            try:
+                hit = cache.get(value)
+            except TypeError as error:
+                raise TypeError(str(error), jj) from None
             if hit is None:
                 f = features[jj]
                 row = object_row(value, lookup[f], n_categories[f], hash_keys, hash_tags,
                                  hash_rows, hash_start[f], hash_mask[f], categories[f])
-                (<dict>caches[jj])[value] = row
+                cache[value] = row
             else:
                 row = <int32_t>hit
             out[i, jj] = row
