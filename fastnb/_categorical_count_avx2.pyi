@@ -1,4 +1,4 @@
-"""The AVX2+FMA build of fastnb._categorical_count: the same functions."""
+"""Type stubs of fastnb._categorical_count_avx2, the AVX2+FMA build of
+fastnb._categorical_count: the same functions."""
 
-from fastnb._categorical_count import *  # noqa: F401,F403
-from fastnb._categorical_count import _refuse_allocations_after as _refuse_allocations_after
+from ._categorical_count import *

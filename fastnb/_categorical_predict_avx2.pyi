@@ -1,4 +1,4 @@
-"""The AVX2+FMA build of fastnb._categorical_predict: the same functions."""
+"""Type stubs of fastnb._categorical_predict_avx2, the AVX2+FMA build of
+fastnb._categorical_predict: the same functions."""
 
-from fastnb._categorical_predict import *  # noqa: F401,F403
-from fastnb._categorical_predict import _refuse_allocations_after as _refuse_allocations_after
+from ._categorical_predict import *

@@ -212,26 +212,3 @@ def test_cython_api_categorical_functions_give_the_estimators_bits(rng, k):
                  _ptr(log_prob), _ptr(model.class_log_prior_), k, _ptr(out))
     assert status == 0
     assert_array_equal(out, model.predict_joint_log_proba(X))
-
-
-# -- the stubs ------------------------------------------------------------------------------
-@pytest.mark.parametrize("name", ["_categorical_count", "_categorical_predict",
-                                  "_categorical_keys"])
-def test_each_compiled_module_has_a_stub_that_matches_it(name):
-    """Every public function of the module is in its .pyi, with the same parameters."""
-    import ast
-    import importlib
-    import inspect
-    import pathlib
-
-    module = importlib.import_module(f"fastnb.{name}")
-    stub = pathlib.Path(fastnb.__file__).with_name(f"{name}.pyi")
-    if not stub.exists():
-        pytest.skip("the stubs are not installed beside the modules")
-    declared = {node.name: [a.arg for a in node.args.args]
-                for node in ast.parse(stub.read_text()).body
-                if isinstance(node, ast.FunctionDef)}
-    compiled = {n: list(inspect.signature(f).parameters) for n, f in vars(module).items()
-                if callable(f) and getattr(f, "__module__", None) == module.__name__
-                and not isinstance(f, type)}
-    assert declared == compiled
