@@ -93,7 +93,7 @@ def _unique_labels(y):
 def _fit_block(estimator, X, y, classes, sample_weight):
     if len(y) == 0:
         return None
-    model = type(estimator)(**estimator.get_params())
+    model = type(estimator)(**estimator.get_params(deep=False))
     return model.partial_fit(X, np.asarray(y), classes=classes,
                              sample_weight=sample_weight)
 
@@ -147,7 +147,7 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
         classes = np.unique(np.concatenate(dask.compute(*uniques)))
     classes = np.asarray(classes)
 
-    template = type(estimator)(**estimator.get_params())
+    template = type(estimator)(**estimator.get_params(deep=False))
     level = [
         dask.delayed(_fit_block, pure=True)(template, xb, yb, classes, wb)
         for xb, yb, wb in zip(X_blocks, y_blocks, w_blocks)
@@ -163,7 +163,7 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
     if classes.size != fitted.classes_.size:
         raise ValueError(f"Expected classes {classes}, fitted {fitted.classes_}.")
     # The estimator becomes the fitted model: its own fitted state is replaced.
-    params = estimator.get_params()
+    params = estimator.get_params(deep=False)
     for key in [k for k in vars(estimator) if k not in params]:
         delattr(estimator, key)
     estimator.__dict__.update({k: v for k, v in vars(fitted).items() if k not in params})
