@@ -630,6 +630,19 @@ class ColumnwiseNB(_BaseNB):
                              "dropped.")
         return plan
 
+    def _with_fixed_plan(self, X):
+        """This model's parameters, with "auto" resolved on X into an explicit list
+        (fastnb.dask.fit: every partition is then fitted with the same sub-models,
+        chosen from the first one)."""
+        if not isinstance(self.estimators, str):
+            return self
+        self._validate_params()
+        plan = self._plan(_Table(X, type(self).__name__), X)
+        return type(self)([(name, model, positions.tolist())
+                           for name, model, positions in plan],
+                          priors=self.priors, remainder=self.remainder,
+                          n_threads=self.n_threads)
+
     @staticmethod
     def _label(table, j):
         return table.labels[j] if table.labels is not None else j
@@ -870,6 +883,9 @@ class ColumnwiseNB(_BaseNB):
             plan.append((entry["name"], model, positions))
             listed.append((entry["name"], type(model)(**model.get_params(deep=False)),
                            positions.tolist()))
+        if self.remainder == "error" and taken != set(range(n_features)):
+            raise ValueError(f"the sub-estimators do not model all {n_features} "
+                             "columns, and remainder is 'error'")
         if not isinstance(self.estimators, str):
             self.estimators = listed
         self._commit(plan, classes, np.array(arrays["class_count_"]), n_features,

@@ -114,7 +114,9 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
         Its parameters are used; it is fitted in place and returned.
     X : dask array of shape (n_samples, n_features), or dask dataframe
         Blocks may be NumPy or SciPy sparse (discrete models), or pandas frames
-        (CategoricalNB with string or categorical columns).
+        (CategoricalNB with string or categorical columns; ColumnwiseNB with
+        columns of mixed dtypes, whose ``estimators="auto"`` choice is made
+        from the first partition).
     y : dask array or series, partitioned like X's rows
     sample_weight : dask array or series, partitioned like X's rows, optional
     classes : array-like, optional
@@ -148,6 +150,11 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
     classes = np.asarray(classes)
 
     template = type(estimator)(**estimator.get_params(deep=False))
+    if hasattr(template, "_with_fixed_plan"):
+        # ColumnwiseNB(estimators="auto") chooses its sub-models from the columns:
+        # choose once, from the first partition, so that every block model has
+        # the same sub-models and they merge.
+        template = template._with_fixed_plan(dask.compute(X_blocks[0])[0])
     level = [
         dask.delayed(_fit_block, pure=True)(template, xb, yb, classes, wb)
         for xb, yb, wb in zip(X_blocks, y_blocks, w_blocks)
