@@ -140,14 +140,13 @@ class _Table:
             if not np.array_equal(columns, np.arange(self.n_columns)):
                 rows = rows[:, columns]
             if not categorical and rows.dtype.kind in "OUS":
-                rows = _as_float(rows, columns)
+                rows = _as_float(rows)
             return rows
         parts = [self.columns[j] for j in columns]
         if categorical and any(
                 _is_extension(p) or p.dtype.kind in "OUS" for p in parts):
             return self._categorical_frame(parts, start, stop)
-        pieces = [_numeric_piece(part, j, start, stop, categorical)
-                  for part, j in zip(parts, columns)]
+        pieces = [_numeric_piece(part, start, stop, categorical) for part in parts]
         if len(pieces) == 1:
             return pieces[0].reshape(-1, 1)
         return np.column_stack(pieces)
@@ -173,28 +172,26 @@ class _Table:
         return pd.DataFrame(columns, copy=False)
 
 
-def _as_float(values, columns):
+def _as_float(values):
+    """Object or string values as float64 (None -> NaN), or a clear error. A
+    TypeError stays a TypeError (an unhashable or odd object), as in NumPy."""
     try:
         return np.array(values, dtype=np.float64)
     except (TypeError, ValueError) as error:
-        raise ValueError(
-            f"Columns {list(columns)} hold values that are not numbers ({error}); "
-            "give them to a CategoricalNB."
+        raise type(error)(
+            f"X holds values that are not numbers ({error}); give such columns to a "
+            "CategoricalNB."
         ) from None
 
 
-def _numeric_piece(part, j, start, stop, categorical):
+def _numeric_piece(part, start, stop, categorical):
     if not _is_extension(part):
         piece = part[start:stop]
-        return piece if categorical or piece.dtype.kind not in "OUS" else _as_float(
-            piece, [j])
+        return piece if categorical or piece.dtype.kind not in "OUS" else _as_float(piece)
     try:
         return part.iloc[start:stop].to_numpy(dtype=np.float64, na_value=np.nan)
-    except (TypeError, ValueError) as error:
-        raise ValueError(
-            f"Column {j} (dtype {part.dtype}) holds values that are not numbers "
-            f"({error}); give it to a CategoricalNB."
-        ) from None
+    except (TypeError, ValueError):
+        return _as_float(part.iloc[start:stop].to_numpy(dtype=object))
 
 
 # -- "auto": one sub-model per kind of column ----------------------------------------
@@ -285,7 +282,11 @@ def _column_positions(spec, table, X, owner):
         spec = [spec]
     selection = np.asarray(spec)
     if selection.ndim != 1:
-        raise ValueError(f"The columns of {owner} must be a 1d selection, got {spec!r}.")
+        error = TypeError if selection.ndim == 0 else ValueError
+        raise error(
+            f"The columns of {owner} must be ints, str names, a slice, a boolean mask "
+            f"or a callable (a 1d selection), got {spec!r}."
+        )
     if selection.size == 0:
         return np.empty(0, dtype=np.intp)
     if selection.dtype.kind == "b":
@@ -383,8 +384,9 @@ class ColumnwiseNB(_BaseNB):
         ValueError that lists them; ``"drop"`` leaves them out of the model.
     n_threads : int, default=None
         Threads for the kernels, of ColumnwiseNB and of every sub-model (it
-        replaces their own ``n_threads``): None or -1 means all usable cores, -2
-        all but one, and so on. Results are the same bits whatever the number.
+        replaces their own ``n_threads``, at fit and at predict): None or -1 means
+        all usable cores, -2 all but one, and so on. Results are the same bits
+        whatever the number.
 
     Attributes
     ----------
@@ -513,9 +515,6 @@ class ColumnwiseNB(_BaseNB):
         for key, value in params.items():
             if key in own:
                 setattr(self, key, value)
-                if key == "n_threads":
-                    for _, model, _ in getattr(self, "estimators_", []):
-                        model.n_threads = value
                 continue
             name, _, sub_key = key.partition("__")
             entries = list(self.estimators) if isinstance(
@@ -713,25 +712,30 @@ class ColumnwiseNB(_BaseNB):
             self._check_feature_names(X, reset=False)
             plan = [(sub_name, copy.deepcopy(model), positions) for (
                 sub_name, model, _), positions in zip(self.estimators_, self._positions)]
+            for _, model, _ in plan:
+                model.n_threads = self.n_threads
         for sub_name, model, positions in plan:
-            block = table.block(positions, 0, table.n_samples,
-                                isinstance(model, CategoricalNB))
             try:
+                block = table.block(positions, 0, table.n_samples,
+                                    isinstance(model, CategoricalNB))
                 if refit:
                     model.fit(block, y, sample_weight)
                 else:
                     model.partial_fit(block, y, classes if first_call else None,
                                       sample_weight)
             except (TypeError, ValueError) as error:
-                raise type(error)(
-                    f"{name} sub-estimator {sub_name!r} (columns "
-                    f"{[self._label(table, j) for j in positions]}): {error}"
-                ) from error
+                raise self._sub_model_error(error, sub_name, table, positions) from error
         models = [model for _, model, _ in plan]
         self._commit(plan, models[0].classes_, models[0].class_count_.copy(),
                      table.n_columns, names if first_call else getattr(
                          self, "feature_names_in_", None))
         return self
+
+    def _sub_model_error(self, error, sub_name, table, positions):
+        """The error of a sub-model (or of reading its columns), saying which."""
+        columns = [self._label(table, j) for j in positions]
+        return type(error)(f"{type(self).__name__} sub-estimator {sub_name!r} (columns "
+                           f"{columns}): {error}")
 
     def _commit(self, plan, classes, class_count, n_features, names):
         """Derive the priors and set the fitted state (validation all done)."""
@@ -772,7 +776,7 @@ class ColumnwiseNB(_BaseNB):
         --------
         >>> import numpy as np
         >>> from fastnb import ColumnwiseNB
-        >>> X = np.array([[0.5, 1], [1.5, 2], [2.5, 1], [3.5, 2]])
+        >>> X = np.array([[0.5, 1], [1.5, 2], [2.5, 1], [3.5, 2]], dtype=object)
         >>> print(ColumnwiseNB().fit(X, [0, 0, 1, 1]).summary())
         gaussian     GaussianNB()     0
         categorical  CategoricalNB()  1
@@ -801,6 +805,7 @@ class ColumnwiseNB(_BaseNB):
         rows = min(n, _PREDICT_BLOCK_ROWS)
         jll = np.empty((rows, k), dtype=np.float64)
         total = np.empty((rows, k), dtype=np.float64) if out is None else None
+        names = [sub_name for sub_name, _, _ in self.estimators_]
         models = [model for _, model, _ in self.estimators_]
         for start in range(0, n, rows):
             stop = min(n, start + rows)
@@ -808,10 +813,16 @@ class ColumnwiseNB(_BaseNB):
             block_jll = jll[:stop - start]
             n_threads = threads_for(self.n_threads, (stop - start) * k, "predict")
             first = True
-            for model, positions, shift in zip(models, self._positions, self._shifts):
-                part = model._check_predict_X(table.block(
-                    positions, start, stop, isinstance(model, CategoricalNB)))
-                model._run_predict_kernel(part, MODE_JLL, None, block_jll)
+            for sub_name, model, positions, shift in zip(names, models, self._positions,
+                                                         self._shifts):
+                model.n_threads = self.n_threads  # ColumnwiseNB's setting rules
+                try:
+                    part = model._check_predict_X(table.block(
+                        positions, start, stop, isinstance(model, CategoricalNB)))
+                    model._run_predict_kernel(part, MODE_JLL, None, block_jll)
+                except (TypeError, ValueError) as error:
+                    raise self._sub_model_error(error, sub_name, table,
+                                                positions) from error
                 _kernels.add_jll(block_total, block_jll, shift,
                                  self._log_prior if first else None, n_threads)
                 first = False
