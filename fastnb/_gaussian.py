@@ -276,7 +276,7 @@ class GaussianNB(_BaseNB):
             )
 
     def _set_fitted_state(self, classes, priors, row_count, count, mean, ssd, seen):
-        seen_count, seen_mean, seen_ssd = seen
+        seen_count, _, seen_ssd = seen
         with np.errstate(invalid="ignore", divide="ignore"):
             class_var = np.where(count > 0, ssd / np.where(count > 0, count, 1), 0.0)
             feature_var = np.where(seen_count > 0, seen_ssd / np.where(

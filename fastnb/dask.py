@@ -77,13 +77,6 @@ def _blocks(collection, name):
         f"{name} must be a dask array or dataframe, got {type(collection).__name__}; "
         "for in-memory data call the estimator's fit directly."
     )
-    return dask  # pragma: no cover
-
-
-def _row_counts(collection):
-    if _is_dask_dataframe(collection):
-        return None  # partitions are aligned by the caller's divisions
-    return collection.chunks[0]
 
 
 def _unique_labels(y):

@@ -40,6 +40,23 @@ def _snapshot(model):
     return pickle.dumps(vars(model), protocol=5)
 
 
+def _add_sample_weight_cases(add, method, m):
+    """Bad sample weights: the same cases for every estimator's table."""
+    E = (ValueError,)
+    add(f"{method}-w-negative", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=_put(np.ones(len(y)), -1.0)), E, "Negative")
+    add(f"{method}-w-nan", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=_put(np.ones(len(y)), np.nan)), E, "NaN or infinity")
+    add(f"{method}-w-inf", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=_put(np.ones(len(y)), np.inf)), E, "NaN or infinity")
+    add(f"{method}-w-short", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=np.ones(len(y) - 1)), E, "sample_weight.shape")
+    add(f"{method}-w-2d", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=np.ones((len(y), 2))), E, "1D array or scalar")
+    add(f"{method}-w-strings", lambda md, X, y, m=m: m(md)(
+        X, y, sample_weight=["a"] * len(y)), E, "numeric")
+
+
 # (id, function(model, X, y) -> call, exception types, message pattern)
 # The call is made on a model already fitted (with partial_fit) on good data.
 def _cases():
@@ -80,18 +97,7 @@ def _cases():
         add(f"{method}-y-inf", lambda md, X, y, m=m: m(md)(X, _put(y.astype(float), np.inf)),
             E, "infinity")
         add(f"{method}-y-complex", lambda md, X, y, m=m: m(md)(X, y + 1j), E, "Complex")
-        add(f"{method}-w-negative", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), -1.0)), E, "Negative")
-        add(f"{method}-w-nan", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), np.nan)), E, "NaN or infinity")
-        add(f"{method}-w-inf", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), np.inf)), E, "NaN or infinity")
-        add(f"{method}-w-short", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=np.ones(len(y) - 1)), E, "sample_weight.shape")
-        add(f"{method}-w-2d", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=np.ones((len(y), 2))), E, "1D array or scalar")
-        add(f"{method}-w-strings", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=["a"] * len(y)), E, "numeric")
+        _add_sample_weight_cases(add, method, m)
     add("fit-y-none", lambda md, X, y: md.fit(X, None), E, "requires y")
     add("fit-y-continuous", lambda md, X, y: md.fit(X, y + 0.5), E, "continuous")
     add("fit-y-mixed-types", lambda md, X, y: md.fit(X, np.array(
@@ -308,18 +314,7 @@ def _categorical_cases():
         add(f"{method}-y-2d", lambda md, X, y, m=m: m(md)(X, np.c_[y, y]), E, "1d array")
         add(f"{method}-y-nan", lambda md, X, y, m=m: m(md)(
             X, _put(y.astype(float), np.nan)), E, "NaN")
-        add(f"{method}-w-negative", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), -1.0)), E, "Negative")
-        add(f"{method}-w-nan", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), np.nan)), E, "NaN or infinity")
-        add(f"{method}-w-inf", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=_put(np.ones(len(y)), np.inf)), E, "NaN or infinity")
-        add(f"{method}-w-short", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=np.ones(len(y) - 1)), E, "sample_weight.shape")
-        add(f"{method}-w-2d", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=np.ones((len(y), 2))), E, "1D array or scalar")
-        add(f"{method}-w-strings", lambda md, X, y, m=m: m(md)(
-            X, y, sample_weight=["a"] * len(y)), E, "numeric")
+        _add_sample_weight_cases(add, method, m)
         add(f"{method}-alpha-negative", lambda md, X, y, m=m: m(md.set_params(alpha=-0.5))(
             X, y), E, "'alpha' parameter")
         add(f"{method}-alpha-nan", lambda md, X, y, m=m: m(md.set_params(alpha=np.nan))(
