@@ -21,11 +21,12 @@ its own columns in the kind its kernel reads: numbers as numbers, bools as bools
 strings and objects as they are to CategoricalNB's hashed counts (a pandas string
 column is factorised first, so its strings are keyed once per distinct value
 instead of once per row). Prediction runs in blocks of ``_PREDICT_BLOCK_ROWS``
-rows: each sub-model's ordinary kernel writes its joint log-likelihood for the
-block into one scratch buffer, ``add_jll`` adds it (minus its prior) into the
-block's total, and ``finish_block`` takes the arg-max or normalises in place. The
-extra memory of a predict call is therefore its output plus a fixed block of
-scratch, whatever n is.
+rows: the first sub-model's ordinary kernel writes its joint log-likelihood for
+the block into the block's total, each other one into a scratch buffer that
+``add_block`` adds (with every prior term in one per-class bias), and the last
+addition also takes the arg-max or normalises in place. The extra memory of a
+predict call is therefore its output plus a fixed block of scratch per thread,
+whatever n is.
 
 The interface ColumnwiseNB uses of a sub-model
 ----------------------------------------------
@@ -64,9 +65,9 @@ __all__ = ["ColumnwiseNB"]
 
 _kernels = load_kernels("_columnwise_kernels")
 
-# Rows per predict block: the scratch is two (rows, k) float64 buffers plus each
-# sub-model's input for the block, fixed whatever n is. 65,536 rows keep the
-# kernels' per-call overhead below 1% (measured on X1, see benchmarks).
+# Rows per predict block: each predicting thread's scratch is two (rows, k)
+# float64 buffers plus each sub-model's input for the block, fixed whatever n is;
+# 65,536 rows keep the per-block Python and pandas overhead to a few percent.
 _PREDICT_BLOCK_ROWS = 1 << 16
 # "auto": an integer column with at most this many distinct values is categorical.
 AUTO_MAX_INTEGER_CATEGORIES = 32
@@ -110,11 +111,8 @@ class _Table:
                 raise ValueError(f"Found array with dim {len(shape)}. {name} expected <= 2.")
             _shape_errors(np.empty(shape, dtype=np.bool_), name)
             self.labels = list(X.columns)
-            self.columns = []
-            for j in range(shape[1]):
-                series = X.iloc[:, j]
-                is_numpy = isinstance(series.dtype, np.dtype)
-                self.columns.append(series.to_numpy() if is_numpy else series)
+            self.columns = [series.to_numpy() if isinstance(series.dtype, np.dtype)
+                            else series for _, series in X.items()]
         else:
             array = X if isinstance(X, np.ndarray) else np.asarray(X)
             if array.dtype.kind in "US" and not isinstance(X, np.ndarray):
@@ -384,9 +382,9 @@ class ColumnwiseNB(_BaseNB):
         ValueError that lists them; ``"drop"`` leaves them out of the model.
     n_threads : int, default=None
         Threads for the kernels, of ColumnwiseNB and of every sub-model (it
-        replaces their own ``n_threads``, at fit and at predict): None or -1 means
-        all usable cores, -2 all but one, and so on. Results are the same bits
-        whatever the number.
+        replaces their own ``n_threads``): None or -1 means all usable cores, -2
+        all but one, and so on. Prediction shares blocks of rows out to the
+        threads. Results are the same bits whatever the number.
 
     Attributes
     ----------
@@ -744,11 +742,12 @@ class ColumnwiseNB(_BaseNB):
         prior = class_count / class_count.sum() if priors is None else priors
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior)
-        shifts = []
+        # Every constant of the sum in one bias: the log prior, minus the log prior
+        # each sub-model includes (-inf where it has no data of a class).
+        bias = log_prior.copy()
         for _, model, _ in plan:
             included = _included_log_prior(model)
-            shifts.append(np.ascontiguousarray(
-                np.where(np.isfinite(included), -included, -np.inf), dtype=np.float64))
+            bias = bias + np.where(np.isfinite(included), -included, -np.inf)
         labels = [names[p].tolist() if names is not None else p.tolist()
                   for _, _, p in plan]
         # All validation is done: commit the new state.
@@ -756,12 +755,12 @@ class ColumnwiseNB(_BaseNB):
                             for (sub_name, model, _), columns in zip(plan, labels)]
         self.named_estimators_ = {sub_name: model for sub_name, model, _ in plan}
         self._positions = [positions for _, _, positions in plan]
-        self._shifts = shifts
+        self._bias = np.ascontiguousarray(bias, dtype=np.float64)
+        self._zeros = np.zeros(k)
         self.classes_ = classes
         self.class_count_ = class_count
         self.class_prior_ = prior
         self.class_log_prior_ = log_prior
-        self._log_prior = np.ascontiguousarray(log_prior, dtype=np.float64)
         self.n_features_in_ = n_features
         self._set_feature_names(names)
 
@@ -800,35 +799,70 @@ class ColumnwiseNB(_BaseNB):
 
     def _run_predict_kernel(self, table, mode, labels_out, out):
         """Block by block: every sub-model's jll into a scratch buffer, added up
-        without its prior, then the arg-max or the normalisation in place."""
+        without its prior, then the arg-max or the normalisation in place.
+
+        Blocks are independent, so with several threads they are shared out to
+        Python threads (every kernel releases the GIL), each with its own
+        scratch, and the sub-models' kernels run on one thread each; a lone
+        block runs here, with the sub-models' kernels on ``n_threads``. Either
+        way every row is summed in the same order: the same bits.
+        """
         n, k = table.n_samples, self.classes_.shape[0]
         rows = min(n, _PREDICT_BLOCK_ROWS)
-        jll = np.empty((rows, k), dtype=np.float64)
-        total = np.empty((rows, k), dtype=np.float64) if out is None else None
-        names = [sub_name for sub_name, _, _ in self.estimators_]
-        models = [model for _, model, _ in self.estimators_]
-        for start in range(0, n, rows):
-            stop = min(n, start + rows)
-            block_total = total[:stop - start] if out is None else out[start:stop]
-            block_jll = jll[:stop - start]
-            n_threads = threads_for(self.n_threads, (stop - start) * k, "predict")
-            first = True
-            for sub_name, model, positions, shift in zip(names, models, self._positions,
-                                                         self._shifts):
-                model.n_threads = self.n_threads  # ColumnwiseNB's setting rules
-                try:
-                    part = model._check_predict_X(table.block(
-                        positions, start, stop, isinstance(model, CategoricalNB)))
-                    model._run_predict_kernel(part, MODE_JLL, None, block_jll)
-                except (TypeError, ValueError) as error:
-                    raise self._sub_model_error(error, sub_name, table,
-                                                positions) from error
-                _kernels.add_jll(block_total, block_jll, shift,
-                                 self._log_prior if first else None, n_threads)
-                first = False
-            _kernels.finish_block(
-                block_total, mode,
-                labels_out[start:stop] if mode == MODE_ARGMAX else None, n_threads)
+        starts = list(range(0, n, rows))
+        n_workers = 1
+        if len(starts) > 1:
+            n_workers = min(len(starts), threads_for(
+                self.n_threads, n * k * len(self.estimators_), "predict"))
+        # Shallow copies: the kernels' thread count is set without touching the
+        # fitted sub-models (which other threads may be using).
+        runners = []
+        for (sub_name, model, _), positions in zip(self.estimators_, self._positions):
+            runner = copy.copy(model)
+            runner.n_threads = self.n_threads if n_workers == 1 else 1
+            runners.append((sub_name, runner, positions, isinstance(model, CategoricalNB)))
+
+        def run_blocks(worker):
+            jll = np.empty((rows, k), dtype=np.float64)
+            total = np.empty((rows, k), dtype=np.float64) if out is None else None
+            for start in starts[worker::n_workers]:
+                stop = min(n, start + rows)
+                self._predict_block(table, runners, start, stop, mode,
+                                    labels_out, out, jll, total, n_workers)
+
+        if n_workers == 1:
+            run_blocks(0)
+            return
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(n_workers) as pool:
+            for done in [pool.submit(run_blocks, w) for w in range(n_workers)]:
+                done.result()
+
+    def _predict_block(self, table, runners, start, stop, mode, labels_out, out, jll,
+                       total, n_workers):
+        """Rows start:stop: the sum of the sub-models' jll, finished per ``mode``
+        (the first sub-model writes into the total; see the kernel's notes)."""
+        block_total = total[:stop - start] if out is None else out[start:stop]
+        block_jll = jll[:stop - start]
+        n_threads = 1 if n_workers > 1 else threads_for(
+            self.n_threads, (stop - start) * block_jll.shape[1], "predict")
+        last = len(runners) - 1
+        for i, (sub_name, runner, positions, categorical) in enumerate(runners):
+            try:
+                part = runner._check_predict_X(table.block(positions, start, stop,
+                                                           categorical))
+                runner._run_predict_kernel(part, MODE_JLL, None,
+                                           block_total if i == 0 else block_jll)
+            except (TypeError, ValueError) as error:
+                raise self._sub_model_error(error, sub_name, table, positions) from error
+            if i == 0 and last > 0:
+                continue
+            _kernels.add_block(block_total, None if i == 0 else block_jll,
+                               self._bias if i == 1 or last == 0 else self._zeros,
+                               i == last, mode,
+                               labels_out[start:stop] if mode == MODE_ARGMAX else None,
+                               n_threads)
 
     # -- persistence and merging ------------------------------------------------------
     def _params_for_file(self):

@@ -1,65 +1,55 @@
-"""ColumnwiseNB kernels: sum the sub-models' joint log-likelihoods, then finish rows.
+"""ColumnwiseNB kernel: add up the sub-models' joint log-likelihoods, finish rows.
 
 Design
 ------
-ColumnwiseNB predicts a block of rows at a time. Every sub-model writes its joint
-log-likelihood (its own log prior included) for the block into a scratch
-``(rows, k)`` buffer with its ordinary kernel; ``add_jll`` adds it into the total
-without that prior::
+ColumnwiseNB predicts a block of rows at a time. The first sub-model writes its
+joint log-likelihood (its own log prior included) for the block straight into
+the block's total, with its ordinary kernel; each further sub-model writes its
+own into a scratch buffer, and ``add_block`` adds it::
 
-    total[i, c] = (log_prior[c] if first else total[i, c]) + (jll[i, c] + shift[c])
+    total[i, c] = total[i, c] + (jll[i, c] + bias[c])
 
-where ``shift[c] = -(the sub-model's log prior of c)``, or ``-inf`` for a class the
-sub-model has no data of (its log prior is ``-inf``: the class stays impossible).
-The sub-models are added in a fixed order, so every row's sum is the same bits for
-any thread count. ``finish_block`` then writes the arg-max label index of each
-row, or turns the rows into (log) probabilities in place (``finish_row``): no
-second ``(n, k)`` array is made.
+The bias holds every constant of the sum at once: ColumnwiseNB's log prior minus
+the log prior each sub-model included (``-inf`` for a class a sub-model has no
+data of: the class stays impossible), so a row takes one pass per extra
+sub-model. The last pass also finishes the row (``finish=True``): the arg-max
+label index, or the (log) probabilities in place (``finish_row``). No second
+``(n, k)`` array is made, and the sub-models are added in a fixed order, so every
+row's result is the same bits for any thread count.
 """
 
 from cython.parallel cimport prange
-
 from libc.math cimport INFINITY
 
-from _common cimport intp_t, finish_row, MODE_ARGMAX, MODE_JLL
+from _common cimport intp_t, finish_row, MODE_ARGMAX
 
 
-def add_jll(
-    double[:, ::1] total,          # OUT (first) or IN/OUT: (rows, k) running sum
-    const double[:, ::1] jll,      # IN: (rows, k) one sub-model's joint log-likelihood
-    const double[::1] shift,       # IN: (k,) minus that sub-model's log prior
-    const double[::1] log_prior,   # IN: (k,) ColumnwiseNB's log prior, or None
+def add_block(
+    double[:, ::1] total,          # IN/OUT: (rows, k) running sum
+    const double[:, ::1] jll,      # IN: (rows, k) one sub-model's jll, or None
+    const double[::1] bias,        # IN: (k,) constant added to every row
+    bint finish,                   # IN: finish the rows after adding
+    int mode,                      # IN: a PredictMode (used when finishing)
+    intp_t[::1] labels_out,        # OUT (finish, MODE_ARGMAX): (rows,) class indices
     int n_threads,
 ):
-    """Add one sub-model's ``jll + shift`` into ``total`` (started from
-    ``log_prior`` when it is given: the first sub-model of a block)."""
-    cdef intp_t n = total.shape[0], k = total.shape[1], i, c
-    cdef bint first = log_prior is not None
+    """``total += jll + bias`` (``total += bias`` without jll), then, if
+    ``finish``, the arg-max of each row into ``labels_out`` or the rows turned
+    into the output of ``mode`` in place."""
+    cdef intp_t n = total.shape[0], k = total.shape[1], i, c, best
+    cdef bint has_jll = jll is not None
+    cdef double top
     with nogil:
         for i in prange(n, schedule="static", num_threads=n_threads,
                         use_threads_if=n_threads > 1):
-            if first:
+            if has_jll:
                 for c in range(k):
-                    total[i, c] = log_prior[c] + (jll[i, c] + shift[c])
+                    total[i, c] = total[i, c] + (jll[i, c] + bias[c])
             else:
                 for c in range(k):
-                    total[i, c] = total[i, c] + (jll[i, c] + shift[c])
-
-
-def finish_block(
-    double[:, ::1] total,          # IN/OUT: (rows, k) joint log-likelihoods
-    int mode,                      # IN: a PredictMode
-    intp_t[::1] labels_out,        # OUT (MODE_ARGMAX): (rows,) class indices, or None
-    int n_threads,
-):
-    """Arg-max of each row into ``labels_out``, or the rows normalised in place."""
-    cdef intp_t n = total.shape[0], k = total.shape[1], i, c, best
-    cdef double top
-    if mode == MODE_JLL:
-        return
-    with nogil:
-        for i in prange(n, schedule="static", num_threads=n_threads,
-                        use_threads_if=n_threads > 1):
+                    total[i, c] = total[i, c] + bias[c]
+            if not finish:
+                continue
             if mode == MODE_ARGMAX:
                 # The first of equal maxima, as every fastnb kernel (and numpy).
                 best = 0

@@ -424,8 +424,9 @@ def test_predict_memory_is_output_plus_a_fixed_block(rng):
             _, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
             extra.append(peak - out.nbytes)
+    # Per thread: scratch, the inputs of one block, its factorised codes.
     block = columnwise._PREDICT_BLOCK_ROWS
-    bound = block * (2 * k * 8 + 5 * 8 + 64)  # scratch, inputs, factorised codes
+    bound = fastnb.effective_n_threads() * block * (2 * k * 8 + 5 * 8 + 64)
     assert max(extra) <= bound, (extra, bound)
     # and it does not grow with n
     assert extra[2] <= extra[0] * 1.1 + (1 << 16) and extra[3] <= extra[1] * 1.1 + (1 << 16)
