@@ -85,7 +85,7 @@ def load_penguins(*, return_X_y=False, as_frame=False):
     --------
     >>> from fastnb.datasets import load_penguins
     >>> X, y = load_penguins(return_X_y=True)
-    >>> X.shape, sorted(set(y))
+    >>> X.shape, sorted(set(y.tolist()))
     ((344, 7), ['Adelie', 'Chinstrap', 'Gentoo'])
     >>> X[3]
     array(['Torgersen', nan, nan, nan, nan, None, 2007], dtype=object)

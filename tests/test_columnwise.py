@@ -572,3 +572,52 @@ def test_predict_before_fit():
             getattr(ColumnwiseNB(), method)(np.zeros((2, 2)))
     with pytest.raises(ValueError, match="classes must be passed"):
         ColumnwiseNB().partial_fit(np.zeros((2, 2)), [0, 1])
+
+
+# -- real data: the Palmer penguins -----------------------------------------------------
+def test_penguins_loader():
+    from fastnb.datasets import load_penguins
+
+    X, y = load_penguins(return_X_y=True)
+    frame, y_frame = load_penguins(return_X_y=True, as_frame=True)
+    assert X.shape == frame.shape == (344, 7)
+    assert_array_equal(y, y_frame)
+    assert np.bincount(np.unique(y, return_inverse=True)[1]).tolist() == [152, 68, 124]
+    assert frame.isna().sum().tolist() == [0, 2, 2, 2, 2, 11, 0]
+    assert str(frame["island"].dtype) == "str" and frame["year"].dtype == np.int64
+    # The object array and the frame give the same model.
+    assert_allclose(ColumnwiseNB().fit(X, y).predict_joint_log_proba(X),
+                    ColumnwiseNB().fit(frame, y).predict_joint_log_proba(frame),
+                    rtol=1e-12)
+
+
+def test_penguins_beat_the_best_single_model_pipeline():
+    """Cross-validated accuracy on a real mixed table with missing values, against
+    scikit-learn's best single-model pipelines (encoded, imputed): see
+    benchmarks/penguins_accuracy.py for the full table."""
+    sklearn = pytest.importorskip("sklearn")  # noqa: F841
+    from sklearn.compose import make_column_transformer
+    from sklearn.impute import SimpleImputer
+    from sklearn.model_selection import RepeatedStratifiedKFold, cross_val_score
+    from sklearn.naive_bayes import CategoricalNB as SkCategoricalNB
+    from sklearn.naive_bayes import GaussianNB as SkGaussianNB
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import KBinsDiscretizer, OrdinalEncoder
+
+    from fastnb.datasets import load_penguins
+
+    X, y = load_penguins(return_X_y=True, as_frame=True)
+    text, numeric = ["island", "sex", "year"], list(X.columns[1:5])
+    imputed_text = make_pipeline(SimpleImputer(strategy="most_frequent"),
+                                 OrdinalEncoder())
+    gaussian = make_pipeline(make_column_transformer(
+        (SimpleImputer(), numeric), (imputed_text, text)), SkGaussianNB())
+    categorical = make_pipeline(make_column_transformer(
+        (make_pipeline(SimpleImputer(), KBinsDiscretizer(
+            n_bins=5, encode="ordinal", strategy="quantile")), numeric),
+        (imputed_text, text)), SkCategoricalNB(min_categories=5))
+    folds = RepeatedStratifiedKFold(n_splits=5, n_repeats=3, random_state=0)
+    ours = cross_val_score(ColumnwiseNB(), X, y, cv=folds).mean()
+    best = max(cross_val_score(model, X, y, cv=folds).mean()
+               for model in (gaussian, categorical))
+    assert ours >= 0.975 and ours > best, (ours, best)
