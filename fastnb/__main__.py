@@ -11,7 +11,8 @@ def main(argv=None):
     print(f"fastnb {config['version']}: OpenMP {'on' if config['openmp'] else 'off'}, "
           f"{config['threads']} threads, {config['simd']} kernels\n")
     for demo in (_demos.iris_all_features_demo, _demos.iris_two_features_demo,
-                 _demos.categorical_seed_demo, _demos.bernoulli_seed_demo):
+                 _demos.categorical_seed_demo, _demos.bernoulli_seed_demo,
+                 _demos.mixed_columns_demo):
         print(demo(), end="\n\n")
     if "--no-speed" not in args:
         print(_demos.speed_demo())

@@ -102,7 +102,7 @@ def save(model, path):
         "format_version": FORMAT_VERSION,
         "fastnb_version": __version__,
         "estimator": type(model).__name__,
-        "params": {k: _json_param(k, v) for k, v in model.get_params().items()},
+        "params": {k: _json_param(k, v) for k, v in _params_for_file(model).items()},
         "n_features_in": int(model.n_features_in_),
         "feature_names": None if names is None else [str(n) for n in names],
         "classes_kind": classes_kind,
@@ -113,6 +113,15 @@ def save(model, path):
     arrays.update({name: np.ascontiguousarray(value) for name, value in state.items()})
     with open(path, "wb") as handle:
         np.savez(handle, **arrays)
+
+
+def _params_for_file(model):
+    """The constructor parameters a file keeps: ``get_params(deep=False)``, or what
+    a composite model (ColumnwiseNB) puts in its place (its sub-models travel in
+    its arrays, and ``_restore`` sets them)."""
+    if hasattr(model, "_params_for_file"):
+        return model._params_for_file()
+    return model.get_params(deep=False)
 
 
 def _read_member(archive, name, limit):
@@ -291,14 +300,15 @@ def merge(*models):
     cls = type(first)
     if cls.__name__ not in _REGISTRY:
         raise TypeError(f"merge takes fastnb estimators, got {cls.__name__}.")
-    params = {k: v for k, v in first.get_params().items() if k != "n_threads"}
+    params = {k: v for k, v in first.get_params(deep=False).items() if k != "n_threads"}
     for model in models:
         if type(model) is not cls:
             raise TypeError(
                 f"Cannot merge {type(model).__name__} into {cls.__name__}."
             )
         model._check_fitted()
-        other = {k: v for k, v in model.get_params().items() if k != "n_threads"}
+        other = {k: v for k, v in model.get_params(deep=False).items()
+                 if k != "n_threads"}
         if not _same_params(params, other):
             raise ValueError(f"Cannot merge models with different parameters: "
                              f"{params} and {other}.")
@@ -324,14 +334,24 @@ def merge(*models):
 def _same_params(a, b):
     if a.keys() != b.keys():
         return False
-    for key in a:
-        x, y = a[key], b[key]
-        if x is None or y is None or isinstance(x, (str, bool)):
-            if x is not y and x != y:
-                return False
-        elif not np.array_equal(np.asarray(x), np.asarray(y)):
-            return False
-    return True
+    return all(_same_value(a[key], b[key]) for key in a)
+
+
+def _same_value(x, y):
+    """Equal parameter values; estimators (ColumnwiseNB's sub-models) are equal
+    when of one class with equal parameters, lists and tuples item by item."""
+    if hasattr(x, "get_params") or hasattr(y, "get_params"):
+        return type(x) is type(y) and _same_params(
+            {k: v for k, v in x.get_params(deep=False).items() if k != "n_threads"},
+            {k: v for k, v in y.get_params(deep=False).items() if k != "n_threads"})
+    if isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+        return len(x) == len(y) and all(_same_value(p, q) for p, q in zip(x, y))
+    if x is None or y is None or isinstance(x, (str, bool, slice)) or callable(x):
+        return x is y or bool(x == y)
+    try:
+        return bool(np.array_equal(np.asarray(x), np.asarray(y)))
+    except (TypeError, ValueError):
+        return False
 
 
 def union_classes(classes_a, classes_b):

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
-from _registry import ESTIMATORS as REGISTRY
+from _registry import ESTIMATORS as REGISTRY, mixed_data
 
 
 def gaussian_data(rng, n=300, d=4, k=3):
@@ -49,7 +49,8 @@ def categorical_data(rng, n=300, d=4, k=3):
 
 
 # name -> (factory, data maker), for every registered estimator.
-_DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data}
+_DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data,
+         "mixed": mixed_data}
 ESTIMATORS = {
     name: (lambda spec=spec: spec.make(rich=True), _DATA[spec.data_kind])
     for name, spec in REGISTRY.items()
@@ -78,6 +79,19 @@ def assert_same_value(a, b, name):
         assert isinstance(b, type(a)) and len(a) == len(b), name
         for i, (x, y) in enumerate(zip(a, b)):
             assert_same_value(x, y, f"{name}[{i}]")
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), name
+        for key in a:
+            assert_same_value(a[key], b[key], f"{name}[{key!r}]")
+    elif hasattr(a, "get_params"):  # a sub-model (ColumnwiseNB): same class and state
+        assert type(a) is type(b), name
+        assert_same_value(a.get_params(deep=False), b.get_params(deep=False), name)
+        state_a, state_b = public_state(a), public_state(b)
+        assert state_a.keys() == state_b.keys(), name
+        for key in state_a:
+            assert_same_value(state_a[key], state_b[key], f"{name}.{key}")
+    elif isinstance(a, str):
+        assert a == b, name
     elif a is None:
         assert b is None, name
     else:
