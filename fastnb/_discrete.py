@@ -7,6 +7,7 @@ from numbers import Real
 import numpy as np
 
 from ._base import MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA, _BaseNB
+from ._count_table import SparseCountTable, wants_table
 from ._dispatch import load_kernels
 from ._params import (
     check_alpha_param,
@@ -29,6 +30,7 @@ from ._validation import (
 __all__ = ["BernoulliNB", "ComplementNB", "MultinomialNB"]
 
 _kernels = load_kernels("_discrete_kernels")
+_table_kernels = load_kernels("_sparse_counts")
 
 # Bool input is predicted through a table of 256 partial sums per 8 features when
 # it fits: at most this many classes (the kernel's local accumulator) and bytes.
@@ -89,11 +91,55 @@ def _nonnegative_threshold(value):
     )
 
 
+def _dense_to_csr(X):
+    """A dense batch as CSR arrays (float64 values, int64 indices), for a model
+    whose counts are in a sparse table."""
+    rows, cols = np.nonzero(X)
+    data = np.ascontiguousarray(X[rows, cols], dtype=np.float64)
+    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
+    return CSRInput(data, cols.astype(np.int64), indptr, X.shape, None)
+
+
+def _table_backed(name, doc):
+    """A fitted attribute that a dense model stores and a table-backed model
+    computes when asked for (never stored: no second copy of the model)."""
+
+    def get(self):
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            pass
+        if self.__dict__.get("_table") is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return self._dense_from_table(name)
+
+    def set(self, value):
+        self.__dict__[name] = value
+
+    def delete(self):
+        del self.__dict__[name]
+
+    return property(get, set, delete, doc)
+
+
+# State that only one of the two representations has.
+_DENSE_ONLY = ("feature_count_", "feature_log_prob_", "_missing_count", "_weights", "_bias")
+_TABLE_ONLY = ("_table", "_missing_table", "_table_alpha", "_feat_base")
+
+
 class _BaseDiscreteNB(_BaseNB):
     """Shared fit/predict machinery of the discrete models (not public)."""
 
     # Set by subclasses.
     _check_negative = False
+    # Which refresh kernel keeps the entry weights of a sparse count table (None:
+    # the model always uses the dense table).
+    _table_model = None
+
+    feature_count_ = _table_backed("feature_count_", "Weighted (class, feature) counts.")
+    feature_log_prob_ = _table_backed("feature_log_prob_", "Log feature probabilities.")
+    _missing_count = _table_backed("_missing_count", "Weight of the missing values.")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, n_threads=None):
@@ -204,6 +250,8 @@ class _BaseDiscreteNB(_BaseNB):
         n_classes = fitted_classes.shape[0]
         alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
         resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
+        if self._use_table(Xv, n_classes, alpha, first_call):
+            return self._fit_table(X, Xv, codes, weights, fitted_classes, alpha, first_call)
 
         def running_counts():
             if first_call:
@@ -298,6 +346,131 @@ class _BaseDiscreteNB(_BaseNB):
         self._set_state(classes, feature_count, class_count, *derived)
         self._missing_count = missing_count
 
+    # -- the sparse count table (text scale; see fastnb/_count_table.py) ------------------
+    def _use_table(self, Xv, n_classes, alpha, first_call):
+        """Whether this call fits into a sparse count table: a later partial_fit
+        keeps the representation the model has; a fit picks it from the data."""
+        if self._table_model is None:
+            return False
+        if not first_call:
+            return self.__dict__.get("_table") is not None
+        return (isinstance(Xv, CSRInput)
+                and wants_table(n_classes, Xv.shape[1], Xv.data.shape[0])
+                and bool(np.all(alpha > 0)))
+
+    def _fit_table(self, X, Xv, codes, weights, classes, alpha, first_call):
+        """fit/partial_fit into the sparse table: the batch is validated in full
+        first (a call that raises changes nothing), then added in O(nnz) and only
+        the features it touched are refreshed."""
+        name = type(self).__name__
+        n_classes, n_features = classes.shape[0], Xv.shape[1]
+        if not isinstance(Xv, CSRInput):
+            Xv = _dense_to_csr(_kernel_view(Xv) if Xv.dtype == np.bool_ else Xv)
+        threshold = self._threshold()
+        binarize = threshold is not None
+        thr = float(threshold) if binarize else 0.0
+        batch_total = np.zeros(n_classes)
+        n_nan, n_inf, n_neg, n_malformed = _table_kernels.csr_check(
+            Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights, batch_total,
+            binarize, thr)
+        if n_malformed:
+            raise ValueError(
+                f"{name} got a malformed CSR matrix: {n_malformed} row pointers "
+                "or column indices are out of range."
+            )
+        if n_inf:
+            self._raise_non_finite(Xv.data)
+        if n_neg and self._check_negative:
+            raise ValueError(f"Negative values in data passed to {name} (input X).")
+        table = None if first_call else self._table
+        running = np.zeros(n_classes) if table is None else table.class_total
+        if not np.all(np.isfinite(running + batch_total)):
+            self._raise_non_finite(np.zeros(1))
+        class_count = np.zeros(n_classes) if first_call else self.class_count_.copy()
+        _table_kernels.add_class_counts(codes, weights, class_count)
+        if first_call and class_count.sum() <= 0:
+            raise ValueError("The sum of sample_weight is zero: nothing to fit.")
+        self._check_feature_names(X, reset=first_call)
+        # Everything is checked: from here on the model changes.
+        if first_call:
+            for key in _DENSE_ONLY:
+                self.__dict__.pop(key, None)
+            table = SparseCountTable(n_classes, n_features,
+                                     capacity=max(1024, Xv.data.shape[0]))
+            self._missing_table = None
+            self._table_alpha = None
+        observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
+        touched = table.add(observed, codes, weights, binarize, thr)
+        if missing is not None:
+            if self._missing_table is None:
+                self._missing_table = SparseCountTable(n_classes, n_features)
+            self._missing_table.add(missing, codes, weights, False, 0.0)
+        if first_call:
+            table.compact()
+        alpha_changed = (self._table_alpha is None
+                         or not np.array_equal(self._table_alpha, alpha))
+        if alpha_changed:
+            self._table_alpha = np.array(alpha, dtype=np.float64)
+            self._reset_table_terms(table, alpha)
+            touched = table.all_features()
+        self._refresh_table(table, touched, np.atleast_1d(self._table_alpha))
+        self.n_features_in_ = n_features
+        self.classes_ = classes
+        self.class_count_ = class_count
+        self.class_log_prior_ = self._class_log_prior(class_count)
+        self._table = table
+        return self
+
+    def _reset_table_terms(self, table, alpha):
+        """Per-feature terms of a fresh table, or after alpha changed."""
+        with np.errstate(divide="ignore"):
+            self._feat_base = np.atleast_1d(np.log(np.asarray(alpha, dtype=np.float64)))
+
+    def _refresh_table(self, table, features, alpha):
+        """Recompute the entry weights (and per-feature terms) of ``features``."""
+        raise NotImplementedError
+
+    def _table_terms(self):
+        """(feat_base, bias, scale, mult) of the table predict kernel."""
+        raise NotImplementedError
+
+    def _dense_from_table(self, name):
+        table = self._table
+        if name == "feature_count_":
+            return table.to_dense()
+        if name == "_missing_count":
+            missing = self._missing_table
+            if missing is None:
+                return np.zeros((table.n_classes, table.n_features))
+            return missing.to_dense()
+        if name == "feature_log_prob_":
+            return self._update_feature_log_prob(
+                table.to_dense(), self.class_count_, self._table_alpha, None)[0]
+        raise AttributeError(name)
+
+    def _run_table_predict(self, X, mode, labels_out, out):
+        table = self._table
+        if not isinstance(X, CSRInput):
+            X = _dense_to_csr(_kernel_view(X) if X.dtype == np.bool_ else X)
+        threshold = self._threshold()
+        binarize = threshold is not None
+        thr = float(threshold) if binarize else 0.0
+        feat_base, bias, scale, mult = self._table_terms()
+        n_samples = X.shape[0]
+        per_row = table.n_classes * max(1, X.data.shape[0] // max(1, n_samples))
+        n_threads = self._predict_threads(n_samples, per_row)
+        n_suspect, n_malformed = _table_kernels.table_predict(
+            X.data, X.indices, X.indptr, table.n_features, table.feat_start,
+            table.feat_len, table.ent_class, table.ent_weight, feat_base, bias, scale,
+            mult, binarize, thr, mode, labels_out, out, n_threads)
+        if n_malformed:
+            raise ValueError(
+                f"{type(self).__name__} got a malformed CSR matrix: "
+                f"{n_malformed} rows have row pointers or column indices out of "
+                "range."
+            )
+        return n_suspect, X.data
+
     def _derived_state(self, feature_count, class_count, alpha, missing_count):
         feature_log_prob, extra = self._update_feature_log_prob(
             feature_count, class_count, alpha, missing_count
@@ -308,6 +481,8 @@ class _BaseDiscreteNB(_BaseNB):
 
     def _set_state(self, classes, feature_count, class_count, feature_log_prob,
                    extra, class_log_prior, weights, bias):
+        for key in _TABLE_ONLY:
+            self.__dict__.pop(key, None)
         self.n_features_in_ = feature_count.shape[1]
         self.classes_ = classes
         self.class_count_ = class_count
@@ -442,10 +617,11 @@ class _BaseDiscreteNB(_BaseNB):
         threshold = self._threshold()
         binarize = threshold is not None
         thr = float(threshold) if binarize else 0.0
-        k = self._weights.shape[0]
-        if isinstance(X, CSRInput):
+        if self.__dict__.get("_table") is not None:
+            n_suspect, values = self._run_table_predict(X, mode, labels_out, out)
+        elif isinstance(X, CSRInput):
             n_samples = X.shape[0]
-            per_row = k * max(1, X.data.shape[0] // max(1, n_samples))
+            per_row = self._weights.shape[0] * max(1, X.data.shape[0] // max(1, n_samples))
             n_threads = self._predict_threads(n_samples, per_row)
             n_suspect, n_malformed = _kernels.csr_predict(
                 X.data, X.indices, X.indptr, self._feature_major_weights(),
@@ -603,11 +779,26 @@ class MultinomialNB(_BaseDiscreteNB):
     """
 
     _check_negative = True
+    _table_model = "multinomial"
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, n_threads=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, n_threads=n_threads)
+
+    def _refresh_table(self, table, features, alpha):
+        _table_kernels.refresh_multinomial(features, table.feat_start, table.feat_len,
+                                           table.ent_count, table.ent_weight, alpha)
+
+    def _table_terms(self):
+        # jll_c = log prior_c + sum_j x_j log a_j + sum_{N_cj > 0} x_j [log(N_cj + a_j)
+        #         - log a_j] - s(x) log(N_c + sum_j a_j)
+        table = self._table
+        alpha = self._table_alpha
+        total_alpha = alpha.sum() if alpha.ndim else alpha * table.n_features
+        scale = -np.log(table.class_total + total_alpha)
+        return (self._feat_base, self.class_log_prior_, scale,
+                np.ones(table.n_classes))
 
     def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
         # scikit-learn's operations in its order, in place: one k x d allocation
@@ -681,12 +872,50 @@ class ComplementNB(_BaseDiscreteNB):
     """
 
     _check_negative = True
+    _table_model = "complement"
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, norm=False, n_threads=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, n_threads=n_threads)
         self.norm = norm
+
+    def _reset_table_terms(self, table, alpha):
+        # per feature: F_j (the count over all classes) and log(F_j + a_j), the log
+        # complement count of every class without a count of j
+        d = table.n_features
+        with np.errstate(divide="ignore"):
+            self._feat_base = np.log(np.broadcast_to(alpha, (d,)).astype(np.float64))
+        self.feature_all_ = np.zeros(d)
+
+    def _refresh_table(self, table, features, alpha):
+        _table_kernels.refresh_complement(
+            features, table.feat_start, table.feat_len, table.ent_count,
+            table.ent_weight, self.feature_all_, self._feat_base, alpha)
+
+    def _table_terms(self):
+        # log complement count: log(F_j + a_j) + w_cj; normaliser
+        # S_c = sum_j (F_j + a_j - N_cj) = sum_c' N_c' + sum_j a_j - N_c, and
+        # jll_c = -sum_j x_j log comp_cj + s(x) log S_c (norm: divided by
+        # Z_c = sum_j log(comp_cj / S_c) instead of negated).
+        table = self._table
+        k = table.n_classes
+        alpha = self._table_alpha
+        total_alpha = alpha.sum() if alpha.ndim else alpha * table.n_features
+        log_norm = np.log((table.class_total.sum() + total_alpha) - table.class_total)
+        bias = self.class_log_prior_ if k == 1 else np.zeros(k)
+        if not self.norm:
+            return self._feat_base, bias, -log_norm, np.full(k, -1.0)
+        cache = _PREDICT_CACHE.get(self)
+        key = (id(table), table.version, id(self._feat_base))
+        if cache is None or cache.get("table_key") != key:
+            _, classes, positions = table.entries()
+            corrections = np.bincount(classes, table.ent_weight[positions], minlength=k)
+            log_comp_sum = self._feat_base.sum() + corrections
+            cache = {"table_key": key,
+                     "norm": log_comp_sum - table.n_features * log_norm}
+            _PREDICT_CACHE[self] = cache
+        return self._feat_base, bias, -log_norm, 1.0 / cache["norm"]
 
     def _validate_params(self):
         super()._validate_params()
