@@ -6,13 +6,17 @@ batches of 1,000. A River column (``learn_one`` per document) is added where
 River is installed (the optional ``bench`` extra).
 """
 
+import pathlib
+import sys
 import time
 import tracemalloc
 
 import numpy as np
 
-from harness import Case, MemoryCase
-from workloads_discrete import text_counts
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+
+from harness import Case, MemoryCase  # noqa: E402
+from workloads_discrete import text_counts  # noqa: E402
 
 N_FEATURES = 2**20
 N_CLASSES = 35
