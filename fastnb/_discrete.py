@@ -45,6 +45,11 @@ _BOOL_TABLE_MAX_BYTES = 16 << 20
 # predict changes no attribute, and pickles, copies and saved files never hold them.
 _PREDICT_CACHE = weakref.WeakKeyDictionary()
 
+# A table-backed model predicts a CSR batch through dense feature-major weights
+# (built once from the table, O(k d)) when the batch has at least d / this many
+# non-zeros: past that, reading one contiguous row per non-zero repays the build.
+TABLE_DENSE_PREDICT_NNZ_RATIO = 8
+
 
 class _MissingValues(Exception):
     """Signal from the fit kernels' pass: X holds NaN (and no infinity)."""
@@ -101,6 +106,27 @@ def _dense_to_csr(X):
     return CSRInput(data, cols.astype(np.int64), indptr, X.shape, None)
 
 
+def _aligned_feature_major(n_features, n_classes):
+    """A zeroed (d, kp) array for the dense CSR predict kernel: one feature's
+    weights contiguous, rows padded to 8/16/24/32 classes (a fixed-length,
+    register-resident loop) and 64-byte aligned (a row of 24 doubles is exactly
+    three cache lines)."""
+    k, d = n_classes, n_features
+    padded_k = -(-k // 8) * 8 if k <= 32 else k
+    raw = np.zeros(d * padded_k + 8, dtype=np.float64)
+    offset = (-raw.ctypes.data % 64) // 8
+    return raw[offset:offset + d * padded_k].reshape(d, padded_k)
+
+
+def _raise_malformed_csr(name, count, counted):
+    """The error of a CSR matrix whose row pointers or column indices the kernel
+    found out of range (``count`` of them, counted in ``counted``)."""
+    raise ValueError(
+        f"{name} got a malformed CSR matrix: row pointers or column indices out of "
+        f"range ({count} {counted})."
+    )
+
+
 def _table_backed(name, doc):
     """A fitted attribute that a dense model stores and a table-backed model
     computes when asked for (never stored: no second copy of the model)."""
@@ -125,7 +151,7 @@ def _table_backed(name, doc):
 
 # State that only one of the two representations has.
 _DENSE_ONLY = ("feature_count_", "feature_log_prob_", "_missing_count", "_weights", "_bias")
-_TABLE_ONLY = ("_table", "_missing_table", "_table_alpha", "_feat_base")
+_TABLE_ONLY = ("_table", "_missing_table", "_table_alpha", "_feat_base", "_table_norm")
 
 
 class _BaseDiscreteNB(_BaseNB):
@@ -295,10 +321,7 @@ class _BaseDiscreteNB(_BaseNB):
                 n_threads,
             )
             if n_malformed:
-                raise ValueError(
-                    f"{name} got a malformed CSR matrix: {n_malformed} row pointers "
-                    "or column indices are out of range."
-                )
+                _raise_malformed_csr(name, n_malformed, "entries")
             values = Xv.data
         else:
             # The dense fit is bound by one read of X, which one core nearly
@@ -374,10 +397,7 @@ class _BaseDiscreteNB(_BaseNB):
             Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights, batch_total,
             binarize, thr)
         if n_malformed:
-            raise ValueError(
-                f"{name} got a malformed CSR matrix: {n_malformed} row pointers "
-                "or column indices are out of range."
-            )
+            _raise_malformed_csr(name, n_malformed, "entries")
         if n_inf:
             self._raise_non_finite(Xv.data)
         if n_neg and self._check_negative:
@@ -448,27 +468,68 @@ class _BaseDiscreteNB(_BaseNB):
                 table.to_dense(), self.class_count_, self._table_alpha, None)[0]
         raise AttributeError(name)
 
+    def _table_predict_state(self):
+        """The predict terms of the table (and, once made, its dense feature-major
+        weights), cached outside ``__dict__`` and tied to the objects they were
+        computed from: a fit or partial_fit changes the table's version or
+        replaces those objects, so a stale entry is never read (the cache holds
+        them, so their ids cannot be reused while it lives)."""
+        table = self._table
+        cache = _PREDICT_CACHE.get(self)
+        sources = (table, self.class_log_prior_, self._feat_base, self._table_alpha)
+        if (cache is None or cache.get("table_version") != table.version
+                or any(a is not b for a, b in zip(cache["table_sources"], sources))):
+            cache = {"table_sources": sources, "table_version": table.version,
+                     "table_terms": self._table_terms()}
+            _PREDICT_CACHE[self] = cache
+        return cache
+
+    def _table_dense_weights(self, cache):
+        """(d, kp) feature-major weights and (k,) bias built from the table, for the
+        dense CSR predict kernel (kp as in ``_make_feature_major_weights``)."""
+        weights = cache.get("table_weights_fm")
+        if weights is None:
+            table = self._table
+            feat_base, bias, scale, mult = cache["table_terms"]
+            weights = _aligned_feature_major(table.n_features, table.n_classes)
+            _table_kernels.table_feature_major(
+                table.feat_start, table.feat_len, table.ent_class, table.ent_weight,
+                feat_base, scale, mult, weights)
+            cache["table_weights_fm"] = weights
+        return weights
+
     def _run_table_predict(self, X, mode, labels_out, out):
+        """CSR predict of a table-backed model: walking each feature's class list
+        costs O(nnz x classes with a count) and nothing up front, the dense
+        feature-major weights cost one O(k d) build (then cached) and read one
+        contiguous row per non-zero. Small batches (single documents, streams
+        interleaved with partial_fit) take the table; a batch with at least
+        d / TABLE_DENSE_PREDICT_NNZ_RATIO non-zeros, or any batch once the dense
+        weights exist for this state, takes the dense kernel."""
         table = self._table
         if not isinstance(X, CSRInput):
             X = _dense_to_csr(_kernel_view(X) if X.dtype == np.bool_ else X)
         threshold = self._threshold()
         binarize = threshold is not None
         thr = float(threshold) if binarize else 0.0
-        feat_base, bias, scale, mult = self._table_terms()
+        cache = self._table_predict_state()
+        feat_base, bias, scale, mult = cache["table_terms"]
         n_samples = X.shape[0]
-        per_row = table.n_classes * max(1, X.data.shape[0] // max(1, n_samples))
+        nnz = X.data.shape[0]
+        per_row = table.n_classes * max(1, nnz // max(1, n_samples))
         n_threads = self._predict_threads(n_samples, per_row)
-        n_suspect, n_malformed = _table_kernels.table_predict(
-            X.data, X.indices, X.indptr, table.n_features, table.feat_start,
-            table.feat_len, table.ent_class, table.ent_weight, feat_base, bias, scale,
-            mult, binarize, thr, mode, labels_out, out, n_threads)
+        if ("table_weights_fm" in cache
+                or nnz * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features):
+            n_suspect, n_malformed = _kernels.csr_predict(
+                X.data, X.indices, X.indptr, self._table_dense_weights(cache), bias,
+                binarize, thr, mode, labels_out, out, n_threads)
+        else:
+            n_suspect, n_malformed = _table_kernels.table_predict(
+                X.data, X.indices, X.indptr, table.n_features, table.feat_start,
+                table.feat_len, table.ent_class, table.ent_weight, feat_base, bias,
+                scale, mult, binarize, thr, mode, labels_out, out, n_threads)
         if n_malformed:
-            raise ValueError(
-                f"{type(self).__name__} got a malformed CSR matrix: "
-                f"{n_malformed} rows have row pointers or column indices out of "
-                "range."
-            )
+            _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
         return n_suspect, X.data
 
     def _derived_state(self, feature_count, class_count, alpha, missing_count):
@@ -601,14 +662,8 @@ class _BaseDiscreteNB(_BaseNB):
         return self._cached("weights_fm", self._make_feature_major_weights)
 
     def _make_feature_major_weights(self):
-        """(d, kp) weights for CSR predict: one feature's weights contiguous, rows
-        zero-padded to 8/16/24/32 classes (a fixed-length, register-resident loop)
-        and 64-byte aligned (a row of 24 doubles is exactly three cache lines)."""
         k, d = self._weights.shape
-        padded_k = -(-k // 8) * 8 if k <= 32 else k
-        raw = np.zeros(d * padded_k + 8, dtype=np.float64)
-        offset = (-raw.ctypes.data % 64) // 8
-        table = raw[offset:offset + d * padded_k].reshape(d, padded_k)
+        table = _aligned_feature_major(d, k)
         table[:, :k] = self._weights.T
         return table
 
@@ -628,11 +683,7 @@ class _BaseDiscreteNB(_BaseNB):
                 self._bias, binarize, thr, mode, labels_out, out, n_threads,
             )
             if n_malformed:
-                raise ValueError(
-                    f"{type(self).__name__} got a malformed CSR matrix: "
-                    f"{n_malformed} rows have row pointers or column indices out of "
-                    "range."
-                )
+                _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
             values = X.data
         elif X.dtype == np.bool_ and (not binarize or thr < 1.0) and self._use_bool_table():
             # 0/1 bytes: x > thr is x itself, and x * w is w or 0 - eight features
@@ -889,6 +940,9 @@ class ComplementNB(_BaseDiscreteNB):
         self.feature_all_ = np.zeros(d)
 
     def _refresh_table(self, table, features, alpha):
+        # scikit-learn applies the norm of the latest fit/partial_fit (in
+        # feature_log_prob_); a later set_params(norm=...) changes nothing until then
+        self._table_norm = bool(self.norm)
         _table_kernels.refresh_complement(
             features, table.feat_start, table.feat_len, table.ent_count,
             table.ent_weight, self.feature_all_, self._feat_base, alpha)
@@ -904,31 +958,36 @@ class ComplementNB(_BaseDiscreteNB):
         total_alpha = alpha.sum() if alpha.ndim else alpha * table.n_features
         log_norm = np.log((table.class_total.sum() + total_alpha) - table.class_total)
         bias = self.class_log_prior_ if k == 1 else np.zeros(k)
-        if not self.norm:
+        if not self._table_norm:
             return self._feat_base, bias, -log_norm, np.full(k, -1.0)
-        cache = _PREDICT_CACHE.get(self)
-        key = (id(table), table.version, id(self._feat_base))
-        if cache is None or cache.get("table_key") != key:
-            _, classes, positions = table.entries()
-            corrections = np.bincount(classes, table.ent_weight[positions], minlength=k)
-            log_comp_sum = self._feat_base.sum() + corrections
-            cache = {"table_key": key,
-                     "norm": log_comp_sum - table.n_features * log_norm}
-            _PREDICT_CACHE[self] = cache
-        return self._feat_base, bias, -log_norm, 1.0 / cache["norm"]
+        _, classes, positions = table.entries()
+        corrections = np.bincount(classes, table.ent_weight[positions], minlength=k)
+        log_comp_sum = self._feat_base.sum() + corrections
+        return self._feat_base, bias, -log_norm, 1.0 / (log_comp_sum
+                                                        - table.n_features * log_norm)
+
+    def _dense_from_table(self, name):
+        if name != "feature_log_prob_":
+            return super()._dense_from_table(name)
+        table = self._table
+        return self._update_feature_log_prob(table.to_dense(), self.class_count_,
+                                             self._table_alpha, None,
+                                             norm=self._table_norm)[0]
 
     def _validate_params(self):
         super()._validate_params()
         check_bool_param(self.norm, "norm", type(self).__name__)
 
-    def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
+    def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count,
+                                 norm=None):
+        norm = self.norm if norm is None else norm
         feature_all = feature_count.sum(axis=0)
         # scikit-learn's operations in its order, in place: one k x d allocation.
         flp = np.subtract(feature_all + alpha, feature_count)
         with np.errstate(divide="ignore", invalid="ignore"):
             flp /= flp.sum(axis=1, keepdims=True)
             np.log(flp, out=flp)
-            if self.norm:
+            if norm:
                 flp /= flp.sum(axis=1, keepdims=True)
             else:
                 np.negative(flp, out=flp)

@@ -334,3 +334,37 @@ def table_predict(
                     n_suspect += status
         free(scratch)
     return n_suspect, n_malformed
+
+
+def table_feature_major(
+    const int64_t[::1] feat_start,    # IN: the table (see _sparse_rows.pxd)
+    const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class,
+    const double[::1] ent_weight,
+    const double[::1] feat_base,      # IN: (d,) or (1,) per-feature base term
+    const double[::1] scale,          # IN: (k,)
+    const double[::1] mult,           # IN: (k,)
+    double[:, ::1] out,               # OUT: (d, kp) feature-major weights, kp >= k
+):
+    """The table's weights as the dense feature-major (d, kp) table of the dense
+    CSR predict kernel: out[j, c] = mult[c] * ((base_j + scale[c]) + w_cj), with
+    w_cj = 0 where class c has no count of j, and zero padding beyond k.
+
+    For large batches one O(k d) pass and contiguous rows beat walking each
+    feature's class list per non-zero; the result is cached by the caller.
+    """
+    cdef Py_ssize_t d = out.shape[0], kp = out.shape[1], k = scale.shape[0]
+    cdef Py_ssize_t j, c, e, s
+    cdef double base
+    cdef bint scalar_base = feat_base.shape[0] == 1
+    with nogil:
+        for j in range(d):
+            base = feat_base[0] if scalar_base else feat_base[j]
+            for c in range(k):
+                out[j, c] = mult[c] * (base + scale[c])
+            for c in range(k, kp):
+                out[j, c] = 0.0
+            s = feat_start[j]
+            for e in range(s, s + feat_len[j]):
+                c = ent_class[e]
+                out[j, c] = mult[c] * ((base + scale[c]) + ent_weight[e])

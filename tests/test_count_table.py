@@ -12,7 +12,7 @@ from numpy.testing import assert_allclose, assert_array_equal
 from sklearn import naive_bayes as sk
 
 import fastnb
-from fastnb import _count_table
+from fastnb import _count_table, _discrete
 
 MODELS = [("MultinomialNB", {}), ("MultinomialNB", {"alpha": 0.3, "fit_prior": False}),
           ("ComplementNB", {}), ("ComplementNB", {"norm": True})]
@@ -187,3 +187,56 @@ def test_same_bits_for_any_thread_count(text):
     one = model.predict_proba(X)
     model.set_params(n_threads=2)
     assert_array_equal(model.predict_proba(X), one)
+
+
+@pytest.mark.parametrize("name, params", MODELS)
+def test_both_predict_paths_match_sklearn(text, name, params):
+    """Small batches walk the table; large ones use the cached dense weights."""
+    X, y = text
+    ours = getattr(fastnb, name)(**params).fit(X, y)
+    theirs = getattr(sk, name)(**params).fit(X, y)
+    expected = theirs.predict_joint_log_proba(X)
+    assert X.nnz * _discrete.TABLE_DENSE_PREDICT_NNZ_RATIO >= X.shape[1]
+    row_by_row = np.vstack([ours.predict_joint_log_proba(X[i]) for i in range(20)])
+    assert "table_weights_fm" not in _discrete._PREDICT_CACHE[ours]  # table kernel
+    assert_allclose(row_by_row, expected[:20], rtol=1e-10)
+    assert_allclose(ours.predict_joint_log_proba(X), expected, rtol=1e-10)
+    assert "table_weights_fm" in _discrete._PREDICT_CACHE[ours]  # dense kernel
+    # once the dense weights exist, single rows read them too, with the same answers
+    assert_allclose(np.vstack([ours.predict_joint_log_proba(X[i]) for i in range(20)]),
+                    expected[:20], rtol=1e-10)
+
+
+@pytest.mark.parametrize("name, params", MODELS)
+def test_dense_predict_weights_follow_partial_fit(text, name, params):
+    X, y = text
+    ours = getattr(fastnb, name)(**params)
+    theirs = getattr(sk, name)(**params)
+    classes = np.unique(y)
+    for part in (slice(0, 200), slice(200, 400)):
+        ours.partial_fit(X[part], y[part], classes=classes)
+        theirs.partial_fit(X[part], y[part], classes=classes)
+        assert_allclose(ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X),
+                        rtol=1e-10)
+        assert_allclose(ours.predict_joint_log_proba(X[:3]),
+                        theirs.predict_joint_log_proba(X[:3]), rtol=1e-10)
+
+
+@pytest.mark.parametrize("fit_norm", [False, True])
+def test_complement_norm_is_the_one_of_the_last_fit(text, fit_norm):
+    """scikit-learn folds norm into feature_log_prob_ when fitting: changing it
+    afterwards changes nothing until the next fit or partial_fit."""
+    X, y = text
+    ours = fastnb.ComplementNB(norm=fit_norm).fit(X, y)
+    theirs = sk.ComplementNB(norm=fit_norm).fit(X, y)
+    ours.set_params(norm=not fit_norm)
+    theirs.set_params(norm=not fit_norm)
+    for rows in (X[:3], X):  # both predict paths
+        assert_allclose(ours.predict_joint_log_proba(rows),
+                        theirs.predict_joint_log_proba(rows), rtol=1e-10)
+    assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-10)
+    ours.partial_fit(X[:10], y[:10])
+    theirs.partial_fit(X[:10], y[:10])
+    assert_allclose(ours.predict_joint_log_proba(X[:3]),
+                    theirs.predict_joint_log_proba(X[:3]), rtol=1e-10)
+    assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-10)
