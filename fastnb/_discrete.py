@@ -476,12 +476,17 @@ class _BaseDiscreteNB(_BaseNB):
         them, so their ids cannot be reused while it lives)."""
         table = self._table
         cache = _PREDICT_CACHE.get(self)
-        sources = (table, self.class_log_prior_, self._feat_base, self._table_alpha)
-        if (cache is None or cache.get("table_version") != table.version
-                or any(a is not b for a, b in zip(cache["table_sources"], sources))):
-            cache = {"table_sources": sources, "table_version": table.version,
-                     "table_terms": self._table_terms()}
-            _PREDICT_CACHE[self] = cache
+        if cache is not None:
+            sources = cache.get("table_sources")
+            if (sources is not None and cache["table_version"] == table.version
+                    and sources[0] is table and sources[1] is self.class_log_prior_
+                    and sources[2] is self._feat_base
+                    and sources[3] is self._table_alpha):
+                return cache
+        cache = {"table_sources": (table, self.class_log_prior_, self._feat_base,
+                                   self._table_alpha),
+                 "table_version": table.version, "table_terms": self._table_terms()}
+        _PREDICT_CACHE[self] = cache
         return cache
 
     def _table_dense_weights(self, cache):
@@ -524,10 +529,15 @@ class _BaseDiscreteNB(_BaseNB):
                 X.data, X.indices, X.indptr, self._table_dense_weights(cache), bias,
                 binarize, thr, mode, labels_out, out, n_threads)
         else:
-            n_suspect, n_malformed = _table_kernels.table_predict(
-                X.data, X.indices, X.indptr, table.n_features, table.feat_start,
-                table.feat_len, table.ent_class, table.ent_weight, feat_base, bias,
-                scale, mult, binarize, thr, mode, labels_out, out, n_threads)
+            predictor = cache.get("table_predictor")
+            if predictor is None:
+                predictor = _table_kernels.TablePredictor(
+                    table.feat_start, table.feat_len, table.ent_class, table.ent_weight,
+                    feat_base, bias, scale, mult)
+                cache["table_predictor"] = predictor
+            n_suspect, n_malformed = predictor.predict(
+                X.data, X.indices, X.indptr, binarize, thr, mode, labels_out, out,
+                n_threads)
         if n_malformed:
             _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
         return n_suspect, X.data

@@ -11,7 +11,7 @@ O(k d) whatever the size of the batch. The sparse table (layout in
   block per non-zero; new classes are appended, a full block moves once);
 * the models' log-likelihood weights are refreshed only for the features a
   batch touched (``refresh_*``), plus O(k) per-class terms in Python;
-* ``table_predict`` scores a CSR row in O(nnz x classes with counts).
+* ``TablePredictor.predict`` scores a CSR row in O(nnz x classes with counts).
 
 Every count is summed in row order, starting from the current value, and the
 entries of a feature are in the order their classes first appeared: any split of
@@ -278,62 +278,92 @@ cdef inline int table_predict_row(
     return 1 if (saw_nan or best == -INFINITY or best == INFINITY) else 0
 
 
-def table_predict(
-    const floating[::1] data,         # IN: CSR values
-    const index_t[::1] indices,       # IN: CSR column indices
-    const index_t[::1] indptr,        # IN: (n + 1,) row pointers
-    Py_ssize_t n_features,
-    const int64_t[::1] feat_start,    # IN: the table (see _sparse_rows.pxd)
-    const int32_t[::1] feat_len,
-    const int32_t[::1] ent_class,
-    const double[::1] ent_weight,
-    const double[::1] feat_base,      # IN: (d,) or (1,) per-feature base term
-    const double[::1] bias,           # IN: (k,)
-    const double[::1] scale,          # IN: (k,) times s(x)
-    const double[::1] mult,           # IN: (k,) outer factor
-    bint binarize,
-    double threshold,
-    int mode,
-    intp_t[::1] labels_out,
-    double[:, ::1] out,
-    int n_threads,
-):
-    """Score CSR rows against the sparse table. Returns ``(n_suspect, n_malformed)``."""
-    cdef Py_ssize_t n = indptr.shape[0] - 1
-    cdef Py_ssize_t k = bias.shape[0]
-    cdef Py_ssize_t nnz = data.shape[0]
-    cdef Py_ssize_t i, start, stop
-    cdef Py_ssize_t n_suspect = 0, n_malformed = 0
-    cdef int status
-    cdef intp_t dummy_label
-    cdef intp_t* label_out = &dummy_label
-    cdef double* scratch = NULL
-    cdef double* acc = NULL
-    cdef bint scalar_base = feat_base.shape[0] == 1
-    with nogil, parallel(num_threads=max(1, n_threads)):
-        scratch = <double*>malloc(k * sizeof(double))
-        for i in prange(n, schedule='static'):
-            start = indptr[i]
-            stop = indptr[i + 1]
-            if mode == MODE_ARGMAX:
-                label_out = &labels_out[i]
-                acc = scratch
-            else:
-                acc = &out[i, 0]
-            if acc == NULL or start < 0 or stop > nnz or stop < start:
-                n_malformed += 1
-            else:
-                status = table_predict_row(
-                    data, indices, start, stop, n_features, &feat_start[0],
-                    &feat_len[0], &ent_class[0], &ent_weight[0], &feat_base[0],
-                    scalar_base, &bias[0], &scale[0], &mult[0], k, binarize,
-                    threshold, mode, label_out, acc)
-                if status == 2:
+cdef class TablePredictor:
+    """The table's arrays and predict terms of one model state, typed once.
+
+    A 1-document predict is a few hundred nanoseconds of arithmetic; converting
+    a dozen arrays to memoryviews on every call cost more than that, so the
+    model keeps one of these per state (in its predict cache) and a call
+    converts only the batch.
+    """
+    cdef const int64_t[::1] feat_start
+    cdef const int32_t[::1] feat_len
+    cdef const int32_t[::1] ent_class
+    cdef const double[::1] ent_weight
+    cdef const double[::1] feat_base   # (d,) or (1,) per-feature base term
+    cdef const double[::1] bias        # (k,)
+    cdef const double[::1] scale       # (k,) times s(x)
+    cdef const double[::1] mult        # (k,) outer factor
+    cdef Py_ssize_t n_features
+
+    def __init__(self, feat_start, feat_len, ent_class, ent_weight, feat_base, bias,
+                 scale, mult):
+        self.feat_start = feat_start
+        self.feat_len = feat_len
+        self.ent_class = ent_class
+        self.ent_weight = ent_weight
+        self.feat_base = feat_base
+        self.bias = bias
+        self.scale = scale
+        self.mult = mult
+        self.n_features = feat_start.shape[0]
+
+    def predict(
+        self,
+        const floating[::1] data,     # IN: CSR values
+        const index_t[::1] indices,   # IN: CSR column indices
+        const index_t[::1] indptr,    # IN: (n + 1,) row pointers
+        bint binarize,
+        double threshold,
+        int mode,
+        intp_t[::1] labels_out,
+        double[:, ::1] out,
+        int n_threads,
+    ):
+        """Score CSR rows against the table. Returns ``(n_suspect, n_malformed)``."""
+        cdef Py_ssize_t n = indptr.shape[0] - 1
+        cdef Py_ssize_t k = self.bias.shape[0]
+        cdef Py_ssize_t nnz = data.shape[0]
+        cdef Py_ssize_t i, start, stop
+        cdef Py_ssize_t n_suspect = 0, n_malformed = 0
+        cdef int status
+        cdef intp_t dummy_label
+        cdef intp_t* label_out = &dummy_label
+        cdef double* scratch = NULL
+        cdef double* acc = NULL
+        cdef bint scalar_base = self.feat_base.shape[0] == 1
+        cdef const int64_t* feat_start = &self.feat_start[0]
+        cdef const int32_t* feat_len = &self.feat_len[0]
+        cdef const int32_t* ent_class = &self.ent_class[0]
+        cdef const double* ent_weight = &self.ent_weight[0]
+        cdef const double* feat_base = &self.feat_base[0]
+        cdef const double* bias = &self.bias[0]
+        cdef const double* scale = &self.scale[0]
+        cdef const double* mult = &self.mult[0]
+        cdef Py_ssize_t d = self.n_features
+        with nogil, parallel(num_threads=max(1, n_threads)):
+            scratch = <double*>malloc(k * sizeof(double))
+            for i in prange(n, schedule='static'):
+                start = indptr[i]
+                stop = indptr[i + 1]
+                if mode == MODE_ARGMAX:
+                    label_out = &labels_out[i]
+                    acc = scratch
+                else:
+                    acc = &out[i, 0]
+                if acc == NULL or start < 0 or stop > nnz or stop < start:
                     n_malformed += 1
                 else:
-                    n_suspect += status
-        free(scratch)
-    return n_suspect, n_malformed
+                    status = table_predict_row(
+                        data, indices, start, stop, d, feat_start, feat_len,
+                        ent_class, ent_weight, feat_base, scalar_base, bias, scale,
+                        mult, k, binarize, threshold, mode, label_out, acc)
+                    if status == 2:
+                        n_malformed += 1
+                    else:
+                        n_suspect += status
+            free(scratch)
+        return n_suspect, n_malformed
 
 
 def table_feature_major(
