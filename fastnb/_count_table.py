@@ -125,11 +125,18 @@ class SparseCountTable:
     def from_dense(cls, counts):
         """A table holding the non-zeros of a dense (k, d) count array, with the
         entries of each feature in class order."""
-        k, d = counts.shape
-        table = cls(k, d, capacity=1)
         features, classes = np.nonzero(counts.T)
+        return cls.from_entries(counts.shape[0], counts.shape[1], features, classes,
+                                counts[classes, features], counts.sum(axis=1))
+
+    @classmethod
+    def from_entries(cls, n_classes, n_features, features, classes, counts, class_total):
+        """A table from its entries as ``entries()`` lists them (grouped by
+        feature, each feature's classes in block order) and its class totals:
+        the same counts in the same order, so every sum over it is the same bits."""
+        table = cls(n_classes, n_features, capacity=1)
         n = features.shape[0]
-        lengths = np.bincount(features, minlength=d)
+        lengths = np.bincount(features, minlength=n_features)
         # blocks sized to the next power of two, as table_add expects
         room = np.where(lengths > 0, 1 << np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64), 0)
         starts = np.cumsum(room) - room
@@ -138,11 +145,11 @@ class SparseCountTable:
         first = np.cumsum(lengths) - lengths
         positions = starts[features] + (np.arange(n) - first[features])
         table.ent_class[positions] = classes
-        table.ent_count[positions] = counts[classes, features]
+        table.ent_count[positions] = counts
         table.feat_start[lengths > 0] = starts[lengths > 0]
         table.feat_len[:] = lengths
         table.used = capacity if n else 0
-        table.class_total = counts.sum(axis=1)
+        table.class_total = np.array(class_total, dtype=np.float64)
         return table
 
     def all_features(self):

@@ -509,8 +509,9 @@ class _BaseDiscreteNB(_BaseNB):
         feature-major weights cost one O(k d) build (then cached) and read one
         contiguous row per non-zero. Small batches (single documents, streams
         interleaved with partial_fit) take the table; a batch with at least
-        d / TABLE_DENSE_PREDICT_NNZ_RATIO non-zeros, or any batch once the dense
-        weights exist for this state, takes the dense kernel."""
+        d / TABLE_DENSE_PREDICT_NNZ_RATIO non-zeros takes the dense kernel. The
+        choice depends on the batch alone, not on what is cached, so a batch
+        gets the same bits from a model and from its saved-and-loaded copy."""
         table = self._table
         if not isinstance(X, CSRInput):
             X = _dense_to_csr(_kernel_view(X) if X.dtype == np.bool_ else X)
@@ -523,8 +524,7 @@ class _BaseDiscreteNB(_BaseNB):
         nnz = X.data.shape[0]
         per_row = table.n_classes * max(1, nnz // max(1, n_samples))
         n_threads = self._predict_threads(n_samples, per_row)
-        if ("table_weights_fm" in cache
-                or nnz * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features):
+        if nnz * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features:
             n_suspect, n_malformed = _kernels.csr_predict(
                 X.data, X.indices, X.indptr, self._table_dense_weights(cache), bias,
                 binarize, thr, mode, labels_out, out, n_threads)
@@ -574,12 +574,56 @@ class _BaseDiscreteNB(_BaseNB):
         "missing_count": (("k", "d"), ("finite", "nonneg")),
     }
 
+    # A table-backed model saves its table's entries instead (format version 2):
+    # feature and class of each non-zero count, grouped by feature in the table's
+    # block order, and the per-class totals as summed at fit time, so that the
+    # loaded table is the saved one and predicts the same bits.
+    _TABLE_STATE_SPEC = {
+        "class_count_": (("k",), ("finite", "nonneg")),
+        "table_class_total": (("k",), ("finite", "nonneg")),
+        "table_feature": (("n",), ()),
+        "table_class": (("n",), ()),
+        "table_count": (("n",), ("finite", "nonneg")),
+        "missing_feature": (("m",), ()),
+        "missing_class": (("m",), ()),
+        "missing_count": (("m",), ("finite", "nonneg")),
+    }
+
+    @classmethod
+    def _state_spec_for(cls, names, format_version):
+        if (cls._table_model is not None and format_version >= 2
+                and names == ["classes"] + sorted(cls._TABLE_STATE_SPEC)):
+            return cls._TABLE_STATE_SPEC
+        return cls._STATE_SPEC
+
     def _sufficient_state(self):
-        return {"class_count_": self.class_count_, "feature_count_": self.feature_count_,
-                "missing_count": self._missing_count}
+        table = self.__dict__.get("_table")
+        if table is None:
+            return {"class_count_": self.class_count_,
+                    "feature_count_": self.feature_count_,
+                    "missing_count": self._missing_count}
+        state = {"class_count_": self.class_count_,
+                 "table_class_total": table.class_total}
+        missing = self._missing_table
+        for prefix, counts, part in (("table", "table_count", table),
+                                     ("missing", "missing_count", missing)):
+            if part is None:
+                features = classes = np.zeros(0, dtype=np.int64)
+                values = np.zeros(0)
+            else:
+                features, classes, positions = part.entries()
+                values = part.ent_count[positions]
+            state[f"{prefix}_feature"] = features.astype(np.int64)
+            state[f"{prefix}_class"] = classes.astype(np.int64)
+            state[counts] = values
+        return state
 
     def _restore(self, classes, arrays, n_features, feature_names):
         self._validate_params()
+        if "table_count" in arrays:
+            self._restore_table(classes, arrays, n_features)
+            self._finish_restore(n_features, feature_names)
+            return
         class_count = np.array(arrays["class_count_"], dtype=np.float64)
         feature_count = np.array(arrays["feature_count_"], dtype=np.float64)
         missing_count = np.array(arrays["missing_count"], dtype=np.float64)
@@ -593,6 +637,47 @@ class _BaseDiscreteNB(_BaseNB):
         self._set_state(classes, feature_count, class_count, *derived)
         self._missing_count = missing_count
         self._finish_restore(n_features, feature_names)
+
+    def _restore_table(self, classes, arrays, n_features):
+        k = classes.shape[0]
+        class_count = np.array(arrays["class_count_"], dtype=np.float64)
+        if class_count.sum() <= 0:
+            raise ValueError("class_count_ sums to zero")
+        parts = []
+        for prefix, counts in (("table", "table_count"), ("missing", "missing_count")):
+            features, entry_classes = arrays[f"{prefix}_feature"], arrays[f"{prefix}_class"]
+            if features.dtype != np.int64 or entry_classes.dtype != np.int64:
+                raise ValueError(f"{prefix} entries must be int64")
+            if features.size and (features.min() < 0 or features.max() >= n_features
+                                  or entry_classes.min() < 0 or entry_classes.max() >= k
+                                  or np.any(np.diff(features) < 0)):
+                raise ValueError(f"{prefix} entries out of range or not grouped by feature")
+            if np.unique(features * k + entry_classes).size != features.size:
+                raise ValueError(f"{prefix} entries repeat a (feature, class) pair")
+            values = np.array(arrays[counts], dtype=np.float64)
+            parts.append((features, entry_classes, values))
+        alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
+        resolve_priors(self.class_prior, k, name="class_prior", sum_to_one=False)
+        if not np.all(alpha > 0):
+            raise ValueError("a table-backed model needs alpha > 0")
+        table = SparseCountTable.from_entries(k, n_features, *parts[0],
+                                              arrays["table_class_total"])
+        missing = None
+        if parts[1][0].size:
+            features, entry_classes, values = parts[1]
+            missing = SparseCountTable.from_entries(
+                k, n_features, features, entry_classes, values,
+                np.bincount(entry_classes, values, minlength=k))
+        for key in _DENSE_ONLY:
+            self.__dict__.pop(key, None)
+        self._missing_table = missing
+        self._table_alpha = np.array(alpha, dtype=np.float64)
+        self._reset_table_terms(table, alpha)
+        self._refresh_table(table, table.all_features(), np.atleast_1d(self._table_alpha))
+        self.classes_ = classes
+        self.class_count_ = class_count
+        self.class_log_prior_ = self._class_log_prior(class_count)
+        self._table = table
 
     def _merged_with(self, other):
         """A new model with the counts of both: equal to one fit on both datasets

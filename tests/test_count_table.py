@@ -5,6 +5,8 @@ tests check what is particular to it: that it is picked from the data, that
 partial_fit works in place on it, and that its answers are scikit-learn's.
 """
 
+import json
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -172,12 +174,31 @@ def test_missing_values_merge_and_save(text, tmp_path):
         merged = fastnb.merge(half, other)
         assert_allclose(merged.predict_joint_log_proba(observed),
                         model.predict_joint_log_proba(observed), rtol=1e-10)
-        model.save(tmp_path / f"{name}.npz")
-        loaded = fastnb.load(tmp_path / f"{name}.npz")
-        # a loaded model is rebuilt on the dense table (see the report): same
-        # counts, predictions equal to rounding
+        path = tmp_path / f"{name}.npz"
+        model.save(path)
+        loaded = fastnb.load(path)
+        # the table itself is saved and rebuilt: the same bits on both predict paths
+        assert _table_of(loaded) is not None
         assert_array_equal(loaded.feature_count_, model.feature_count_)
-        assert_allclose(loaded.predict_proba(observed), model.predict_proba(observed),
+        assert_array_equal(loaded._missing_count, model._missing_count)
+        for rows in (Xm[:2], Xm):
+            assert_array_equal(loaded.predict_joint_log_proba(rows),
+                               model.predict_joint_log_proba(rows))
+        # a fastnb 0.1 file (format version 1: dense counts) of the same model loads
+        with np.load(path, allow_pickle=False) as archive:
+            members = {n: archive[n] for n in archive.files}
+        header = json.loads(members.pop("header").tobytes())
+        v1 = {"classes": members["classes"], "class_count_": members["class_count_"],
+              "feature_count_": model.feature_count_,
+              "missing_count": model._missing_count}
+        header["format_version"] = 1
+        header["arrays"] = ["classes"] + sorted(n for n in v1 if n != "classes")
+        with open(tmp_path / "v1.npz", "wb") as handle:
+            np.savez(handle, header=np.frombuffer(json.dumps(header).encode(), np.uint8),
+                     **v1)
+        old = fastnb.load(tmp_path / "v1.npz")
+        assert_array_equal(old.feature_count_, model.feature_count_)
+        assert_allclose(old.predict_proba(observed), model.predict_proba(observed),
                         rtol=1e-9, atol=1e-300)
 
 
@@ -202,9 +223,9 @@ def test_both_predict_paths_match_sklearn(text, name, params):
     assert_allclose(row_by_row, expected[:20], rtol=1e-10)
     assert_allclose(ours.predict_joint_log_proba(X), expected, rtol=1e-10)
     assert "table_weights_fm" in _discrete._PREDICT_CACHE[ours]  # dense kernel
-    # once the dense weights exist, single rows read them too, with the same answers
-    assert_allclose(np.vstack([ours.predict_joint_log_proba(X[i]) for i in range(20)]),
-                    expected[:20], rtol=1e-10)
+    # the path is the batch's, not the cache's: single rows still walk the table
+    assert_array_equal(np.vstack([ours.predict_joint_log_proba(X[i]) for i in range(20)]),
+                       row_by_row)
 
 
 @pytest.mark.parametrize("name, params", MODELS)
@@ -240,3 +261,44 @@ def test_complement_norm_is_the_one_of_the_last_fit(text, fit_norm):
     assert_allclose(ours.predict_joint_log_proba(X[:3]),
                     theirs.predict_joint_log_proba(X[:3]), rtol=1e-10)
     assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("name, params", MODELS)
+def test_save_load_is_the_same_table(text, tmp_path, name, params):
+    X, y = text
+    model = getattr(fastnb, name)(**params)
+    classes = np.unique(y)
+    for part in (slice(0, 150), slice(150, 400)):  # blocks grown over two calls
+        model.partial_fit(X[part], y[part], classes=classes)
+    model.save(tmp_path / "m.npz")
+    loaded = fastnb.load(tmp_path / "m.npz")
+    assert _table_of(loaded) is not None
+    for rows in (X[:1], X[:5], X):
+        assert_array_equal(loaded.predict_joint_log_proba(rows),
+                           model.predict_joint_log_proba(rows))
+    # and it learns on like the saved one
+    loaded.partial_fit(X[:50], y[:50])
+    model.partial_fit(X[:50], y[:50])
+    assert_array_equal(loaded.predict_joint_log_proba(X[:5]),
+                       model.predict_joint_log_proba(X[:5]))
+
+
+def test_damaged_table_entries_are_refused(text, tmp_path):
+    X, y = text
+    fastnb.MultinomialNB().fit(X, y).save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as archive:
+        members = {n: archive[n] for n in archive.files}
+    damages = {
+        "feature out of range": ("table_feature", lambda a: np.where(a == a.max(), X.shape[1], a)),
+        "class out of range": ("table_class", lambda a: a + 100),
+        "repeated pair": ("table_class", lambda a: np.zeros_like(a)),
+        "not grouped": ("table_feature", lambda a: a[::-1].copy()),
+        "float indices": ("table_feature", lambda a: a.astype(np.float64)),
+        "negative count": ("table_count", lambda a: -a),
+    }
+    for label, (member, damage) in damages.items():
+        bad = dict(members, **{member: damage(members[member])})
+        with open(tmp_path / "bad.npz", "wb") as handle:
+            np.savez(handle, **bad)
+        with pytest.raises(ValueError, match="not a valid fastnb model file"):
+            fastnb.load(tmp_path / "bad.npz")
