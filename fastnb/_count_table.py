@@ -19,6 +19,7 @@ from ._dispatch import load_kernels
 __all__ = ["SparseCountTable", "wants_table"]
 
 _kernels = load_kernels("_sparse_counts")
+_NO_WEIGHTS = np.zeros(0)
 
 # The table is used for CSR input when the dense table would hold this many cells
 # or more, and at least this many per non-zero of the data (below, the dense
@@ -57,8 +58,13 @@ class SparseCountTable:
         self.version = 0
 
     # -- updating ------------------------------------------------------------------
-    def add(self, X, codes, weights, binarize, threshold):
-        """Add a validated CSR batch; return the features it touched (int64 array)."""
+    def add(self, X, codes, weights, binarize, threshold, weight_alpha=None):
+        """Add a validated CSR batch; return the features it touched (int64 array).
+
+        With ``weight_alpha`` ((d,) or (1,) float64), the MultinomialNB weights
+        of the entries that change are kept current on the way."""
+        if weight_alpha is None:
+            weight_alpha = _NO_WEIGHTS
         sizes = np.array([self.used, 0], dtype=np.int64)
         touched = np.empty(X.data.shape[0], dtype=np.int64)
         marks = np.zeros(self.n_features, dtype=np.uint8)
@@ -67,7 +73,8 @@ class SparseCountTable:
             row, pos = _kernels.table_add(
                 X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
                 self.feat_start, self.feat_len, self.ent_class, self.ent_count,
-                self.class_total, marks, touched, sizes, row, pos)
+                self.class_total, self.ent_weight, weight_alpha, marks, touched, sizes,
+                row, pos)
             if row < 0:
                 break
             self._grow(2 * self.ent_class.shape[0])
@@ -76,7 +83,6 @@ class SparseCountTable:
         return touched[:sizes[1]]
 
     def _grow(self, capacity):
-        # ent_weight is derived: grown with the rest, refreshed by the caller
         for name in ("ent_class", "ent_count", "ent_weight"):
             old = getattr(self, name)
             new = np.zeros(capacity, dtype=old.dtype)

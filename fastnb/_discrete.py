@@ -162,6 +162,9 @@ class _BaseDiscreteNB(_BaseNB):
     # Which refresh kernel keeps the entry weights of a sparse count table (None:
     # the model always uses the dense table).
     _table_model = None
+    # Whether an entry's weight depends on its own count only (MultinomialNB), so
+    # that the add kernel can update exactly the entries a batch changes.
+    _table_weights_in_add = False
 
     feature_count_ = _table_backed("feature_count_", "Weighted (class, feature) counts.")
     feature_log_prob_ = _table_backed("feature_log_prob_", "Log feature probabilities.")
@@ -419,21 +422,27 @@ class _BaseDiscreteNB(_BaseNB):
                                      capacity=max(1024, Xv.data.shape[0]))
             self._missing_table = None
             self._table_alpha = None
+        alpha_changed = (self._table_alpha is None
+                         or not np.array_equal(self._table_alpha, alpha))
+        # weights kept current by the add kernel itself (only the entries that
+        # change), unless alpha changed and every weight is recomputed anyway
+        weights_in_add = self._table_weights_in_add and not alpha_changed
         observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
-        touched = table.add(observed, codes, weights, binarize, thr)
+        touched = table.add(observed, codes, weights, binarize, thr,
+                            weight_alpha=(np.atleast_1d(self._table_alpha)
+                                          if weights_in_add else None))
         if missing is not None:
             if self._missing_table is None:
                 self._missing_table = SparseCountTable(n_classes, n_features)
             self._missing_table.add(missing, codes, weights, False, 0.0)
         if first_call:
             table.compact()
-        alpha_changed = (self._table_alpha is None
-                         or not np.array_equal(self._table_alpha, alpha))
         if alpha_changed:
             self._table_alpha = np.array(alpha, dtype=np.float64)
             self._reset_table_terms(table, alpha)
             touched = table.all_features()
-        self._refresh_table(table, touched, np.atleast_1d(self._table_alpha))
+        if not weights_in_add:
+            self._refresh_table(table, touched, np.atleast_1d(self._table_alpha))
         self.n_features_in_ = n_features
         self.classes_ = classes
         self.class_count_ = class_count
@@ -926,6 +935,7 @@ class MultinomialNB(_BaseDiscreteNB):
 
     _check_negative = True
     _table_model = "multinomial"
+    _table_weights_in_add = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, n_threads=None):

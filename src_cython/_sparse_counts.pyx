@@ -113,6 +113,8 @@ def table_add(
     int32_t[::1] ent_class,           # IN/OUT: (capacity,) pool
     double[::1] ent_count,            # IN/OUT: (capacity,) pool
     double[::1] class_total,          # IN/OUT: (k,) sum of the counts per class
+    double[::1] ent_weight,           # IN/OUT: (capacity,) pool (moved with blocks)
+    const double[::1] weight_alpha,   # IN: (d,) or (1,) alpha, or (0,): no weights
     uint8_t[::1] feat_mark,           # IN/OUT: (d,) 1 while a feature is in `touched`
     int64_t[::1] touched,             # OUT: features touched, in first-touch order
     int64_t[::1] sizes,               # IN/OUT: [pool entries used, len(touched)]
@@ -120,6 +122,12 @@ def table_add(
     Py_ssize_t pos0,
 ):
     """Add w_i * x_ij (or w_i * [x_ij > threshold]) into the table, from (row0, pos0).
+
+    With ``weight_alpha`` non-empty, each changed entry's MultinomialNB weight
+    log(N_cj + a_j) - log(a_j) is rewritten as its count changes (the same
+    expression as ``refresh_multinomial``: the same bits), so that a batch
+    costs O(nnz) logs instead of a refresh of every class of every feature it
+    touched.
 
     Returns ``(row, pos)`` where the pool ran out of room (nothing of that
     non-zero is applied yet: grow the pool and call again from there), or
@@ -130,8 +138,13 @@ def table_add(
     cdef Py_ssize_t i, p, e, j, start
     cdef int64_t used = sizes[0], n_touched = sizes[1], old, fresh
     cdef int32_t c, length
-    cdef double x, w
+    cdef double x, w, a = 0.0, log_a = 0.0
+    cdef bint weights = weight_alpha.shape[0] > 0
+    cdef bint scalar_alpha = weight_alpha.shape[0] == 1
     cdef Py_ssize_t stop_row = -1, stop_pos = -1
+    if scalar_alpha:
+        a = weight_alpha[0]
+        log_a = log(a)
     with nogil:
         for i in range(row0, n):
             c = <int32_t>codes[i]
@@ -160,6 +173,7 @@ def table_add(
                         for e in range(length):
                             ent_class[used + e] = ent_class[old + e]
                             ent_count[used + e] = ent_count[old + e]
+                            ent_weight[used + e] = ent_weight[old + e]
                         feat_start[j] = used
                         used += fresh
                     e = feat_start[j] + length
@@ -168,6 +182,11 @@ def table_add(
                     feat_len[j] = length + 1
                 ent_count[e] += x
                 class_total[c] += x
+                if weights:
+                    if not scalar_alpha:
+                        a = weight_alpha[j]
+                        log_a = log(a)
+                    ent_weight[e] = log(ent_count[e] + a) - log_a
                 if feat_mark[j] == 0:
                     feat_mark[j] = 1
                     touched[n_touched] = j
