@@ -141,7 +141,10 @@ def test_predict_leaves_dict_unchanged(text):
         assert all(model.__dict__[key] is state[key] for key in state)
 
 
-def test_representation_follows_the_data(text):
+def test_representation_follows_the_data(text, monkeypatch):
+    # the thresholds as shipped (FASTNB_TEST_SPARSE_TABLE=1 lowers them to 0)
+    monkeypatch.setattr(_count_table, "TABLE_MIN_CELLS", 1 << 20)
+    monkeypatch.setattr(_count_table, "TABLE_MIN_CELLS_PER_NONZERO", 4)
     X, y = text
     assert not _count_table.wants_table(20, 200, 10_000)  # small dense table
     assert _count_table.wants_table(35, 1 << 20, 3_000_000)  # hashed text
