@@ -3,13 +3,14 @@
 File format (``.npz``, read with ``allow_pickle=False``): one member ``header``, a
 uint8 array holding UTF-8 JSON::
 
-    {"format": "fastnb-model", "format_version": 1, "fastnb_version": "...",
+    {"format": "fastnb-model", "format_version": 2, "fastnb_version": "...",
      "estimator": "GaussianNB", "params": {...}, "n_features_in": d,
      "feature_names": [...] or null, "classes_kind": "int64" | "str" | ...,
      "arrays": ["classes", "class_count_", ...]}
 
 and one member per array of the model's sufficient statistics, as the estimator's
-``_STATE_SPEC`` lists them. Derived attributes (variances with smoothing, log
+``_STATE_SPEC`` lists them (or another layout of the estimator's, picked by the
+member names: ``_state_spec_for``). Derived attributes (variances with smoothing, log
 probabilities) are recomputed on load by the same code as fit, so a loaded model
 is the saved one bit for bit. Loading validates everything (names, dtypes,
 shapes, finiteness, signs, parameters) before a model is built, and reports any
@@ -26,7 +27,11 @@ from ._version import __version__
 
 __all__ = ["FORMAT_VERSION", "load", "merge", "save"]
 
-FORMAT_VERSION = 1
+# 2: a model may be saved in one of its layouts (``_state_spec_for``): the count
+# models at text scale save their sparse count table's entries, not k x d arrays.
+# Version 1 files (fastnb 0.1) are the dense layout and still load.
+FORMAT_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
 _FORMAT_NAME = "fastnb-model"
 # Guards against hostile files: a header or array larger than this is refused
 # before it is read.
@@ -180,15 +185,17 @@ def _load(path):
         header = json.loads(blob.tobytes().decode("utf-8"))
         if not isinstance(header, dict) or header.get("format") != _FORMAT_NAME:
             raise _Invalid("not a fastnb model")
-        if header.get("format_version") != FORMAT_VERSION:
+        version = header.get("format_version")
+        if type(version) is not int or version not in _READABLE_VERSIONS:
             raise _Invalid(
-                f"format version {header.get('format_version')!r}; this fastnb "
-                f"reads version {FORMAT_VERSION}"
+                f"format version {version!r}; this fastnb reads versions "
+                f"{', '.join(map(str, _READABLE_VERSIONS))}"
             )
         cls = _REGISTRY.get(header.get("estimator"))
         if cls is None:
             raise _Invalid(f"unknown estimator {header.get('estimator')!r}")
-        expected = ["classes"] + sorted(cls._STATE_SPEC)
+        spec = cls._state_spec_for(header.get("arrays"), version)
+        expected = ["classes"] + sorted(spec)
         if header.get("arrays") != expected or members != set(expected) | {"header"}:
             raise _Invalid(
                 f"members {sorted(members)} do not match {cls.__name__}'s "
@@ -225,7 +232,7 @@ def _load(path):
     if classes.size > 1 and not np.all(classes[1:] > classes[:-1]):
         raise _Invalid("classes must be sorted and unique")
 
-    check_state(cls._STATE_SPEC, arrays, n_classes=classes.size, n_features=n_features)
+    check_state(spec, arrays, n_classes=classes.size, n_features=n_features)
     try:
         model._restore(classes, arrays, n_features, names)
     except ValueError as error:
