@@ -12,7 +12,7 @@ import fastnb
 
 PACKAGE = pathlib.Path(fastnb.__file__).resolve().parent
 KERNELS = ["_gaussian_kernels", "_discrete_kernels", "_categorical_count",
-           "_categorical_predict", "_columnwise_kernels"]
+           "_categorical_predict", "_columnwise_kernels", "_sparse_counts"]
 # The kernel modules also have an AVX2+FMA build on x86-64 (fastnb/_dispatch.py).
 COMPILED = KERNELS + [f"{name}_avx2" for name in KERNELS] + [
     "_runtime", "_labels", "_categorical_keys", "cython_kernels"]
@@ -28,6 +28,8 @@ def _stub_names(name, seen=None):
             args = node.args
             names[node.name] = [a.arg for a in args.posonlyargs + args.args
                                 + args.kwonlyargs]
+        elif isinstance(node, ast.ClassDef):
+            names[node.name] = None
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names[node.target.id] = None
         elif isinstance(node, ast.ImportFrom) and node.level == 1 and \
