@@ -105,6 +105,12 @@ def _csr(sp, data, indices, indptr, shape, dtype=None):
     return container((data, indices, indptr), shape=shape, dtype=dtype, copy=False)
 
 
+def _check_sparse_dtype(sp, dtype):
+    """Raise SciPy's error for a dtype its sparse arrays do not support (float16,
+    object, ...), as scikit-learn's matrix construction does."""
+    sp.csr_array((0, 0), dtype=dtype)
+
+
 def _index_arrays(indices, indptr):
     """CSR index arrays as scikit-learn builds them: int32, or int64 when the
     entries outnumber int32."""
@@ -216,7 +222,15 @@ def _check_stop_list(stop):
 # -- parameter validation, with scikit-learn's wording --------------------------------
 
 class _InvalidParameterError(ValueError, TypeError):
-    """A parameter is out of its domain (scikit-learn's InvalidParameterError)."""
+    """A parameter is out of its domain (as scikit-learn's InvalidParameterError,
+    which is raised instead when scikit-learn is loaded, so that code catching it
+    catches fastnb's)."""
+
+
+def _invalid_parameter_error(message):
+    validation = sys.modules.get("sklearn.utils._param_validation")
+    error_class = getattr(validation, "InvalidParameterError", _InvalidParameterError)
+    return error_class(message)
 
 
 def _is_bool(value):
@@ -319,7 +333,7 @@ class _TextVectorizer:
             expected = [text for _, text in options]
             expected = (", ".join(expected[:-1]) + " or " + expected[-1]
                         if len(expected) > 1 else expected[0])
-            raise _InvalidParameterError(
+            raise _invalid_parameter_error(
                 f"The {param!r} parameter of {name} must be {expected}. "
                 f"Got {value!r} instead.")
 
@@ -742,8 +756,8 @@ class HashingVectorizer(_TextVectorizer):
     >>> X = HashingVectorizer(n_features=2**4).fit_transform(corpus)
     >>> X.shape
     (2, 16)
-    >>> X.nnz
-    9
+    >>> X.nnz  # 10 terms, but 16 columns make collisions
+    8
     """
 
     _CONSTRAINTS = _HASHING_CONSTRAINTS
@@ -892,9 +906,9 @@ class HashingVectorizer(_TextVectorizer):
             return data
         # Another dtype: the sums cast to it (integers wrap, bool is "any term"),
         # checked by SciPy as scikit-learn's csr_array((values, ...)) does.
+        _check_sparse_dtype(sp, dtype)
         data = np.ones(counts.shape[0], dtype=dtype) if dtype.kind == "b" else (
             counts.astype(dtype))
-        _csr(sp, data[:0], columns[:0], np.zeros(1, np.int32), (0, 1))  # dtype check
         if binary:
             data.fill(1)
         if norm is None:
@@ -1133,6 +1147,8 @@ class CountVectorizer(_TextVectorizer):
     def _matrix(self, sp, indptr, ids, counts, n_columns):
         """csr of the counts, cast to ``dtype`` by SciPy as scikit-learn's is."""
         ids, indptr = _index_arrays(ids, indptr)
+        _check_sparse_dtype(sp, np.dtype(self.dtype) if self.dtype is not None
+                            else counts.dtype)
         X = _csr(sp, counts, ids, indptr, (len(indptr) - 1, n_columns), self.dtype)
         if self.binary:
             X.data.fill(1)

@@ -9,7 +9,8 @@ import pytest
 import fastnb
 
 MODULES = ["fastnb", "fastnb._threads", "fastnb._validation", "fastnb._persist",
-           "fastnb._base", "fastnb._gaussian", "fastnb.datasets", "fastnb._demos"]
+           "fastnb._base", "fastnb._gaussian", "fastnb.datasets", "fastnb._demos",
+           "fastnb.text"]
 
 
 def _public_names():
