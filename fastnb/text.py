@@ -74,8 +74,10 @@ _ANALYZERS = {
     "char_wb": _text_kernels.ANALYZER_CHAR_WB,
 }
 _NORMS = {None: 0, "l1": 1, "l2": 2}
-# Below this many characters a call runs on one thread, outside any OpenMP region.
-_PARALLEL_MIN_CHARS = 1 << 16
+# Below this many characters (a few milliseconds of work) a call runs on one
+# thread, outside any OpenMP region: on a busy machine, waiting for a second
+# thread costs more than the work.
+_PARALLEL_MIN_CHARS = 1 << 18
 _NO_TABLE = np.zeros(0, dtype=np.uint8)
 
 

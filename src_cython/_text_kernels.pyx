@@ -96,12 +96,15 @@ cdef enum:
     ERR_NEED_SIGMA = 2
     ERR_SURROGATE = 3
     CAPITAL_SIGMA = 0x3A3
+    LONG_TERM = 0xFFFFFF  # a term this long or longer keeps its length apart
+    N_HOT = 4096          # entries of a worker's cache of recent terms
+    PREFETCH_AHEAD = 6    # tokens between a slot's prefetch and its use
     N_CODE_POINTS = 0x110000
 
 cdef extern from *:
     """
-    #define FASTNB_FNV_OFFSET 0xcbf29ce484222325ULL
-    #define FASTNB_FNV_PRIME 0x100000001b3ULL
+    #define FASTNB_HASH_SEED 0xcbf29ce484222325ULL
+    #define FASTNB_HASH_MULTIPLIER 0x9e3779b97f4a7c15ULL
     #define FASTNB_FMIX_1 0xff51afd7ed558ccdULL
     #define FASTNB_FMIX_2 0xc4ceb9fe1a85ec53ULL
     #define FASTNB_MURMUR_C1 0xcc9e2d51U
@@ -110,8 +113,8 @@ cdef extern from *:
     #define FASTNB_MURMUR_F1 0x85ebca6bU
     #define FASTNB_MURMUR_F2 0xc2b2ae35U
     """
-    const uint64_t FASTNB_FNV_OFFSET
-    const uint64_t FASTNB_FNV_PRIME
+    const uint64_t FASTNB_HASH_SEED
+    const uint64_t FASTNB_HASH_MULTIPLIER
     const uint64_t FASTNB_FMIX_1
     const uint64_t FASTNB_FMIX_2
     const uint32_t FASTNB_MURMUR_C1
@@ -124,7 +127,15 @@ cdef extern from *:
 ctypedef uint32_t ucs4_t
 
 cdef extern from * nogil:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define FASTNB_PREFETCH(p) __builtin_prefetch(p)
+    #else
+    #define FASTNB_PREFETCH(p) ((void)0)
+    #endif
+    """
     bint unlikely(bint)  # Cython's own __builtin_expect macro
+    void prefetch "FASTNB_PREFETCH"(const void *p)
 
 ctypedef fused char_t:
     uint8_t
@@ -179,6 +190,7 @@ cdef int vec_reserve(Vec *v, Py_ssize_t need) noexcept nogil:
 cdef struct Slot:
     uint32_t hash         # the term's hash, high half (a filter before comparing)
     int32_t term          # -1: empty
+    uint64_t where        # (start in the arena << 24) | min(length, 2**24 - 1)
 
 
 cdef struct TermTable:
@@ -230,12 +242,8 @@ cdef void table_free(TermTable *t) noexcept nogil:
     vec_free(&t.arena)
 
 
-cdef inline uint64_t fnv_step(uint64_t h, ucs4_t c) noexcept nogil:
-    return (h ^ c) * FASTNB_FNV_PRIME
-
-
-cdef inline uint64_t fnv_finish(uint64_t h, Py_ssize_t n) noexcept nogil:
-    """MurmurHash3's 64-bit finaliser over the FNV-1a state and the length."""
+cdef inline uint64_t hash_finish(uint64_t h, Py_ssize_t n) noexcept nogil:
+    """MurmurHash3's 64-bit finaliser over a hash state and the length."""
     h ^= <uint64_t> n
     h ^= h >> 33
     h *= FASTNB_FMIX_1
@@ -246,13 +254,17 @@ cdef inline uint64_t fnv_finish(uint64_t h, Py_ssize_t n) noexcept nogil:
 
 
 cdef inline uint64_t hash_ucs4(const ucs4_t *p, Py_ssize_t n) noexcept nogil:
-    """The table hash of a term: FNV-1a over its code points, then a finaliser
-    (fnv_step / fnv_finish compute it incrementally)."""
-    cdef uint64_t h = FASTNB_FNV_OFFSET
-    cdef Py_ssize_t i
-    for i in range(n):
-        h = fnv_step(h, p[i])
-    return fnv_finish(h, n)
+    """The table hash of a term: two code points at a time are xored into the
+    state, which is multiplied and rotated; then MurmurHash3's finaliser."""
+    cdef uint64_t h = FASTNB_HASH_SEED
+    cdef Py_ssize_t i = 0
+    while i + 1 < n:
+        h = (h ^ (p[i] | (<uint64_t> p[i + 1] << 32))) * FASTNB_HASH_MULTIPLIER
+        h = (h << 29) | (h >> 35)
+        i += 2
+    if i < n:
+        h = (h ^ p[i]) * FASTNB_HASH_MULTIPLIER
+    return hash_finish(h, n)
 
 
 cdef inline const ucs4_t *table_term(const TermTable *t, int64_t term) noexcept nogil:
@@ -272,15 +284,19 @@ cdef inline int64_t table_find(const TermTable *t, const ucs4_t *p, Py_ssize_t n
                                uint64_t h) noexcept nogil:
     """The id of the term p[:n] (of hash h), or -1 when absent."""
     cdef Py_ssize_t slot = <Py_ssize_t> (h & <uint64_t> t.mask)
-    cdef int64_t term
-    cdef const int64_t *lengths = <const int64_t *> t.lengths.data
+    cdef const Slot *s
+    cdef uint64_t short_length = <uint64_t> n if n < LONG_TERM else LONG_TERM
+    cdef const ucs4_t *arena = <const ucs4_t *> t.arena.data
     while True:
-        term = t.slots[slot].term
-        if term < 0:
+        s = t.slots + slot
+        if s.term < 0:
             return -1
-        if (t.slots[slot].hash == <uint32_t> (h >> 32) and lengths[term] == n
-                and same_code_points(table_term(t, term), p, n)):
-            return term
+        # one memory access for the slot, one for the text: no other array
+        if (s.hash == <uint32_t> (h >> 32) and (s.where & LONG_TERM) == short_length
+                and (short_length < LONG_TERM
+                     or (<const int64_t *> t.lengths.data)[s.term] == n)
+                and same_code_points(arena + (s.where >> 24), p, n)):
+            return s.term
         slot = (slot + 1) & t.mask
 
 
@@ -311,8 +327,8 @@ cdef int64_t table_insert(TermTable *t, const ucs4_t *p, Py_ssize_t n, uint64_t 
     """Add the term p[:n] (known absent); return its id, or -1 when out of memory."""
     cdef int64_t term = t.n
     cdef Py_ssize_t slot
-    if t.n >= 2147483647:  # term ids are int32
-        return -1
+    if t.n >= 2147483647 or t.arena.n + n >= (<int64_t> 1 << 40):
+        return -1  # term ids are int32; arena offsets have 40 bits
     if 2 * (t.n + 1) > t.mask + 1:
         if table_grow_slots(t) < 0:
             return -1
@@ -333,6 +349,8 @@ cdef int64_t table_insert(TermTable *t, const ucs4_t *p, Py_ssize_t n, uint64_t 
         slot = (slot + 1) & t.mask
     t.slots[slot].hash = <uint32_t> (h >> 32)
     t.slots[slot].term = <int32_t> term
+    t.slots[slot].where = ((<uint64_t> (<int64_t *> t.offsets.data)[term]) << 24) | (
+        <uint64_t> n if n < LONG_TERM else LONG_TERM)
     return term
 
 
@@ -458,67 +476,82 @@ cdef inline int32_t murmurhash3_32(const uint8_t *key, Py_ssize_t length) noexce
     return <int32_t> h1
 
 
-cdef struct Murmur:
-    uint32_t h1       # the state after the whole blocks
-    uint32_t tail     # bytes not yet in a block, little-endian
-    int fill          # how many
-    uint32_t length   # bytes so far
+cdef inline Py_ssize_t utf8_encode(const ucs4_t *p, Py_ssize_t n,
+                                   uint8_t *out) noexcept nogil:
+    """Write the UTF-8 of p[:n] to out (room for 4 * n bytes); return the byte
+    count, or -1 when p holds a lone surrogate (which UTF-8 cannot encode)."""
+    cdef Py_ssize_t i, k = 0
+    cdef ucs4_t c
+    for i in range(n):
+        c = p[i]
+        if c < 0x80:
+            out[k] = <uint8_t> c
+            k += 1
+        elif c < 0x800:
+            out[k] = <uint8_t> (0xC0 | (c >> 6))
+            out[k + 1] = <uint8_t> (0x80 | (c & 0x3F))
+            k += 2
+        elif c < 0x10000:
+            if 0xD800 <= c <= 0xDFFF:
+                return -1
+            out[k] = <uint8_t> (0xE0 | (c >> 12))
+            out[k + 1] = <uint8_t> (0x80 | ((c >> 6) & 0x3F))
+            out[k + 2] = <uint8_t> (0x80 | (c & 0x3F))
+            k += 3
+        else:
+            out[k] = <uint8_t> (0xF0 | (c >> 18))
+            out[k + 1] = <uint8_t> (0x80 | ((c >> 12) & 0x3F))
+            out[k + 2] = <uint8_t> (0x80 | ((c >> 6) & 0x3F))
+            out[k + 3] = <uint8_t> (0x80 | (c & 0x3F))
+            k += 4
+    return k
 
 
-cdef inline void murmur_start(Murmur *m) noexcept nogil:
-    m.h1 = 0
-    m.tail = 0
-    m.fill = 0
-    m.length = 0
-
-
-cdef inline void murmur_byte(Murmur *m, uint32_t b) noexcept nogil:
-    cdef uint32_t k1
-    m.tail |= b << (8 * m.fill)
-    m.fill += 1
-    m.length += 1
-    if m.fill == 4:
-        k1 = m.tail * FASTNB_MURMUR_C1
+cdef inline int32_t murmur_ascii(const ucs4_t *term, Py_ssize_t n) noexcept nogil:
+    """MurmurHash3_x86_32 of the UTF-8 of term[:n], all of whose code points are
+    ASCII (so that its UTF-8 is one byte per code point), without encoding it."""
+    cdef Py_ssize_t i, blocks = n // 4
+    cdef uint32_t k1, h1 = 0
+    for i in range(blocks):
+        k1 = (term[4 * i] | (term[4 * i + 1] << 8) | (term[4 * i + 2] << 16)
+              | (term[4 * i + 3] << 24)) * FASTNB_MURMUR_C1
         k1 = rotl32(k1, 15) * FASTNB_MURMUR_C2
-        m.h1 = rotl32(m.h1 ^ k1, 13) * 5 + FASTNB_MURMUR_N
-        m.tail = 0
-        m.fill = 0
-
-
-cdef inline bint murmur_char(Murmur *m, ucs4_t c) noexcept nogil:
-    """Feed the UTF-8 bytes of one code point; False for a lone surrogate."""
-    if c < 0x80:
-        murmur_byte(m, c)
-    elif c < 0x800:
-        murmur_byte(m, 0xC0 | (c >> 6))
-        murmur_byte(m, 0x80 | (c & 0x3F))
-    elif c < 0x10000:
-        if 0xD800 <= c <= 0xDFFF:
-            return False
-        murmur_byte(m, 0xE0 | (c >> 12))
-        murmur_byte(m, 0x80 | ((c >> 6) & 0x3F))
-        murmur_byte(m, 0x80 | (c & 0x3F))
-    else:
-        murmur_byte(m, 0xF0 | (c >> 18))
-        murmur_byte(m, 0x80 | ((c >> 12) & 0x3F))
-        murmur_byte(m, 0x80 | ((c >> 6) & 0x3F))
-        murmur_byte(m, 0x80 | (c & 0x3F))
-    return True
-
-
-cdef inline int32_t murmur_finish(const Murmur *m) noexcept nogil:
-    """MurmurHash3_x86_32 (seed 0) of the bytes fed, as a signed int."""
-    cdef uint32_t k1, h1 = m.h1
-    if m.fill:
-        k1 = m.tail * FASTNB_MURMUR_C1
+        h1 = rotl32(h1 ^ k1, 13) * 5 + FASTNB_MURMUR_N
+    k1 = 0
+    i = 4 * blocks
+    if n - i == 3:
+        k1 = term[i] | (term[i + 1] << 8) | (term[i + 2] << 16)
+    elif n - i == 2:
+        k1 = term[i] | (term[i + 1] << 8)
+    elif n - i == 1:
+        k1 = term[i]
+    if n - i:
+        k1 *= FASTNB_MURMUR_C1
         h1 ^= rotl32(k1, 15) * FASTNB_MURMUR_C2
-    h1 ^= m.length
+    h1 ^= <uint32_t> n
     h1 ^= h1 >> 16
     h1 *= FASTNB_MURMUR_F1
     h1 ^= h1 >> 13
     h1 *= FASTNB_MURMUR_F2
     h1 ^= h1 >> 16
     return <int32_t> h1
+
+
+cdef inline int murmur_term(Vec *utf8, const ucs4_t *term, Py_ssize_t n, bint ascii,
+                            int32_t *out) noexcept nogil:
+    """*out = MurmurHash3 of the UTF-8 of term[:n] (``ascii``: every code point
+    is below 0x80). Returns 0, ERR_SURROGATE or ERR_NOMEM."""
+    cdef Py_ssize_t nbytes
+    if ascii:
+        out[0] = murmur_ascii(term, n)
+        return 0
+    if 4 * n + 4 > utf8.cap and vec_reserve(utf8, 4 * n + 4) < 0:
+        return ERR_NOMEM
+    nbytes = utf8_encode(term, n, <uint8_t *> utf8.data)
+    if nbytes < 0:
+        return ERR_SURROGATE
+    out[0] = murmurhash3_32(<const uint8_t *> utf8.data, nbytes)
+    return 0
 
 
 cdef inline uint64_t hashed_key(int32_t h, int64_t n_features,
@@ -630,65 +663,162 @@ cdef int bucket_sort_u64(uint64_t *a, Py_ssize_t n, int key_bits, Vec *tmp,
     return 0
 
 
-cdef inline int term_cmp(const TermTable *t, int64_t a, int64_t b) noexcept nogil:
-    """Code-point order of two terms (Python's str order)."""
-    cdef const ucs4_t *pa = table_term(t, a)
-    cdef const ucs4_t *pb = table_term(t, b)
-    cdef int64_t na = (<const int64_t *> t.lengths.data)[a]
-    cdef int64_t nb = (<const int64_t *> t.lengths.data)[b]
-    cdef int64_t i, n = na if na < nb else nb
-    for i in range(n):
-        if pa[i] != pb[i]:
-            return -1 if pa[i] < pb[i] else 1
-    return -1 if na < nb else (1 if na > nb else 0)
-
-
-cdef int sort_terms(const TermTable *t, int64_t *order) noexcept nogil:
-    """order[:] = the term ids in code-point order (a bottom-up merge sort)."""
-    cdef Py_ssize_t n = t.n
-    cdef int64_t *tmp = <int64_t *> PyMem_RawMalloc((n + 1) * sizeof(int64_t))
-    cdef int64_t *src = order
-    cdef int64_t *dst = tmp
-    cdef int64_t *swap
-    cdef Py_ssize_t width, start, mid, stop, i, j, k
-    if tmp == NULL:
+cdef int radix_sort_u64(uint64_t *a, Py_ssize_t n, int shift, int n_bits,
+                        Vec *tmp, Vec *buckets) noexcept nogil:
+    """Sort a[:n] by the key bits [shift, shift + n_bits) (the others are equal or
+    do not matter): least-significant-digit radix sort, 8 bits a pass. Unlike
+    bucket_sort_u64, its cost does not depend on how the keys are spread (term
+    numbers are Zipfian: most are small). 0 on success, -1 when out of memory."""
+    cdef Py_ssize_t i, d
+    cdef int64_t *count
+    cdef uint64_t *src = a
+    cdef uint64_t *dst
+    cdef uint64_t *swap
+    cdef int passes = (n_bits + 7) // 8, pass_
+    if n <= 32:
+        sort_u64(a, n)
+        return 0
+    if vec_reserve(tmp, n) < 0 or vec_reserve(buckets, 257) < 0:
         return -1
-    for i in range(n):
-        order[i] = i
-    width = 1
-    while width < n:
-        start = 0
-        while start < n:
-            mid = start + width if start + width < n else n
-            stop = start + 2 * width if start + 2 * width < n else n
-            i = start
-            j = mid
-            k = start
-            while i < mid and j < stop:
-                if term_cmp(t, src[j], src[i]) < 0:
-                    dst[k] = src[j]
-                    j += 1
-                else:
-                    dst[k] = src[i]
-                    i += 1
-                k += 1
-            while i < mid:
-                dst[k] = src[i]
-                i += 1
-                k += 1
-            while j < stop:
-                dst[k] = src[j]
-                j += 1
-                k += 1
-            start = stop
+    dst = <uint64_t *> tmp.data
+    count = <int64_t *> buckets.data
+    for pass_ in range(passes):
+        for d in range(257):
+            count[d] = 0
+        for i in range(n):
+            count[((src[i] >> shift) & 0xFF) + 1] += 1
+        if count[1] == n:  # every key has this digit: the pass would keep the order
+            shift += 8
+            continue
+        for d in range(256):
+            count[d + 1] += count[d]
+        for i in range(n):
+            d = <Py_ssize_t> ((src[i] >> shift) & 0xFF)
+            dst[count[d]] = src[i]
+            count[d] += 1
         swap = src
         src = dst
         dst = swap
-        width *= 2
-    if src != order:
-        memcpy(order, src, n * sizeof(int64_t))
-    PyMem_RawFree(tmp)
+        shift += 8
+    if src != a:
+        memcpy(a, src, n * sizeof(uint64_t))
     return 0
+
+
+cdef struct KeyedTerm:
+    uint64_t key          # three code points of the term, from some offset
+    int64_t term
+
+
+cdef inline uint64_t term_key(const TermTable *t, int64_t term,
+                              Py_ssize_t offset) noexcept nogil:
+    """Code points offset, offset + 1 and offset + 2 of a term, each plus one (0
+    past its end) in 21 bits: comparing keys compares those code points, a
+    shorter term first, as Python compares str."""
+    cdef const ucs4_t *p = table_term(t, term)
+    cdef Py_ssize_t n = (<const int64_t *> t.lengths.data)[term], j
+    cdef uint64_t key = 0
+    for j in range(offset, offset + 3):
+        key = (key << 21) | (<uint64_t> (p[j] + 1) if j < n else 0)
+    return key
+
+
+cdef void sort_keyed(KeyedTerm *a, Py_ssize_t n, KeyedTerm *tmp,
+                     int64_t *count) noexcept nogil:
+    """Sort a[:n] by key: insertion sort when short, else a least-significant-
+    digit radix sort, 8 bits a pass (a pass whose digit all keys share is
+    skipped)."""
+    cdef Py_ssize_t i, j, d
+    cdef int shift
+    cdef KeyedTerm x
+    cdef KeyedTerm *src = a
+    cdef KeyedTerm *dst = tmp
+    cdef KeyedTerm *swap
+    if n <= 32:
+        for i in range(1, n):
+            x = a[i]
+            j = i - 1
+            while j >= 0 and a[j].key > x.key:
+                a[j + 1] = a[j]
+                j -= 1
+            a[j + 1] = x
+        return
+    for shift in range(0, 64, 8):
+        for d in range(257):
+            count[d] = 0
+        for i in range(n):
+            count[((src[i].key >> shift) & 0xFF) + 1] += 1
+        if count[((src[0].key >> shift) & 0xFF) + 1] == n:
+            continue
+        for d in range(256):
+            count[d + 1] += count[d]
+        for i in range(n):
+            d = <Py_ssize_t> ((src[i].key >> shift) & 0xFF)
+            dst[count[d]] = src[i]
+            count[d] += 1
+        swap = src
+        src = dst
+        dst = swap
+    if src != a:
+        memcpy(a, src, n * sizeof(KeyedTerm))
+
+
+cdef int sort_terms(const TermTable *t, int64_t *order) noexcept nogil:
+    """order[:] = the term ids in code-point order (Python's str order).
+
+    A most-significant-first string sort: sort by the first three code points;
+    then each run of terms that share them is sorted by the next three, and so
+    on (with an explicit stack of runs, so that long common prefixes cannot
+    overflow the call stack). Distinct terms always differ before both end."""
+    cdef Py_ssize_t n = t.n, i, j, k, lo, hi, offset, n_tasks = 0
+    cdef KeyedTerm *items = <KeyedTerm *> PyMem_RawMalloc((n + 1) * sizeof(KeyedTerm))
+    cdef KeyedTerm *tmp = <KeyedTerm *> PyMem_RawMalloc((n + 1) * sizeof(KeyedTerm))
+    cdef int64_t count[257]
+    cdef Vec tasks        # int64 triples (lo, hi, offset)
+    cdef int64_t *task
+    vec_init(&tasks, 3 * sizeof(int64_t))
+    if items == NULL or tmp == NULL or vec_reserve(&tasks, 16) < 0:
+        PyMem_RawFree(items)
+        PyMem_RawFree(tmp)
+        return -1
+    for i in range(n):
+        items[i].key = term_key(t, i, 0)
+        items[i].term = i
+    task = <int64_t *> tasks.data
+    task[0] = 0
+    task[1] = n
+    task[2] = 0
+    n_tasks = 1
+    while n_tasks:
+        n_tasks -= 1
+        task = (<int64_t *> tasks.data) + 3 * n_tasks
+        lo = task[0]
+        hi = task[1]
+        offset = task[2]
+        sort_keyed(items + lo, hi - lo, tmp, count)
+        i = lo
+        while i < hi:
+            j = i + 1
+            while j < hi and items[j].key == items[i].key:
+                j += 1
+            if j - i > 1 and (items[i].key & 0x1FFFFF) != 0:
+                for k in range(i, j):
+                    items[k].key = term_key(t, items[k].term, offset + 3)
+                if vec_reserve(&tasks, n_tasks + 1) < 0:
+                    n_tasks = -1
+                    break
+                task = (<int64_t *> tasks.data) + 3 * n_tasks
+                task[0] = i
+                task[1] = j
+                task[2] = offset + 3
+                n_tasks += 1
+            i = j
+    for i in range(n):
+        order[i] = items[i].term
+    PyMem_RawFree(items)
+    PyMem_RawFree(tmp)
+    vec_free(&tasks)
+    return -1 if n_tasks < 0 else 0
 
 
 # -- reading and preprocessing documents ------------------------------------------
@@ -729,6 +859,11 @@ cdef struct Params:
     const int64_t *rank         # MODE_FIT, phase 2: each term's place in sorted order
 
 
+cdef struct HotEntry:
+    uint64_t hash
+    int64_t term          # -1: empty
+
+
 cdef struct RowSlot:
     int32_t doc      # the last document (counted from the block's first) using the term
     int32_t pos      # the term's place in that document's row
@@ -737,7 +872,10 @@ cdef struct RowSlot:
 cdef struct Worker:
     Vec buf          # ucs4_t: the preprocessed document
     Vec spans        # int64 pairs (start, length): the document's word tokens
+    Vec span_hashes  # uint64: their table hashes (counting)
+    Vec bounds       # int64: token starts and ends (scan_words_branchless)
     Vec gram         # ucs4_t: an n-gram, or a padded word
+    Vec utf8         # uint8: a term's UTF-8 bytes
     Vec keys         # uint64: hashing keys, or packed (id, count) pairs
     Vec sort_tmp     # uint64: bucket_sort_u64's output
     Vec sort_buckets # int64: bucket_sort_u64's bucket ends
@@ -748,6 +886,7 @@ cdef struct Worker:
     Vec row_ids      # int32: the current row's terms, in first-appearance order
     Vec row_counts   # int32
     TermTable table  # MODE_FIT: this block's terms
+    HotEntry *hot    # counting: N_HOT recently found terms
     int64_t *to_global   # MODE_FIT: block term id -> corpus term id
     Py_ssize_t doc   # the document being analysed
     int32_t doc_in_block   # ... counted from the block's first document
@@ -760,7 +899,10 @@ cdef struct Worker:
 cdef int worker_init(Worker *w, int mode) noexcept nogil:
     vec_init(&w.buf, sizeof(ucs4_t))
     vec_init(&w.spans, 2 * sizeof(int64_t))
+    vec_init(&w.span_hashes, sizeof(uint64_t))
+    vec_init(&w.bounds, sizeof(int64_t))
     vec_init(&w.gram, sizeof(ucs4_t))
+    vec_init(&w.utf8, sizeof(uint8_t))
     vec_init(&w.keys, sizeof(uint64_t))
     vec_init(&w.sort_tmp, sizeof(uint64_t))
     vec_init(&w.sort_buckets, sizeof(int64_t))
@@ -771,9 +913,17 @@ cdef int worker_init(Worker *w, int mode) noexcept nogil:
     vec_init(&w.row_ids, sizeof(int32_t))
     vec_init(&w.row_counts, sizeof(int32_t))
     w.to_global = NULL
+    w.hot = NULL
     w.error = 0
     w.error_doc = -1
     w.n_negative = 0
+    cdef Py_ssize_t i
+    if mode != C_MODE_HASH:
+        w.hot = <HotEntry *> PyMem_RawMalloc(N_HOT * sizeof(HotEntry))
+        if w.hot == NULL:
+            return -1
+        for i in range(N_HOT):
+            w.hot[i].term = -1
     if mode == C_MODE_FIT:
         return table_init(&w.table, 1024)
     table_zero(&w.table)
@@ -783,11 +933,16 @@ cdef int worker_init(Worker *w, int mode) noexcept nogil:
 cdef void worker_free_scratch(Worker *w) noexcept nogil:
     vec_free(&w.buf)
     vec_free(&w.spans)
+    vec_free(&w.span_hashes)
+    vec_free(&w.bounds)
     vec_free(&w.gram)
+    vec_free(&w.utf8)
     vec_free(&w.keys)
     vec_free(&w.sort_tmp)
     vec_free(&w.sort_buckets)
     vec_free(&w.seen_in)
+    PyMem_RawFree(w.hot)
+    w.hot = NULL
     vec_free(&w.row_ids)
     vec_free(&w.row_counts)
 
@@ -902,6 +1057,24 @@ cdef inline int sink_hash(Worker *w, const Params *p, int32_t h) noexcept nogil:
     return 0
 
 
+cdef inline int64_t cached_find(HotEntry *hot, const TermTable *t, const ucs4_t *p,
+                                Py_ssize_t n, uint64_t h) noexcept nogil:
+    """table_find through a small direct-mapped cache of recent terms. Word
+    frequencies are Zipfian: the few thousand commonest terms make most tokens,
+    and their entries (64 KiB) stay in the CPU cache, where the table's slots,
+    spread over megabytes, would not."""
+    cdef HotEntry *e = hot + (h & (N_HOT - 1))
+    cdef int64_t term = e.term
+    if (term >= 0 and e.hash == h and (<const int64_t *> t.lengths.data)[term] == n
+            and same_code_points(table_term(t, term), p, n)):
+        return term
+    term = table_find(t, p, n, h)
+    if term >= 0:
+        e.hash = h
+        e.term = term
+    return term
+
+
 cdef int sink_term(Worker *w, const Params *p, const ucs4_t *term, Py_ssize_t n,
                    uint64_t h) noexcept nogil:
     """MODE_FIT / MODE_FIXED: the term term[:n], of table hash h, is counted."""
@@ -909,14 +1082,14 @@ cdef int sink_term(Worker *w, const Params *p, const ucs4_t *term, Py_ssize_t n,
     cdef int64_t term_id
     cdef RowSlot *slot
     if p.mode == C_MODE_FIT:
-        term_id = table_find(&w.table, term, n, h)
+        term_id = cached_find(w.hot, &w.table, term, n, h)
         if term_id < 0:
             term_id = table_insert(&w.table, term, n, h, 0)
             if term_id < 0 or vec_reserve(&w.seen_in, w.table.n) < 0:
                 return ERR_NOMEM
             (<RowSlot *> w.seen_in.data)[term_id].doc = -1
     else:
-        term_id = table_find(p.fixed, term, n, h)
+        term_id = cached_find(w.hot, p.fixed, term, n, h)
         if term_id < 0:
             return 0
         term_id = (<const int64_t *> p.fixed.values.data)[term_id]
@@ -939,14 +1112,17 @@ cdef int sink_term(Worker *w, const Params *p, const ucs4_t *term, Py_ssize_t n,
 
 cdef int emit(Worker *w, const Params *p, const ucs4_t *term, Py_ssize_t n) noexcept nogil:
     """A term given by its code points goes to the sink of the mode."""
-    cdef Murmur m
     cdef Py_ssize_t i
+    cdef uint32_t seen = 0
+    cdef int32_t h
+    cdef int err
     if p.mode == C_MODE_HASH:
-        murmur_start(&m)
         for i in range(n):
-            if not murmur_char(&m, term[i]):
-                return ERR_SURROGATE
-        return sink_hash(w, p, murmur_finish(&m))
+            seen |= term[i]
+        err = murmur_term(&w.utf8, term, n, seen < 0x80, &h)
+        if err:
+            return err
+        return sink_hash(w, p, h)
     return sink_term(w, p, term, n, hash_ucs4(term, n))
 
 
@@ -998,8 +1174,8 @@ cdef int finish_row(Worker *w, const Params *p) noexcept nogil:
             for i in range(n_out):
                 keys[i] = ((<uint64_t> (<int32_t *> w.row_ids.data)[i]) << 32) | (
                     <uint32_t> (<int32_t *> w.row_counts.data)[i])
-            if bucket_sort_u64(keys, n_out, w.key_bits, &w.sort_tmp,
-                               &w.sort_buckets) < 0:
+            if radix_sort_u64(keys, n_out, 32, w.key_bits - 32, &w.sort_tmp,
+                              &w.sort_buckets) < 0:
                 return ERR_NOMEM
             for i in range(n_out):
                 ids[i] = <int32_t> (keys[i] >> 32)
@@ -1017,70 +1193,60 @@ cdef int finish_row(Worker *w, const Params *p) noexcept nogil:
 
 # -- analyzers --------------------------------------------------------------------
 
-cdef inline int32_t murmur_ascii(const ucs4_t *term, Py_ssize_t n) noexcept nogil:
-    """MurmurHash3_x86_32 of the UTF-8 of term[:n], all of whose code points are
-    ASCII (so that its UTF-8 is one byte per code point)."""
-    cdef Py_ssize_t i, blocks = n // 4
-    cdef uint32_t k1, h1 = 0
-    for i in range(blocks):
-        k1 = (term[4 * i] | (term[4 * i + 1] << 8) | (term[4 * i + 2] << 16)
-              | (term[4 * i + 3] << 24)) * FASTNB_MURMUR_C1
-        k1 = rotl32(k1, 15) * FASTNB_MURMUR_C2
-        h1 = rotl32(h1 ^ k1, 13) * 5 + FASTNB_MURMUR_N
-    k1 = 0
-    i = 4 * blocks
-    if n - i == 3:
-        k1 = term[i] | (term[i + 1] << 8) | (term[i + 2] << 16)
-    elif n - i == 2:
-        k1 = term[i] | (term[i + 1] << 8)
-    elif n - i == 1:
-        k1 = term[i]
-    if n - i:
-        k1 *= FASTNB_MURMUR_C1
-        h1 ^= rotl32(k1, 15) * FASTNB_MURMUR_C2
-    h1 ^= <uint32_t> n
-    h1 ^= h1 >> 16
-    h1 *= FASTNB_MURMUR_F1
-    h1 ^= h1 >> 13
-    h1 *= FASTNB_MURMUR_F2
-    h1 ^= h1 >> 16
-    return <int32_t> h1
-
-
 cdef int token_done(Worker *w, const Params *p, Py_ssize_t start, Py_ssize_t n,
                     bint ascii, bint *kept) noexcept nogil:
     """The token w.buf[start:start + n] is complete: drop it (too short, a stop
-    word) or keep it for the n-grams (*kept) and emit it as a unigram."""
+    word), or keep it (*kept) for the n-grams and, when counting, for
+    count_unigrams(); when hashing, emit it as a unigram now."""
     cdef const ucs4_t *term = (<const ucs4_t *> w.buf.data) + start
     cdef uint64_t h = 0
     cdef int64_t *spans
-    cdef Murmur m
-    cdef Py_ssize_t i
+    cdef int32_t murmur
+    cdef int err
+    cdef bint counting = p.mode != C_MODE_HASH
     kept[0] = False
     if n < p.min_token_len:
         return 0
-    if p.mode != C_MODE_HASH or p.stop != NULL:
+    if counting or p.stop != NULL:
         h = hash_ucs4(term, n)
         if p.stop != NULL and table_find(p.stop, term, n, h) >= 0:
             return 0
-    if p.max_n > 1:
-        if w.spans.n == w.spans.cap and vec_reserve(&w.spans, w.spans.n + 1) < 0:
+    if p.max_n > 1 or counting:
+        if w.spans.n == w.spans.cap and (
+                vec_reserve(&w.spans, w.spans.n + 1) < 0
+                or vec_reserve(&w.span_hashes, w.spans.n + 1) < 0):
             return ERR_NOMEM
         spans = <int64_t *> w.spans.data
         spans[2 * w.spans.n] = start
         spans[2 * w.spans.n + 1] = n
+        (<uint64_t *> w.span_hashes.data)[w.spans.n] = h
         w.spans.n += 1
         kept[0] = True
-    if p.min_n != 1:
+    if p.min_n != 1 or counting:
         return 0
-    if p.mode != C_MODE_HASH:
-        return sink_term(w, p, term, n, h)
-    if ascii:
-        return sink_hash(w, p, murmur_ascii(term, n))
-    murmur_start(&m)
-    for i in range(n):
-        murmur_char(&m, term[i])  # word characters are never surrogates
-    return sink_hash(w, p, murmur_finish(&m))
+    err = murmur_term(&w.utf8, term, n, ascii, &murmur)
+    if err:
+        return err
+    return sink_hash(w, p, murmur)
+
+
+cdef int count_unigrams(Worker *w, const Params *p) noexcept nogil:
+    """Count the document's tokens, in order. The table slot of the token a few
+    places ahead is prefetched: most lookups of rare terms would otherwise wait
+    for memory."""
+    cdef const ucs4_t *buf = <const ucs4_t *> w.buf.data
+    cdef const int64_t *spans = <const int64_t *> w.spans.data
+    cdef const uint64_t *hashes = <const uint64_t *> w.span_hashes.data
+    cdef const TermTable *t = &w.table if p.mode == C_MODE_FIT else p.fixed
+    cdef Py_ssize_t j, n_tokens = w.spans.n
+    cdef int err
+    for j in range(n_tokens):
+        if j + PREFETCH_AHEAD < n_tokens:
+            prefetch(t.slots + (hashes[j + PREFETCH_AHEAD] & <uint64_t> t.mask))
+        err = sink_term(w, p, buf + spans[2 * j], spans[2 * j + 1], hashes[j])
+        if err:
+            return err
+    return 0
 
 
 cdef struct ScanState:
@@ -1121,6 +1287,62 @@ cdef int scan_special(Worker *w, const Params *p, const char_t *src, Py_ssize_t 
             if not kept:
                 state.k = state.start
             state.start = -1
+    return 0
+
+
+cdef int scan_words_branchless(Worker *w, const Params *p, const char_t *src,
+                               Py_ssize_t n) noexcept nogil:
+    """scan_words() for the common case (no combining marks to drop), without a
+    branch per character: every code point is stored, but the store position only
+    advances over word characters, and each word/non-word transition records
+    the position, so that the tokens are [bounds[2j], bounds[2j + 1]). Token
+    boundaries are unpredictable, and a mispredicted branch at each would cost
+    more than this loop's work. Returns -1 (having done nothing) for a document
+    with a FLAG_SPECIAL code point to lowercase: scan_words() does those."""
+    cdef const uint32_t *info = p.info
+    cdef Py_ssize_t i, j, k = 0, nb = 0, start, length
+    cdef uint32_t entry, word, prev = 0, seen
+    cdef int err
+    cdef bint kept
+    cdef ucs4_t *buf
+    cdef int64_t *bounds
+    if vec_reserve(&w.buf, n + 4) < 0 or vec_reserve(&w.bounds, n + 2) < 0:
+        return ERR_NOMEM
+    buf = <ucs4_t *> w.buf.data
+    bounds = <int64_t *> w.bounds.data
+    if p.lower:
+        for i in range(n):
+            entry = info[src[i]]
+            if unlikely(entry & F_SPECIAL):
+                return -1
+            word = (entry >> 3) & 1  # F_LOWER_WORD
+            buf[k] = entry >> 8
+            bounds[nb] = k
+            nb += word ^ prev
+            k += word
+            prev = word
+    else:
+        for i in range(n):
+            entry = src[i]
+            word = info[entry] & F_WORD
+            buf[k] = entry
+            bounds[nb] = k
+            nb += word ^ prev
+            k += word
+            prev = word
+    bounds[nb] = k
+    nb += prev
+    w.spans.n = 0
+    for j in range(0, nb, 2):
+        start = bounds[j]
+        length = bounds[j + 1] - start
+        seen = 0
+        for i in range(start, start + length):
+            seen |= buf[i]
+        err = token_done(w, p, start, length, seen < 0x80, &kept)
+        if err:
+            return err
+    w.buf.n = k
     return 0
 
 
@@ -1303,12 +1525,24 @@ cdef int analyze_document(Worker *w, const Params *p, Py_ssize_t doc) noexcept n
     w.doc = doc
     w.doc_in_block = <int32_t> (doc - w.first_doc)
     if p.analyzer == C_WORD:
+        err = -1
         if kind == 1:
-            err = scan_words(w, p, <const uint8_t *> p.doc_data[doc], n)
+            if not p.skip_combining:
+                err = scan_words_branchless(w, p, <const uint8_t *> p.doc_data[doc], n)
+            if err < 0:
+                err = scan_words(w, p, <const uint8_t *> p.doc_data[doc], n)
         elif kind == 2:
-            err = scan_words(w, p, <const uint16_t *> p.doc_data[doc], n)
+            if not p.skip_combining:
+                err = scan_words_branchless(w, p, <const uint16_t *> p.doc_data[doc], n)
+            if err < 0:
+                err = scan_words(w, p, <const uint16_t *> p.doc_data[doc], n)
         else:
-            err = scan_words(w, p, <const uint32_t *> p.doc_data[doc], n)
+            if not p.skip_combining:
+                err = scan_words_branchless(w, p, <const uint32_t *> p.doc_data[doc], n)
+            if err < 0:
+                err = scan_words(w, p, <const uint32_t *> p.doc_data[doc], n)
+        if not err and p.mode != C_MODE_HASH and p.min_n == 1:
+            err = count_unigrams(w, p)
         if not err and p.max_n > 1:
             err = word_ngrams(w, p)
         if err:
@@ -1369,7 +1603,8 @@ cdef void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssize_t st
         for i in range(n):
             keys[i] = ((<uint64_t> w.to_global[block_ids[src + i]]) << 32) | (
                 <uint32_t> block_counts[src + i])
-        if bucket_sort_u64(keys, n, w.key_bits, &w.sort_tmp, &w.sort_buckets) < 0:
+        if radix_sort_u64(keys, n, 32, w.key_bits - 32, &w.sort_tmp,
+                          &w.sort_buckets) < 0:
             w.error = ERR_NOMEM
             return
         for i in range(n):
@@ -1560,16 +1795,21 @@ def analyze(
 
         # MODE_FIT: number the terms by first appearance in the corpus.
         if mode == C_MODE_FIT:
-            if table_init(&merged, workers[0].table.n) < 0:
-                raise MemoryError()
+            # the first block's table, as it is, numbers the terms it saw
+            merged = workers[0].table
+            table_zero(&workers[0].table)
             with nogil:
                 for b in range(n_blocks):
                     bt = &workers[b].table
                     workers[b].to_global = <int64_t *> PyMem_RawMalloc(
-                        (bt.n + 1) * sizeof(int64_t))
+                        ((merged.n if b == 0 else bt.n) + 1) * sizeof(int64_t))
                     if workers[b].to_global == NULL:
                         error = ERR_NOMEM
                         break
+                    if b == 0:
+                        for term in range(merged.n):
+                            workers[b].to_global[term] = term
+                        continue
                     for term in range(bt.n):
                         g = table_find(&merged, table_term(bt, term),
                                        (<int64_t *> bt.lengths.data)[term],
@@ -1654,13 +1894,13 @@ def hash_features(rows, int64_t n_features, bint alternate_sign):
     TypeError. Returns ``(indptr, columns, counts, n_negative)`` like analyze()."""
     cdef Worker w
     cdef Params p
-    cdef Py_ssize_t n, i
-    cdef Murmur m
+    cdef Py_ssize_t n
     cdef int32_t h
     cdef int64_t row_nnz = 0
     cdef int32_t[::1] ids_view
     cdef int32_t[::1] counts_view
     cdef list nnz = []
+    cdef int err
     if not (0 < n_features <= 2147483647):
         raise ValueError("n_features must be in [1, 2**31 - 1]")
     worker_init(&w, C_MODE_HASH)
@@ -1679,11 +1919,11 @@ def hash_features(rows, int64_t n_features, bint alternate_sign):
                         raise MemoryError()
                     widen(PyUnicode_DATA(feature), PyUnicode_KIND(feature), n,
                           <ucs4_t *> w.buf.data)
-                    murmur_start(&m)
-                    for i in range(n):
-                        if not murmur_char(&m, (<ucs4_t *> w.buf.data)[i]):
-                            feature.encode("utf-8")  # raises scikit-learn's error
-                    h = murmur_finish(&m)
+                    err = murmur_term(&w.utf8, <ucs4_t *> w.buf.data, n, False, &h)
+                    if err == ERR_SURROGATE:
+                        feature.encode("utf-8")  # raises scikit-learn's error
+                    elif err:
+                        raise MemoryError()
                 elif isinstance(feature, bytes):
                     h = murmurhash3_32(<const uint8_t *> (<const char *> feature),
                                        len(<bytes> feature))

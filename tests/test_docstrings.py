@@ -10,7 +10,7 @@ import fastnb
 
 MODULES = ["fastnb", "fastnb._threads", "fastnb._validation", "fastnb._persist",
            "fastnb._base", "fastnb._gaussian", "fastnb.datasets", "fastnb._demos",
-           "fastnb.text"]
+           "fastnb.text", "fastnb._text_demo"]
 
 
 def _public_names():
