@@ -44,6 +44,7 @@ def analyze(
     n_features: int,
     alternate_sign: bool,
     n_threads: int,
+    wide_counts: bool = ...,
 ) -> tuple[int, object]: ...
 def hash_features(
     rows: Iterable[Iterable[object]], n_features: int, alternate_sign: bool

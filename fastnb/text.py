@@ -626,7 +626,7 @@ class _TextVectorizer:
         return effective_n_threads(self.n_threads)
 
     def _run_kernels(self, docs, plan, mode, *, n_features=1, alternate_sign=False,
-                     vocabulary=None):
+                     vocabulary=None, wide_counts=False):
         """Analyze ``docs`` with the kernels: ``(indptr, ids, counts, extra)``, or
         None when Python must do it (then it raises scikit-learn's error, if any)."""
         texts = self._kernel_texts(docs, plan)
@@ -644,7 +644,7 @@ class _TextVectorizer:
                 texts, mode, plan.analyzer, plan.min_n, plan.max_n, plan.min_token_len,
                 plan.kernel_lower, plan.skip_combining, info,
                 _NO_TABLE if sigma is None else sigma, combining, expand, stop,
-                vocabulary, n_features, alternate_sign, n_threads)
+                vocabulary, n_features, alternate_sign, n_threads, wide_counts)
             if status == _text_kernels.STATUS_NEED_SIGMA:
                 sigma = _text_chars.sigma_table()
                 continue
@@ -675,6 +675,16 @@ def _nfkd_unless_ascii(doc, lower):
     if lower:
         doc = doc.lower()
     return doc if doc.isascii() else unicodedata.normalize("NFKD", doc)
+
+
+def _wide_counts(dtype):
+    """Whether the kernels should give int64 counts: for an int64 matrix (the
+    default), which is then made without a copy; for another dtype SciPy casts
+    int32 counts, as scikit-learn's are."""
+    try:
+        return dtype is not None and np.dtype(dtype) == np.int64
+    except TypeError:
+        return False
 
 
 def _raw_documents_expected(X):
@@ -1127,7 +1137,8 @@ class CountVectorizer(_TextVectorizer):
                 mode = _text_kernels.MODE_FIXED
             else:
                 mode = _text_kernels.MODE_FIT
-            result = self._run_kernels(docs, plan, mode, vocabulary=vocabulary)
+            result = self._run_kernels(docs, plan, mode, vocabulary=vocabulary,
+                                       wide_counts=_wide_counts(self.dtype))
         if result is not None:
             indptr, ids, counts, extra = result
             terms, rank = extra if extra is not None else (None, None)

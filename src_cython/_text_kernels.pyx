@@ -507,24 +507,35 @@ cdef inline Py_ssize_t utf8_encode(const ucs4_t *p, Py_ssize_t n,
     return k
 
 
-cdef inline int32_t murmur_ascii(const ucs4_t *term, Py_ssize_t n) noexcept nogil:
-    """MurmurHash3_x86_32 of the UTF-8 of term[:n], all of whose code points are
-    ASCII (so that its UTF-8 is one byte per code point), without encoding it."""
+cdef inline int32_t murmur_ascii(const ucs4_t *term, Py_ssize_t n,
+                                 uint32_t *seen) noexcept nogil:
+    """MurmurHash3_x86_32 of the UTF-8 of term[:n] if all its code points are
+    ASCII (so that its UTF-8 is one byte per code point), without encoding it.
+    *seen is the OR of the code points: the result is meaningless unless it is
+    below 0x80."""
     cdef Py_ssize_t i, blocks = n // 4
-    cdef uint32_t k1, h1 = 0
+    cdef uint32_t k1, h1 = 0, c0, c1, c2, c3, any_bits = 0
     for i in range(blocks):
-        k1 = (term[4 * i] | (term[4 * i + 1] << 8) | (term[4 * i + 2] << 16)
-              | (term[4 * i + 3] << 24)) * FASTNB_MURMUR_C1
+        c0 = term[4 * i]
+        c1 = term[4 * i + 1]
+        c2 = term[4 * i + 2]
+        c3 = term[4 * i + 3]
+        any_bits |= c0 | c1 | c2 | c3
+        k1 = (c0 | (c1 << 8) | (c2 << 16) | (c3 << 24)) * FASTNB_MURMUR_C1
         k1 = rotl32(k1, 15) * FASTNB_MURMUR_C2
         h1 = rotl32(h1 ^ k1, 13) * 5 + FASTNB_MURMUR_N
     k1 = 0
     i = 4 * blocks
     if n - i == 3:
+        any_bits |= term[i] | term[i + 1] | term[i + 2]
         k1 = term[i] | (term[i + 1] << 8) | (term[i + 2] << 16)
     elif n - i == 2:
+        any_bits |= term[i] | term[i + 1]
         k1 = term[i] | (term[i + 1] << 8)
     elif n - i == 1:
+        any_bits |= term[i]
         k1 = term[i]
+    seen[0] = any_bits
     if n - i:
         k1 *= FASTNB_MURMUR_C1
         h1 ^= rotl32(k1, 15) * FASTNB_MURMUR_C2
@@ -542,8 +553,9 @@ cdef inline int murmur_term(Vec *utf8, const ucs4_t *term, Py_ssize_t n, bint as
     """*out = MurmurHash3 of the UTF-8 of term[:n] (``ascii``: every code point
     is below 0x80). Returns 0, ERR_SURROGATE or ERR_NOMEM."""
     cdef Py_ssize_t nbytes
+    cdef uint32_t seen
     if ascii:
-        out[0] = murmur_ascii(term, n)
+        out[0] = murmur_ascii(term, n, &seen)
         return 0
     if 4 * n + 4 > utf8.cap and vec_reserve(utf8, 4 * n + 4) < 0:
         return ERR_NOMEM
@@ -1290,6 +1302,60 @@ cdef int scan_special(Worker *w, const Params *p, const char_t *src, Py_ssize_t 
     return 0
 
 
+cdef int hash_unigrams(Worker *w, const Params *p, const int64_t *bounds,
+                       Py_ssize_t nb) noexcept nogil:
+    """MODE_HASH with unigrams only and no stop words (the default): each token
+    [bounds[2j], bounds[2j + 1]) of w.buf long enough goes straight to its key."""
+    cdef const ucs4_t *buf = <const ucs4_t *> w.buf.data
+    cdef Py_ssize_t j, start, length, min_token_len = p.min_token_len
+    cdef uint64_t *keys
+    cdef uint32_t seen
+    cdef int32_t h
+    cdef int err
+    if vec_reserve(&w.keys, w.keys.n + nb // 2 + 1) < 0:
+        return ERR_NOMEM
+    keys = <uint64_t *> w.keys.data
+    for j in range(0, nb, 2):
+        start = bounds[j]
+        length = bounds[j + 1] - start
+        if length < min_token_len:
+            continue
+        h = murmur_ascii(buf + start, length, &seen)
+        if seen >= 0x80:
+            err = murmur_term(&w.utf8, buf + start, length, False, &h)
+            if err:
+                return err
+        keys[w.keys.n] = hashed_key(h, p.n_features, p.alternate_sign)
+        w.keys.n += 1
+    return 0
+
+
+cdef int count_tokens(Worker *w, const Params *p, const int64_t *bounds,
+                      Py_ssize_t nb) noexcept nogil:
+    """Counting with unigrams only and no stop words (the default): the tokens
+    [bounds[2j], bounds[2j + 1]) of w.buf long enough are hashed, then counted
+    in order by count_unigrams()."""
+    cdef const ucs4_t *buf = <const ucs4_t *> w.buf.data
+    cdef Py_ssize_t j, m = 0, start, length, min_token_len = p.min_token_len
+    cdef int64_t *spans
+    cdef uint64_t *hashes
+    if vec_reserve(&w.spans, nb // 2 + 1) < 0 or vec_reserve(&w.span_hashes, nb // 2 + 1) < 0:
+        return ERR_NOMEM
+    spans = <int64_t *> w.spans.data
+    hashes = <uint64_t *> w.span_hashes.data
+    for j in range(0, nb, 2):
+        start = bounds[j]
+        length = bounds[j + 1] - start
+        if length < min_token_len:
+            continue
+        spans[2 * m] = start
+        spans[2 * m + 1] = length
+        hashes[m] = hash_ucs4(buf + start, length)
+        m += 1
+    w.spans.n = m
+    return 0
+
+
 cdef int scan_words_branchless(Worker *w, const Params *p, const char_t *src,
                                Py_ssize_t n) noexcept nogil:
     """scan_words() for the common case (no combining marks to drop), without a
@@ -1333,6 +1399,11 @@ cdef int scan_words_branchless(Worker *w, const Params *p, const char_t *src,
     bounds[nb] = k
     nb += prev
     w.spans.n = 0
+    w.buf.n = k
+    if p.stop == NULL and p.max_n == 1:  # unigrams only: no n-grams to keep
+        if p.mode == C_MODE_HASH:
+            return hash_unigrams(w, p, bounds, nb)
+        return count_tokens(w, p, bounds, nb)
     for j in range(0, nb, 2):
         start = bounds[j]
         length = bounds[j + 1] - start
@@ -1342,7 +1413,6 @@ cdef int scan_words_branchless(Worker *w, const Params *p, const char_t *src,
         err = token_done(w, p, start, length, seen < 0x80, &kept)
         if err:
             return err
-    w.buf.n = k
     return 0
 
 
@@ -1578,8 +1648,13 @@ cdef void analyze_block(Worker *w, const Params *p, Py_ssize_t start,
             return
 
 
+ctypedef fused count_t:
+    int32_t
+    int64_t
+
+
 cdef void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssize_t stop,
-                     const int64_t *indptr, int32_t *ids, int32_t *counts) noexcept nogil:
+                     const int64_t *indptr, int32_t *ids, count_t *counts) noexcept nogil:
     """Write a block's rows at their place in the output. In MODE_FIT, each row
     is sorted by the terms' numbers of first appearance in the corpus (as
     scikit-learn's rows are), and holds their places in sorted order."""
@@ -1591,7 +1666,11 @@ cdef void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssize_t st
         n = w.out_ids.n
         if n:
             memcpy(ids + indptr[start], block_ids, n * sizeof(int32_t))
-            memcpy(counts + indptr[start], block_counts, n * sizeof(int32_t))
+            if count_t is int32_t:
+                memcpy(counts + indptr[start], block_counts, n * sizeof(int32_t))
+            else:
+                for i in range(n):
+                    counts[indptr[start] + i] = block_counts[i]
         return
     for doc in range(start, stop):
         dst = indptr[doc]
@@ -1648,11 +1727,13 @@ def analyze(
     int64_t n_features,                # MODE_HASH
     bint alternate_sign,               # MODE_HASH
     int n_threads,
+    bint wide_counts=False,            # int64 counts (for an int64 matrix), not int32
 ):
     """Analyze documents into CSR rows; see the module docstring.
 
     Returns ``(status, result)``. ``status`` 0: ``result`` is ``(indptr, ids,
-    counts, extra)``, with int64 ``indptr`` and int32 ``ids`` and ``counts``;
+    counts, extra)``, with int64 ``indptr``, int32 ``ids`` and int32 ``counts``
+    (int64 with ``wide_counts``);
     ``extra`` is the number of negative hashed terms (MODE_HASH), ``(terms,
     rank)`` (MODE_FIT: the terms in corpus first-appearance order, and each one's
     place in code-point order, which ``ids`` hold; each row lists its terms in
@@ -1671,6 +1752,7 @@ def analyze(
     cdef int64_t[::1] indptr_view
     cdef int32_t[::1] ids_view
     cdef int32_t[::1] counts_view
+    cdef int64_t[::1] counts64_view
     cdef int64_t[::1] rank_view
     cdef TermTable merged
     cdef int64_t *order = NULL
@@ -1846,15 +1928,25 @@ def analyze(
 
         # Phase 2: the blocks' rows go to their place in the output.
         ids = np.empty(nnz, dtype=np.int32)
-        counts = np.empty(nnz, dtype=np.int32)
+        counts = np.empty(nnz, dtype=np.int64 if wide_counts else np.int32)
         ids_view = ids
-        counts_view = counts
+        if wide_counts:
+            counts64_view = counts
+        else:
+            counts_view = counts
         if nnz:
             with nogil:
                 if n_blocks > 1:
                     for b in prange(n_blocks, schedule="static", num_threads=n_threads):
-                        copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
-                                   &indptr_view[0], &ids_view[0], &counts_view[0])
+                        if wide_counts:
+                            copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
+                                       &indptr_view[0], &ids_view[0], &counts64_view[0])
+                        else:
+                            copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
+                                       &indptr_view[0], &ids_view[0], &counts_view[0])
+                elif wide_counts:
+                    copy_block(&workers[0], &p, bounds[0], bounds[1], &indptr_view[0],
+                               &ids_view[0], &counts64_view[0])
                 else:
                     copy_block(&workers[0], &p, bounds[0], bounds[1], &indptr_view[0],
                                &ids_view[0], &counts_view[0])
