@@ -49,7 +49,7 @@ def _vocabulary(rng, n_words):
     return np.array(words, dtype=object)
 
 
-def v1_corpus(n_docs=25_000, n_words=50_000, words_per_doc=140, n_classes=5, seed=0):
+def v1_corpus(n_docs=25_000, n_words=50_000, words_per_doc=128, n_classes=5, seed=0):
     """(documents, labels): the V1 corpus, deterministic for a seed."""
     rng = np.random.default_rng(seed)
     vocabulary = _vocabulary(rng, n_words)

@@ -185,6 +185,61 @@ cdef int vec_reserve(Vec *v, Py_ssize_t need) noexcept nogil:
     return 0
 
 
+cdef int vec_resize(Vec *v, Py_ssize_t n) noexcept nogil:
+    """Make the allocation exactly n elements (at least one); v.n is kept when it
+    fits. 0 on success, -1 when out of memory."""
+    cdef void *moved = PyMem_RawRealloc(v.data, <size_t> (n if n > 0 else 1) * v.itemsize)
+    if moved == NULL:
+        return -1
+    v.data = moved
+    v.cap = n
+    if v.n > n:
+        v.n = n
+    return 0
+
+
+cdef class _RawBuffer:
+    """Owns a PyMem_RawMalloc block and lends it, writable, through the buffer
+    protocol: np.frombuffer() makes an array of it without a copy, and the
+    block is freed with the last array that uses it."""
+
+    cdef void *data
+    cdef Py_ssize_t shape[1]
+    cdef Py_ssize_t strides[1]
+
+    def __getbuffer__(self, Py_buffer *buffer, int flags):
+        buffer.buf = self.data
+        buffer.obj = self
+        buffer.len = self.shape[0]
+        buffer.readonly = 0
+        buffer.itemsize = 1
+        buffer.format = "B"
+        buffer.ndim = 1
+        buffer.shape = self.shape
+        buffer.strides = self.strides
+        buffer.suboffsets = NULL
+        buffer.internal = NULL
+
+    def __releasebuffer__(self, Py_buffer *buffer):
+        pass
+
+    def __dealloc__(self):
+        PyMem_RawFree(self.data)
+
+
+cdef object _take_array(void *data, Py_ssize_t n, Py_ssize_t itemsize, dtype):
+    """A NumPy array of the n items at data, which it takes over (and frees)."""
+    cdef _RawBuffer owner
+    if n == 0:
+        PyMem_RawFree(data)
+        return np.empty(0, dtype=dtype)
+    owner = _RawBuffer()
+    owner.data = data
+    owner.shape[0] = n * itemsize
+    owner.strides[0] = 1
+    return np.frombuffer(owner, dtype=dtype)
+
+
 # -- term tables: code-point strings interned by content --------------------------
 
 cdef struct Slot:
@@ -1655,22 +1710,25 @@ ctypedef fused count_t:
 
 cdef void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssize_t stop,
                      const int64_t *indptr, int32_t *ids, count_t *counts) noexcept nogil:
-    """Write a block's rows at their place in the output. In MODE_FIT, each row
-    is sorted by the terms' numbers of first appearance in the corpus (as
-    scikit-learn's rows are), and holds their places in sorted order."""
+    """Write a block's rows at their place in the output (the first block's rows
+    are there already: its buffers are the output). In MODE_FIT, each row is
+    sorted by the terms' numbers of first appearance in the corpus (as
+    scikit-learn's rows are), and holds their places in sorted order; a row is
+    read whole before it is written, so this works in place too."""
     cdef Py_ssize_t doc, i, n, src = 0, dst
     cdef const int32_t *block_ids = <const int32_t *> w.out_ids.data
     cdef const int32_t *block_counts = <const int32_t *> w.out_counts.data
     cdef uint64_t *keys
     if p.mode != C_MODE_FIT:
         n = w.out_ids.n
-        if n:
+        if n and ids + indptr[start] != block_ids:  # the first block is in place
             memcpy(ids + indptr[start], block_ids, n * sizeof(int32_t))
-            if count_t is int32_t:
+        if count_t is int32_t:
+            if n and counts + indptr[start] != block_counts:
                 memcpy(counts + indptr[start], block_counts, n * sizeof(int32_t))
-            else:
-                for i in range(n):
-                    counts[indptr[start] + i] = block_counts[i]
+        else:
+            for i in range(n):
+                counts[indptr[start] + i] = block_counts[i]
         return
     for doc in range(start, stop):
         dst = indptr[doc]
@@ -1750,9 +1808,9 @@ def analyze(
     cdef Py_ssize_t[::1] bounds
     cdef int64_t[::1] row_nnz_view
     cdef int64_t[::1] indptr_view
-    cdef int32_t[::1] ids_view
-    cdef int32_t[::1] counts_view
-    cdef int64_t[::1] counts64_view
+    cdef int32_t *ids_ptr
+    cdef int32_t *counts_ptr
+    cdef int64_t *counts64_ptr = NULL
     cdef int64_t[::1] rank_view
     cdef TermTable merged
     cdef int64_t *order = NULL
@@ -1926,33 +1984,51 @@ def analyze(
                 raise MemoryError()
             p.rank = &rank_view[0] if merged.n else NULL
 
-        # Phase 2: the blocks' rows go to their place in the output.
-        ids = np.empty(nnz, dtype=np.int32)
-        counts = np.empty(nnz, dtype=np.int64 if wide_counts else np.int32)
-        ids_view = ids
+        # Phase 2: the blocks' rows go to their place in the output. The output
+        # is the first block's buffers, grown to the total (its rows come first,
+        # already in place): one block makes no copy, several copy the others.
+        for b in range(1, n_blocks):  # no growth slack while the output grows
+            if (vec_resize(&workers[b].out_ids, workers[b].out_ids.n) < 0
+                    or vec_resize(&workers[b].out_counts, workers[b].out_counts.n) < 0):
+                raise MemoryError()
+        if (vec_resize(&workers[0].out_ids, nnz) < 0
+                or vec_resize(&workers[0].out_counts, nnz) < 0):
+            raise MemoryError()
+        ids_ptr = <int32_t *> workers[0].out_ids.data
+        counts_ptr = <int32_t *> workers[0].out_counts.data
         if wide_counts:
-            counts64_view = counts
-        else:
-            counts_view = counts
+            counts64_ptr = <int64_t *> PyMem_RawMalloc((nnz + 1) * sizeof(int64_t))
+            if counts64_ptr == NULL:
+                raise MemoryError()
         if nnz:
             with nogil:
                 if n_blocks > 1:
                     for b in prange(n_blocks, schedule="static", num_threads=n_threads):
                         if wide_counts:
                             copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
-                                       &indptr_view[0], &ids_view[0], &counts64_view[0])
+                                       &indptr_view[0], ids_ptr, counts64_ptr)
                         else:
                             copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
-                                       &indptr_view[0], &ids_view[0], &counts_view[0])
+                                       &indptr_view[0], ids_ptr, counts_ptr)
                 elif wide_counts:
                     copy_block(&workers[0], &p, bounds[0], bounds[1], &indptr_view[0],
-                               &ids_view[0], &counts64_view[0])
+                               ids_ptr, counts64_ptr)
                 else:
                     copy_block(&workers[0], &p, bounds[0], bounds[1], &indptr_view[0],
-                               &ids_view[0], &counts_view[0])
+                               ids_ptr, counts_ptr)
         for b in range(n_blocks):
             if workers[b].error:
                 raise MemoryError()
+        # the output's buffers now belong to the arrays returned
+        workers[0].out_ids.data = NULL
+        ids = _take_array(ids_ptr, nnz, sizeof(int32_t), np.int32)
+        if wide_counts:
+            counts = _take_array(counts64_ptr, nnz, sizeof(int64_t), np.int64)
+            counts64_ptr = NULL
+        else:
+            workers[0].out_counts.data = NULL
+            counts = _take_array(counts_ptr, nnz, sizeof(int32_t), np.int32)
+        for b in range(n_blocks):
             worker_free(&workers[b])
 
         if mode == C_MODE_HASH:
@@ -1975,6 +2051,7 @@ def analyze(
         PyMem_RawFree(doc_kind)
         PyMem_RawFree(doc_length)
         PyMem_RawFree(order)
+        PyMem_RawFree(counts64_ptr)
         table_free(&merged)
 
 
