@@ -100,14 +100,18 @@ def _end_to_end(vectorizer, model, docs, y):
     return model.predict(vectorizer.transform(docs))
 
 
+def _v1(quick):
+    """The V1 corpus (a twentieth of it when quick), its labels and its name."""
+    docs, y = v1_corpus(25_000 // (20 if quick else 1))
+    return docs, y, corpus_label(docs)
+
+
 def cases(quick=False):
     from sklearn.feature_extraction import text as sk_text
 
     from fastnb import text as fast_text
 
-    n_docs = 25_000 // (20 if quick else 1)
-    docs, y = v1_corpus(n_docs)
-    label = corpus_label(docs)
+    docs, y, label = _v1(quick)
     out = []
     for name in ("HashingVectorizer", "CountVectorizer"):
         theirs = getattr(sk_text, name)()
@@ -144,9 +148,7 @@ def memory_cases(quick=False):
 
     from fastnb import text as fast_text
 
-    n_docs = 25_000 // (20 if quick else 1)
-    docs, _ = v1_corpus(n_docs)
-    label = corpus_label(docs)
+    docs, _, label = _v1(quick)
     out = []
     for name in ("HashingVectorizer", "CountVectorizer"):
         theirs = getattr(sk_text, name)()

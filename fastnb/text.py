@@ -74,6 +74,7 @@ _ANALYZERS = {
     "char_wb": _text_kernels.ANALYZER_CHAR_WB,
 }
 _NORMS = {None: 0, "l1": 1, "l2": 2}
+_PARALLEL_MIN_VALUES = 1 << 24
 # Below this many characters (a few milliseconds of work) a call runs on one
 # thread, outside any OpenMP region: on a busy machine, waiting for a second
 # thread costs more than the work.
@@ -906,7 +907,9 @@ class HashingVectorizer(_TextVectorizer):
         """The values of the matrix: summed signs in ``dtype``, binary, normalised."""
         norm = self.norm
         binary = bool(self.binary)
-        n_threads = 1 if counts.shape[0] < _PARALLEL_MIN_CHARS else effective_n_threads(
+        # normalising is a few milliseconds of memory-bound work: another thread
+        # is worth waking only for far larger matrices
+        n_threads = 1 if counts.shape[0] < _PARALLEL_MIN_VALUES else effective_n_threads(
             self.n_threads)
         if dtype == np.float64 or dtype == np.float32:
             data = np.empty(counts.shape[0], dtype=dtype)

@@ -491,37 +491,17 @@ cdef inline uint32_t rotl32(uint32_t x, int r) noexcept nogil:
     return (x << r) | (x >> (32 - r))
 
 
-cdef inline int32_t murmurhash3_32(const uint8_t *key, Py_ssize_t length) noexcept nogil:
-    """MurmurHash3_x86_32 with seed 0, as a signed int (scikit-learn's
-    ``murmurhash3_32(key, positive=False)``); blocks are read little-endian."""
-    cdef Py_ssize_t nblocks = length // 4
-    cdef uint32_t h1 = 0
-    cdef uint32_t c1 = FASTNB_MURMUR_C1
-    cdef uint32_t c2 = FASTNB_MURMUR_C2
-    cdef uint32_t k1
-    cdef Py_ssize_t i
-    cdef const uint8_t *tail
-    for i in range(nblocks):
-        k1 = (<uint32_t> key[4 * i] | (<uint32_t> key[4 * i + 1] << 8)
-              | (<uint32_t> key[4 * i + 2] << 16) | (<uint32_t> key[4 * i + 3] << 24))
-        k1 *= c1
-        k1 = rotl32(k1, 15)
-        k1 *= c2
-        h1 ^= k1
-        h1 = rotl32(h1, 13)
-        h1 = h1 * 5 + FASTNB_MURMUR_N
-    tail = key + 4 * nblocks
-    k1 = 0
-    if length & 3 == 3:
-        k1 ^= <uint32_t> tail[2] << 16
-    if length & 3 >= 2:
-        k1 ^= <uint32_t> tail[1] << 8
-    if length & 3 >= 1:
-        k1 ^= tail[0]
-        k1 *= c1
-        k1 = rotl32(k1, 15)
-        k1 *= c2
-        h1 ^= k1
+cdef inline uint32_t murmur_block(uint32_t h1, uint32_t k1) noexcept nogil:
+    """MurmurHash3_x86_32: the state after one 4-byte block k1."""
+    k1 = rotl32(k1 * FASTNB_MURMUR_C1, 15) * FASTNB_MURMUR_C2
+    return rotl32(h1 ^ k1, 13) * 5 + FASTNB_MURMUR_N
+
+
+cdef inline int32_t murmur_finish(uint32_t h1, uint32_t tail, Py_ssize_t length) noexcept nogil:
+    """MurmurHash3_x86_32: the hash, from the state after the whole blocks, the
+    last (length % 4) bytes read little-endian, and the length in bytes."""
+    if length & 3:
+        h1 ^= rotl32(tail * FASTNB_MURMUR_C1, 15) * FASTNB_MURMUR_C2
     h1 ^= <uint32_t> length
     h1 ^= h1 >> 16
     h1 *= FASTNB_MURMUR_F1
@@ -529,6 +509,20 @@ cdef inline int32_t murmurhash3_32(const uint8_t *key, Py_ssize_t length) noexce
     h1 *= FASTNB_MURMUR_F2
     h1 ^= h1 >> 16
     return <int32_t> h1
+
+
+cdef inline int32_t murmurhash3_32(const uint8_t *key, Py_ssize_t length) noexcept nogil:
+    """MurmurHash3_x86_32 with seed 0, as a signed int (scikit-learn's
+    ``murmurhash3_32(key, positive=False)``); blocks are read little-endian."""
+    cdef Py_ssize_t i, nblocks = length // 4
+    cdef uint32_t h1 = 0, tail = 0
+    for i in range(nblocks):
+        h1 = murmur_block(h1, <uint32_t> key[4 * i] | (<uint32_t> key[4 * i + 1] << 8)
+                          | (<uint32_t> key[4 * i + 2] << 16)
+                          | (<uint32_t> key[4 * i + 3] << 24))
+    for i in range(length - 1, 4 * nblocks - 1, -1):
+        tail = (tail << 8) | key[i]
+    return murmur_finish(h1, tail, length)
 
 
 cdef inline Py_ssize_t utf8_encode(const ucs4_t *p, Py_ssize_t n,
@@ -569,38 +563,19 @@ cdef inline int32_t murmur_ascii(const ucs4_t *term, Py_ssize_t n,
     *seen is the OR of the code points: the result is meaningless unless it is
     below 0x80."""
     cdef Py_ssize_t i, blocks = n // 4
-    cdef uint32_t k1, h1 = 0, c0, c1, c2, c3, any_bits = 0
+    cdef uint32_t h1 = 0, tail = 0, c0, c1, c2, c3, any_bits = 0
     for i in range(blocks):
         c0 = term[4 * i]
         c1 = term[4 * i + 1]
         c2 = term[4 * i + 2]
         c3 = term[4 * i + 3]
         any_bits |= c0 | c1 | c2 | c3
-        k1 = (c0 | (c1 << 8) | (c2 << 16) | (c3 << 24)) * FASTNB_MURMUR_C1
-        k1 = rotl32(k1, 15) * FASTNB_MURMUR_C2
-        h1 = rotl32(h1 ^ k1, 13) * 5 + FASTNB_MURMUR_N
-    k1 = 0
-    i = 4 * blocks
-    if n - i == 3:
-        any_bits |= term[i] | term[i + 1] | term[i + 2]
-        k1 = term[i] | (term[i + 1] << 8) | (term[i + 2] << 16)
-    elif n - i == 2:
-        any_bits |= term[i] | term[i + 1]
-        k1 = term[i] | (term[i + 1] << 8)
-    elif n - i == 1:
+        h1 = murmur_block(h1, c0 | (c1 << 8) | (c2 << 16) | (c3 << 24))
+    for i in range(n - 1, 4 * blocks - 1, -1):
         any_bits |= term[i]
-        k1 = term[i]
+        tail = (tail << 8) | term[i]
     seen[0] = any_bits
-    if n - i:
-        k1 *= FASTNB_MURMUR_C1
-        h1 ^= rotl32(k1, 15) * FASTNB_MURMUR_C2
-    h1 ^= <uint32_t> n
-    h1 ^= h1 >> 16
-    h1 *= FASTNB_MURMUR_F1
-    h1 ^= h1 >> 13
-    h1 *= FASTNB_MURMUR_F2
-    h1 ^= h1 >> 16
-    return <int32_t> h1
+    return murmur_finish(h1, tail, n)
 
 
 cdef inline int murmur_term(Vec *utf8, const ucs4_t *term, Py_ssize_t n, bint ascii,
@@ -1322,38 +1297,25 @@ cdef struct ScanState:
     uint32_t seen         # the OR of the current token's code points
 
 
-cdef int scan_special(Worker *w, const Params *p, const char_t *src, Py_ssize_t n,
-                      Py_ssize_t i, ScanState *state) noexcept nogil:
-    """The FLAG_SPECIAL code point src[i] (rare): lowercase it and push the
-    result, one code point at a time."""
-    cdef ucs4_t lowered[3]
-    cdef ucs4_t c
-    cdef ucs4_t *buf
-    cdef int j, err
-    cdef int n_out = lower_special(p, src, n, i, lowered)
+cdef inline int scan_push(Worker *w, const Params *p, ScanState *s, ucs4_t c) noexcept nogil:
+    """One code point of the (lowercased) document: a word character extends
+    the current token, another character ends it."""
     cdef bint kept
-    if n_out < 0:
-        return -n_out
-    if vec_reserve(&w.buf, state.k + (n - i) + 4) < 0:
-        return ERR_NOMEM
-    buf = <ucs4_t *> w.buf.data
-    for j in range(n_out):
-        c = lowered[j]
-        if p.info[c] & F_WORD:
-            if state.start < 0:
-                state.start = state.k
-                state.seen = 0
-            buf[state.k] = c
-            state.k += 1
-            state.seen |= c
-        elif state.start >= 0:
-            err = token_done(w, p, state.start, state.k - state.start,
-                             state.seen < 0x80, &kept)
-            if err:
-                return err
-            if not kept:
-                state.k = state.start
-            state.start = -1
+    cdef int err
+    if p.info[c] & F_WORD:
+        if s.start < 0:
+            s.start = s.k
+            s.seen = 0
+        (<ucs4_t *> w.buf.data)[s.k] = c
+        s.k += 1
+        s.seen |= c
+    elif s.start >= 0:
+        err = token_done(w, p, s.start, s.k - s.start, s.seen < 0x80, &kept)
+        if err:
+            return err
+        if not kept:
+            s.k = s.start
+        s.start = -1
     return 0
 
 
@@ -1473,77 +1435,44 @@ cdef int scan_words_branchless(Worker *w, const Params *p, const char_t *src,
 
 cdef int scan_words(Worker *w, const Params *p, const char_t *src,
                     Py_ssize_t n) noexcept nogil:
-    """Lowercase and tokenise the document in one pass: the tokens' code points
-    go to w.buf (the other characters are not kept), each token to token_done()
-    when it ends. The loops only classify and copy; hashing is per token."""
-    cdef const uint32_t *info = p.info
-    cdef const uint8_t *combining = p.combining
-    cdef Py_ssize_t i, k = 0, start = -1
-    cdef int err
-    cdef uint32_t entry, seen = 0
-    cdef ucs4_t c
-    cdef bint kept
-    cdef ucs4_t *buf
-    cdef ScanState state
+    """Lowercase (or drop combining marks) and tokenise the document, one code
+    point at a time: the general form of scan_words_branchless, for documents
+    with a code point whose lowercase needs context or is several characters,
+    and for strip_accents="unicode". The tokens' code points go to w.buf (the
+    other characters are not kept), each token to token_done() when it ends."""
+    cdef ScanState s
+    cdef ucs4_t out[3]
+    cdef int j, n_out, err
+    cdef Py_ssize_t i
+    cdef uint32_t entry
     if vec_reserve(&w.buf, n + 4) < 0:
         return ERR_NOMEM
-    buf = <ucs4_t *> w.buf.data
+    s.k = 0
+    s.start = -1
+    s.seen = 0
     w.spans.n = 0
-    if p.lower:
-        for i in range(n):
-            entry = info[src[i]]
-            if unlikely(entry & F_SPECIAL):
-                state.k = k
-                state.start = start
-                state.seen = seen
-                err = scan_special(w, p, src, n, i, &state)
-                if err:
-                    return err
-                k = state.k
-                start = state.start
-                seen = state.seen
-                buf = <ucs4_t *> w.buf.data
-            elif entry & F_LOWER_WORD:
-                if start < 0:
-                    start = k
-                    seen = 0
-                c = entry >> 8
-                buf[k] = c
-                k += 1
-                seen |= c
-            elif start >= 0:
-                err = token_done(w, p, start, k - start, seen < 0x80, &kept)
-                if err:
-                    return err
-                if not kept:
-                    k = start
-                start = -1
-    else:
-        for i in range(n):
-            c = src[i]
-            if combining != NULL and combining[c]:
-                continue  # strip_accents="unicode": as if it were not there
-            if info[c] & F_WORD:
-                if start < 0:
-                    start = k
-                    seen = 0
-                buf[k] = c
-                k += 1
-                seen |= c
-            elif start >= 0:
-                err = token_done(w, p, start, k - start, seen < 0x80, &kept)
-                if err:
-                    return err
-                if not kept:
-                    k = start
-                start = -1
-    if start >= 0:
-        err = token_done(w, p, start, k - start, seen < 0x80, &kept)
-        if err:
-            return err
-        if not kept:
-            k = start
-    w.buf.n = k
+    for i in range(n + 1):
+        n_out = 1
+        if i == n:
+            out[0] = 0x20  # a non-word character ends the last token
+        elif p.lower:
+            entry = p.info[src[i]]
+            out[0] = entry >> 8
+            if entry & F_SPECIAL:
+                n_out = lower_special(p, src, n, i, out)
+                if n_out < 0:
+                    return -n_out
+                if vec_reserve(&w.buf, s.k + (n - i) + 4) < 0:
+                    return ERR_NOMEM
+        elif p.combining != NULL and p.combining[src[i]]:
+            continue  # strip_accents="unicode": as if it were not there
+        else:
+            out[0] = src[i]
+        for j in range(n_out):
+            err = scan_push(w, p, &s, out[j])
+            if err:
+                return err
+    w.buf.n = s.k
     return 0
 
 
@@ -2002,7 +1931,9 @@ def analyze(
                 raise MemoryError()
         if nnz:
             with nogil:
-                if n_blocks > 1:
+                # only MODE_FIT sorts rows here; the others copy, which one thread
+                # does as fast, without waking (and waiting for) another
+                if n_blocks > 1 and mode == C_MODE_FIT:
                     for b in prange(n_blocks, schedule="static", num_threads=n_threads):
                         if wide_counts:
                             copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
@@ -2010,12 +1941,14 @@ def analyze(
                         else:
                             copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
                                        &indptr_view[0], ids_ptr, counts_ptr)
-                elif wide_counts:
-                    copy_block(&workers[0], &p, bounds[0], bounds[1], &indptr_view[0],
-                               ids_ptr, counts64_ptr)
                 else:
-                    copy_block(&workers[0], &p, bounds[0], bounds[1], &indptr_view[0],
-                               ids_ptr, counts_ptr)
+                    for b in range(n_blocks):
+                        if wide_counts:
+                            copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
+                                       &indptr_view[0], ids_ptr, counts64_ptr)
+                        else:
+                            copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
+                                       &indptr_view[0], ids_ptr, counts_ptr)
         for b in range(n_blocks):
             if workers[b].error:
                 raise MemoryError()

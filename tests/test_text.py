@@ -283,6 +283,17 @@ def test_long_tokens_and_documents():
     assert_same_as_sklearn(docs, {"analyzer": "char_wb", "ngram_range": (3, 3)})
 
 
+@settings(deadline=None, max_examples=30)
+@given(features=st.lists(st.lists(st.binary(max_size=20) | st.text(max_size=9),
+                                  max_size=8), min_size=1, max_size=5))
+def test_murmurhash_of_bytes_and_str_features(features):
+    # a callable analyzer returning bytes or str: MurmurHash3 of every length
+    params = {"analyzer": lambda i: features[i], "norm": None, "n_features": 2**31 - 2}
+    docs = list(range(len(features)))
+    expected = sk_text.HashingVectorizer(**params).fit_transform(docs)
+    assert_same_csr(fast_text.HashingVectorizer(**params).fit_transform(docs), expected)
+
+
 def test_hash_collisions_and_cancelling_signs():
     words = [a + b for a in "abcdefgh" for b in "abcdefgh"]
     docs = [" ".join(words[i:i + 9]) for i in range(0, 60, 3)]
@@ -380,6 +391,7 @@ def test_parameters_are_validated_in_fit_not_init():
                                     {"max_features": 50, "min_df": 2}])
 def test_threads_give_the_same_bits(monkeypatch, params):
     monkeypatch.setattr(fast_text, "_PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(fast_text, "_PARALLEL_MIN_VALUES", 0)
     docs = corpus() * 3
     for name in VECTORIZERS:
         kwargs = params_for(name, params)
@@ -397,8 +409,8 @@ def test_threads_give_the_same_bits(monkeypatch, params):
 @settings(deadline=None, max_examples=20)
 @given(docs=st.lists(_document, min_size=1, max_size=12))
 def test_threads_on_generated_text(docs):
-    saved = fast_text._PARALLEL_MIN_CHARS
-    fast_text._PARALLEL_MIN_CHARS = 0
+    saved = fast_text._PARALLEL_MIN_CHARS, fast_text._PARALLEL_MIN_VALUES
+    fast_text._PARALLEL_MIN_CHARS = fast_text._PARALLEL_MIN_VALUES = 0
     try:
         for name in VECTORIZERS:
             X1, error1 = outcome(
@@ -409,7 +421,7 @@ def test_threads_on_generated_text(docs):
             if error1 is None:
                 assert_same_csr(X2, X1)
     finally:
-        fast_text._PARALLEL_MIN_CHARS = saved
+        fast_text._PARALLEL_MIN_CHARS, fast_text._PARALLEL_MIN_VALUES = saved
 
 
 # -- the estimator API -----------------------------------------------------------------
@@ -539,6 +551,14 @@ def test_pipelines_with_fastnb_and_sklearn_naive_bayes(name):
 
 # -- imports ---------------------------------------------------------------------------
 
+def _run_python(code, folder):
+    """Run code in a fresh interpreter outside the source tree; its stdout."""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            cwd=folder)
+    assert result.returncode == 0, result.stderr
+    return result.stdout
+
+
 def test_import_needs_only_numpy(tmp_path):
     code = (
         "import sys, fastnb.text\n"
@@ -548,10 +568,7 @@ def test_import_needs_only_numpy(tmp_path):
         "assert 'sklearn' not in sys.modules, 'sklearn imported by transform'\n"
         "print(type(X).__name__)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.strip() == "csr_matrix"
+    assert _run_python(code, tmp_path).strip() == "csr_matrix"
 
 
 def test_without_scipy_the_error_names_the_text_extra(tmp_path):
@@ -564,7 +581,4 @@ def test_without_scipy_the_error_names_the_text_extra(tmp_path):
         "except ImportError as error:\n"
         "    print(error)\n"
     )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert 'pip install "fastnb[text]"' in result.stdout
+    assert 'pip install "fastnb[text]"' in _run_python(code, tmp_path)
