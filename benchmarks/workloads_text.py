@@ -1,113 +1,137 @@
-"""Text-scale workloads T1 (fit/predict) and S1 (a stream of partial_fit batches).
+"""Text workload V1 for the side-by-side benchmark: fastnb.text against
+sklearn.feature_extraction.text.
 
-T1: 100,000 documents, ~30 non-zeros each (Zipf tokens over 2**20 hashed
-features), 35 classes, CSR float64. S1: the same documents as ``partial_fit``
-batches of 1,000. A River column (``learn_one`` per document) is added where
-River is installed (the optional ``bench`` extra).
+V1  25,000 documents, about 26 MB of UTF-8: words drawn from a Zipf distribution
+    (exponent 1.05) over a vocabulary of 50,000 made-up words, 22% of them with
+    accented Latin letters and 8% CJK; 10% of the words capitalised; separated by
+    spaces, punctuation and newlines; 5 classes, each favouring its own part of the
+    vocabulary. Targets, in one run: HashingVectorizer and CountVectorizer
+    fit_transform >= 10x scikit-learn on one thread and >= 15x on two; raw text to a
+    fitted MultinomialNB to predictions >= 10x scikit-learn's pipeline; peak memory
+    of fit_transform no more than scikit-learn's (see memory_cases()).
 """
 
-import pathlib
-import sys
-import time
 import tracemalloc
 
 import numpy as np
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
+from harness import Case, MemoryCase
 
-from harness import Case, MemoryCase  # noqa: E402
-from workloads_discrete import text_counts  # noqa: E402
-
-N_FEATURES = 2**20
-N_CLASSES = 35
-BATCH = 1_000
-MODELS = ("MultinomialNB", "ComplementNB", "BernoulliNB")
+_LATIN = np.array(list("abcdefghijklmnopqrstuvwxyz"))
+_ACCENTED = np.array(list("éèêëàâäçñöüßåøíóúãõœ"))
+_CJK = np.array([chr(c) for c in range(0x4E00, 0x4E00 + 3000)])
+_SEPARATORS = np.array([" "] * 14 + [", ", ". ", "; ", " - ", " (", ") ", "! ", "? ",
+                        "\n", ": "], dtype=object)
 
 
-def t1_data(quick=False):
-    n = 10_000 if quick else 100_000
-    return text_counts(n, N_FEATURES, N_CLASSES, nnz_per_row=30, seed=11)
+def _vocabulary(rng, n_words):
+    """n_words distinct made-up words: Latin (some accented) and CJK."""
+    words, seen = [], set()
+    while len(words) < n_words:
+        n = 2 * (n_words - len(words))
+        lengths = rng.integers(2, 11, n)
+        kind = rng.random(n)
+        letters = rng.choice(_LATIN, size=(n, 10))
+        accents = rng.random((n, 10)) < 0.15
+        letters[accents & (kind[:, None] < 0.30)] = rng.choice(
+            _ACCENTED, size=int((accents & (kind[:, None] < 0.30)).sum()))
+        cjk = rng.choice(_CJK, size=(n, 4))
+        for i in range(n):
+            if kind[i] < 0.08:
+                word = "".join(cjk[i, : max(2, lengths[i] // 3 + 1)])
+            else:
+                word = "".join(letters[i, : lengths[i]])
+            if word not in seen:
+                seen.add(word)
+                words.append(word)
+                if len(words) == n_words:
+                    break
+    return np.array(words, dtype=object)
 
 
-def _batches(X, y):
-    return [(X[i:i + BATCH], y[i:i + BATCH]) for i in range(0, X.shape[0], BATCH)]
+def v1_corpus(n_docs=25_000, n_words=50_000, words_per_doc=128, n_classes=5, seed=0):
+    """(documents, labels): the V1 corpus, deterministic for a seed."""
+    rng = np.random.default_rng(seed)
+    vocabulary = _vocabulary(rng, n_words)
+    y = rng.integers(0, n_classes, n_docs)
+    lengths = rng.poisson(words_per_doc, n_docs)
+    total = int(lengths.sum())
+    cdf = np.cumsum(np.arange(1, n_words + 1, dtype=np.float64) ** -1.05)
+    cdf /= cdf[-1]
+    ranks = np.minimum(np.searchsorted(cdf, rng.random(total)), n_words - 1)
+    # each class swaps 20% of its draws into its own stretch of the vocabulary
+    row_class = np.repeat(y, lengths)
+    swap = rng.random(total) < 0.2
+    ranks[swap] = (ranks[swap] * 7919 + 1000 * row_class[swap]) % n_words
+    words = vocabulary[ranks]
+    capital = rng.random(total) < 0.1
+    words[capital] = [w.capitalize() for w in words[capital]]
+    parts = np.empty(2 * total, dtype=object)
+    parts[0::2] = words
+    parts[1::2] = _SEPARATORS[rng.integers(0, len(_SEPARATORS), total)]
+    ends = 2 * np.cumsum(lengths)
+    starts = ends - 2 * lengths
+    docs = ["".join(parts[s:e]) for s, e in zip(starts, ends)]
+    return docs, y
 
 
-def _streamer(model, batches, classes):
-    """A callable that feeds the next batch to ``model`` (cycling through them)."""
-    state = {"i": 0}
+def corpus_label(docs):
+    megabytes = sum(len(d.encode("utf-8")) for d in docs) / 1e6
+    return f"V1 {len(docs):,} docs {megabytes:.1f} MB"
 
-    def step():
-        Xb, yb = batches[state["i"] % len(batches)]
-        state["i"] += 1
-        model.partial_fit(Xb, yb, classes=classes)
 
-    return step
+def _pipelines(library, n_threads=None):
+    """HashingVectorizer -> MultinomialNB, as text classification pipelines use it."""
+    if library == "fastnb":
+        import fastnb
+        from fastnb.text import HashingVectorizer
+
+        vectorizer = HashingVectorizer(alternate_sign=False, n_threads=n_threads)
+        return vectorizer, fastnb.MultinomialNB(n_threads=n_threads)
+    from sklearn.feature_extraction.text import HashingVectorizer
+    from sklearn.naive_bayes import MultinomialNB
+
+    return HashingVectorizer(alternate_sign=False), MultinomialNB()
+
+
+def _end_to_end(vectorizer, model, docs, y):
+    """Raw documents -> fitted model -> predictions (on the same documents)."""
+    model.fit(vectorizer.fit_transform(docs), y)
+    return model.predict(vectorizer.transform(docs))
+
+
+def _v1(quick):
+    """The V1 corpus (a twentieth of it when quick), its labels and its name."""
+    docs, y = v1_corpus(25_000 // (20 if quick else 1))
+    return docs, y, corpus_label(docs)
 
 
 def cases(quick=False):
-    import fastnb
-    from sklearn import naive_bayes as sk
+    from sklearn.feature_extraction import text as sk_text
 
-    X, y = t1_data(quick)
-    classes = np.unique(y)
-    t1 = f"T1 n={X.shape[0]:.0e} V=2^20 nnz/row={X.nnz / X.shape[0]:.0f} k=35"
-    s1 = "S1 batch=1000 V=2^20 k=35"
-    batches = _batches(X, y)
-    one_doc = X[:1]
+    from fastnb import text as fast_text
+
+    docs, y, label = _v1(quick)
     out = []
-    for name in MODELS:
-        ours = getattr(fastnb, name)().fit(X, y)
-        theirs = getattr(sk, name)().fit(X, y)
-        out += [
-            Case(f"{t1} {name}", "fit", lambda o=ours: o.fit(X, y),
-                 lambda t=theirs: t.fit(X, y), 30),
-            Case(f"{t1} {name}", "predict", lambda o=ours: o.predict(X),
-                 lambda t=theirs: t.predict(X), 10),
-            # scikit-learn takes ~0.2 s per document here: timed alone, against the bound
-            Case(f"{t1} {name}", "predict 1 document", lambda o=ours: o.predict(one_doc),
-                 None, max_seconds=5e-6, inner_loops=200),
-            # the models are fully trained on T1 before the stream goes on
-            Case(f"{s1} {name}", "partial_fit per batch", _streamer(ours, batches, classes),
-                 _streamer(theirs, batches, classes), 300),
-        ]
-    out += _river_cases(X, y, quick)
+    for name in ("HashingVectorizer", "CountVectorizer"):
+        theirs = getattr(sk_text, name)()
+        for threads, target in ((1, 10), (2, 15)):
+            ours = getattr(fast_text, name)(n_threads=threads)
+            out.append(Case(f"{label} {name}", f"fit_transform, {threads} thread"
+                            + ("s" if threads > 1 else ""),
+                            lambda ours=ours: ours.fit_transform(docs),
+                            lambda theirs=theirs: theirs.fit_transform(docs), target))
+    ours_vec, ours_nb = _pipelines("fastnb")
+    theirs_vec, theirs_nb = _pipelines("sklearn")
+    out.append(Case(f"{label} HashingVectorizer+MultinomialNB", "raw text to predictions",
+                    lambda: _end_to_end(ours_vec, ours_nb, docs, y),
+                    lambda: _end_to_end(theirs_vec, theirs_nb, docs, y), 10))
     return out
 
 
-def _river_cases(X, y, quick):
-    """Stream throughput of MultinomialNB against River's learn_one, if installed."""
-    try:
-        from river import naive_bayes as river_nb
-    except ImportError:
-        return []
-    import fastnb
-
-    n_docs = 2_000 if quick else 10_000
-    Xs, ys = X[:n_docs], y[:n_docs]
-    docs = []
-    for i in range(n_docs):
-        start, stop = Xs.indptr[i], Xs.indptr[i + 1]
-        docs.append(dict(zip(Xs.indices[start:stop].tolist(), Xs.data[start:stop].tolist())))
-    labels = ys.tolist()
-    classes = np.unique(y)
-
-    def ours():
-        model = fastnb.MultinomialNB()
-        for start in range(0, n_docs, BATCH):
-            model.partial_fit(Xs[start:start + BATCH], ys[start:start + BATCH],
-                              classes=classes)
-
-    def river():
-        model = river_nb.MultinomialNB()
-        for doc, label in zip(docs, labels):
-            model.learn_one(doc, label)
-
-    return [Case(f"S1 {n_docs} docs MultinomialNB", "stream (partial_fit per 1,000)",
-                 ours, river, 50, baseline="River learn_one")]
-
-
-def _peak_bytes(function):
+def sklearn_peak_bytes(function):
+    """Peak traced bytes of one call (after a warm-up), as run_memory_case does."""
+    function()
     tracemalloc.start()
     try:
         function()
@@ -117,41 +141,33 @@ def _peak_bytes(function):
 
 
 def memory_cases(quick=False):
-    import fastnb
-    from sklearn import naive_bayes as sk
+    """fit_transform may use no more memory than scikit-learn's: the allowance is
+    scikit-learn's measured peak (less the matrix fastnb returns, which counts
+    against fastnb already)."""
+    from sklearn.feature_extraction import text as sk_text
 
-    X, y = t1_data(quick)
+    from fastnb import text as fast_text
+
+    docs, _, label = _v1(quick)
     out = []
-    for name in MODELS:
-        theirs = _peak_bytes(lambda: getattr(sk, name)().fit(X, y))
-        case = MemoryCase(f"T1 {name}", "fit",
-                          lambda n=name: getattr(fastnb, n)().fit(X, y), theirs // 10)
-        case.notes.append(f"scikit-learn: {theirs / 2**20:.0f} MiB")
-        out.append(case)
+    for name in ("HashingVectorizer", "CountVectorizer"):
+        theirs = getattr(sk_text, name)()
+        ours = getattr(fast_text, name)()
+        peak = sklearn_peak_bytes(lambda: theirs.fit_transform(docs))
+        returned = _matrix_bytes(ours.fit_transform(docs))
+        out.append(MemoryCase(f"{label} {name}", "fit_transform (allowed: sklearn's peak)",
+                              lambda ours=ours: _Sized(ours.fit_transform(docs)),
+                              max(0, peak - returned)))
     return out
 
 
-def growth(quick=False, repeats=5):
-    """partial_fit time per batch at increasing model sizes (should stay flat)."""
-    import fastnb
-
-    X, y = t1_data(quick)
-    classes = np.unique(y)
-    batches = _batches(X, y)
-    rows = []
-    for name in MODELS:
-        model = getattr(fastnb, name)()
-        times = []
-        for i, (Xb, yb) in enumerate(batches):
-            start = time.perf_counter()
-            model.partial_fit(Xb, yb, classes=classes)
-            times.append(time.perf_counter() - start)
-        q = len(times) // 4
-        rows.append((name, np.median(times[1:q + 1]), np.median(times[-q:])))
-    return rows
+def _matrix_bytes(X):
+    return X.data.nbytes + X.indices.nbytes + X.indptr.nbytes
 
 
-if __name__ == "__main__":
-    for name, early, late in growth():
-        print(f"{name}: partial_fit per batch, first quarter {early * 1e3:.2f} ms, "
-              f"last quarter {late * 1e3:.2f} ms")
+class _Sized:
+    """A CSR matrix with ``nbytes`` (its three arrays), for run_memory_case."""
+
+    def __init__(self, X):
+        self.X = X
+        self.nbytes = _matrix_bytes(X)
