@@ -72,8 +72,10 @@ for name, values in scores.items():
 #
 # For one penguin, the posterior of each sub-model on its own columns, and the
 # posterior of the whole model: ColumnwiseNB adds the sub-models' log-likelihoods
-# (each without its log prior) to one log prior, so where the measurements leave
-# two species close, the island and the sex can tip the balance.
+# (each without its log prior) to one log prior. Where the measurements leave
+# two species close, the island, the sex and the year can tip the balance; note
+# that dividing out each sub-model's prior weighs the evidence, not the class
+# frequencies, so the combined posterior is not an average of the two.
 
 gaussian = model.named_estimators_["gaussian"]
 categorical = model.named_estimators_["categorical"]
@@ -83,10 +85,14 @@ p_gaussian = gaussian.predict_proba(X[gaussian_columns].to_numpy(dtype=float))
 p_categorical = categorical.predict_proba(X[categorical_columns].to_numpy(dtype=object))
 p_all = model.predict_proba(X)
 
-# The penguin whose measurements alone are the least sure of its species.
+# A penguin that the measurements alone get wrong and the whole model gets right
+# (the first one, or if there is none, the one the measurements are least sure of).
 observed = ~X[measurements].isna().any(axis=1).to_numpy()
-margin = np.where(observed, np.sort(p_gaussian, axis=1)[:, -1], np.inf)
-row = int(np.argmin(margin))
+classes = model.classes_
+rescued = np.flatnonzero(observed & (classes[p_gaussian.argmax(axis=1)] != y)
+                         & (classes[p_all.argmax(axis=1)] == y))
+margin = np.where(observed, p_gaussian.max(axis=1), np.inf)
+row = int(rescued[0]) if rescued.size else int(np.argmin(margin))
 print(X.iloc[row].to_string())
 print("species:", y[row])
 
