@@ -94,17 +94,6 @@ def cases(quick=False):
     return out
 
 
-def model_bytes(model):
-    """Bytes of every array a fitted CategoricalNB holds."""
-    total = 0
-    for value in vars(model).values():
-        items = value if isinstance(value, (list, tuple)) else [value]
-        for item in items:
-            parts = item if isinstance(item, tuple) else (item,)
-            total += sum(int(getattr(p, "nbytes", 0)) for p in parts)
-    return total
-
-
 def memory_cases(quick=False):
     import fastnb
 

@@ -17,6 +17,7 @@ Examples
 import os as _os
 
 from ._categorical import CategoricalNB
+from ._columnwise import ColumnwiseNB
 from ._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from ._gaussian import GaussianNB
 from ._persist import load, merge
@@ -48,6 +49,7 @@ def get_include():
 __all__ = [
     "BernoulliNB",
     "CategoricalNB",
+    "ColumnwiseNB",
     "ComplementNB",
     "DataConversionWarning",
     "GaussianNB",

@@ -2,7 +2,7 @@
 
 import sys
 
-from . import _demos, show_config
+from . import _demos, _text_demo, show_config
 
 
 def main(argv=None):
@@ -11,7 +11,8 @@ def main(argv=None):
     print(f"fastnb {config['version']}: OpenMP {'on' if config['openmp'] else 'off'}, "
           f"{config['threads']} threads, {config['simd']} kernels\n")
     for demo in (_demos.iris_all_features_demo, _demos.iris_two_features_demo,
-                 _demos.categorical_seed_demo, _demos.bernoulli_seed_demo):
+                 _demos.categorical_seed_demo, _demos.bernoulli_seed_demo,
+                 _demos.mixed_columns_demo, _text_demo.text_demo):
         print(demo(), end="\n\n")
     if "--no-speed" not in args:
         print(_demos.speed_demo())

@@ -168,6 +168,12 @@ class _BaseNB:
     def _sufficient_state(self):
         raise NotImplementedError
 
+    @classmethod
+    def _state_spec_for(cls, names, format_version):
+        """The layout of a saved model whose members are ``names`` (the header's
+        list, "classes" first): ``_STATE_SPEC`` unless a subclass has others."""
+        return cls._STATE_SPEC
+
     def _restore(self, classes, arrays, n_features, feature_names):
         raise NotImplementedError
 

@@ -11,8 +11,9 @@ import time
 
 import numpy as np
 
+from ._columnwise import ColumnwiseNB
 from ._gaussian import GaussianNB
-from .datasets import IRIS_TARGET_NAMES, load_iris
+from .datasets import IRIS_TARGET_NAMES, load_iris, load_penguins
 
 __all__ = [
     "IRIS_SPLIT_SEED",
@@ -22,6 +23,7 @@ __all__ = [
     "iris_all_features_demo",
     "iris_two_features_demo",
     "iris_split",
+    "mixed_columns_demo",
     "speed_demo",
 ]
 
@@ -268,4 +270,43 @@ def categorical_seed_demo():
     lines.append(
         f"predicted: {model.predict(query)[0]} (the article's answer: <=50K)"
     )
+    return "\n".join(lines)
+
+
+def mixed_columns_demo(n_folds=5):
+    """ColumnwiseNB on the Palmer penguins: text, measurements and a year, with
+    missing values, in one model, without encoding or imputation.
+
+    Examples
+    --------
+    >>> print(mixed_columns_demo().splitlines()[0])
+    Mixed columns - ColumnwiseNB on the Palmer penguins (344 rows, 11 with missing values)
+    """
+    X, y = load_penguins(return_X_y=True)
+    model = ColumnwiseNB().fit(X, y)
+    # Stratified-free but seeded folds: every row is tested once.
+    folds = np.array_split(np.random.default_rng(0).permutation(len(y)), n_folds)
+    correct = 0
+    for fold in folds:
+        train = np.setdiff1d(np.arange(len(y)), fold)
+        correct += int(np.sum(ColumnwiseNB().fit(X[train], y[train]).predict(X[fold])
+                              == y[fold]))
+    missing = sum(1 for row in X if any(v is None or v != v for v in row))
+    new = np.array([["Biscoe", 48.0, float("nan"), 215.0, None, None, 2009]],
+                   dtype=object)
+    proba = model.predict_proba(new)[0]
+    columns = ["island", "bill_length_mm", "bill_depth_mm", "flipper_length_mm",
+               "body_mass_g", "sex", "year"]
+    lines = [
+        f"Mixed columns - ColumnwiseNB on the Palmer penguins ({len(y)} rows, "
+        f"{missing} with missing values)",
+        "Sub-models chosen by estimators='auto' (columns by position: "
+        + ", ".join(f"{j} {name}" for j, name in enumerate(columns)) + "):",
+    ]
+    lines += ["    " + line for line in model.summary().splitlines()]
+    lines.append(f"{n_folds}-fold cross-validated accuracy: "
+                 f"{100 * correct / len(y):.1f}% ({correct}/{len(y)})")
+    lines.append("A Biscoe penguin, bill 48.0 mm, flipper 215 mm, depth, mass and sex "
+                 "unknown: " + ", ".join(f"{c} {p:.3f}" for c, p in zip(
+                     model.classes_, proba)))
     return "\n".join(lines)

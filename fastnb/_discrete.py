@@ -7,6 +7,7 @@ from numbers import Real
 import numpy as np
 
 from ._base import MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA, _BaseNB
+from ._count_table import SparseCountTable, wants_table
 from ._dispatch import load_kernels
 from ._params import (
     check_alpha_param,
@@ -29,6 +30,7 @@ from ._validation import (
 __all__ = ["BernoulliNB", "ComplementNB", "MultinomialNB"]
 
 _kernels = load_kernels("_discrete_kernels")
+_table_kernels = load_kernels("_sparse_counts")
 
 # Bool input is predicted through a table of 256 partial sums per 8 features when
 # it fits: at most this many classes (the kernel's local accumulator) and bytes.
@@ -42,6 +44,11 @@ _BOOL_TABLE_MAX_BYTES = 16 << 20
 # here, keyed weakly by the model, not in its __dict__: they are not state, so
 # predict changes no attribute, and pickles, copies and saved files never hold them.
 _PREDICT_CACHE = weakref.WeakKeyDictionary()
+
+# A table-backed model predicts a CSR batch through dense feature-major weights
+# (built once from the table, O(k d)) when the batch has at least d / this many
+# non-zeros: past that, reading one contiguous row per non-zero repays the build.
+TABLE_DENSE_PREDICT_NNZ_RATIO = 8
 
 
 class _MissingValues(Exception):
@@ -89,11 +96,79 @@ def _nonnegative_threshold(value):
     )
 
 
+def _dense_to_csr(X):
+    """A dense batch as CSR arrays (float64 values, int64 indices), for a model
+    whose counts are in a sparse table."""
+    rows, cols = np.nonzero(X)
+    data = np.ascontiguousarray(X[rows, cols], dtype=np.float64)
+    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
+    return CSRInput(data, cols.astype(np.int64), indptr, X.shape, None)
+
+
+def _aligned_feature_major(n_features, n_classes):
+    """A zeroed (d, kp) array for the dense CSR predict kernel: one feature's
+    weights contiguous, rows padded to 8/16/24/32 classes (a fixed-length,
+    register-resident loop) and 64-byte aligned (a row of 24 doubles is exactly
+    three cache lines)."""
+    k, d = n_classes, n_features
+    padded_k = -(-k // 8) * 8 if k <= 32 else k
+    raw = np.zeros(d * padded_k + 8, dtype=np.float64)
+    offset = (-raw.ctypes.data % 64) // 8
+    return raw[offset:offset + d * padded_k].reshape(d, padded_k)
+
+
+def _raise_malformed_csr(name, count, counted):
+    """The error of a CSR matrix whose row pointers or column indices the kernel
+    found out of range (``count`` of them, counted in ``counted``)."""
+    raise ValueError(
+        f"{name} got a malformed CSR matrix: row pointers or column indices out of "
+        f"range ({count} {counted})."
+    )
+
+
+def _table_backed(name, doc):
+    """A fitted attribute that a dense model stores and a table-backed model
+    computes when asked for (never stored: no second copy of the model)."""
+
+    def get(self):
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            pass
+        if self.__dict__.get("_table") is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return self._dense_from_table(name)
+
+    def set(self, value):
+        self.__dict__[name] = value
+
+    def delete(self):
+        del self.__dict__[name]
+
+    return property(get, set, delete, doc)
+
+
+# State that only one of the two representations has.
+_DENSE_ONLY = ("feature_count_", "feature_log_prob_", "_missing_count", "_weights", "_bias")
+_TABLE_ONLY = ("_table", "_missing_table", "_table_alpha", "_feat_base", "_table_norm")
+
+
 class _BaseDiscreteNB(_BaseNB):
     """Shared fit/predict machinery of the discrete models (not public)."""
 
     # Set by subclasses.
     _check_negative = False
+    # Which refresh kernel keeps the entry weights of a sparse count table (None:
+    # the model always uses the dense table).
+    _table_model = None
+    # Whether an entry's weight depends on its own count only (MultinomialNB), so
+    # that the add kernel can update exactly the entries a batch changes.
+    _table_weights_in_add = False
+
+    feature_count_ = _table_backed("feature_count_", "Weighted (class, feature) counts.")
+    feature_log_prob_ = _table_backed("feature_log_prob_", "Log feature probabilities.")
+    _missing_count = _table_backed("_missing_count", "Weight of the missing values.")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, n_threads=None):
@@ -204,6 +279,8 @@ class _BaseDiscreteNB(_BaseNB):
         n_classes = fitted_classes.shape[0]
         alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
         resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
+        if self._use_table(Xv, n_classes, alpha, first_call):
+            return self._fit_table(X, Xv, codes, weights, fitted_classes, alpha, first_call)
 
         def running_counts():
             if first_call:
@@ -247,10 +324,7 @@ class _BaseDiscreteNB(_BaseNB):
                 n_threads,
             )
             if n_malformed:
-                raise ValueError(
-                    f"{name} got a malformed CSR matrix: {n_malformed} row pointers "
-                    "or column indices are out of range."
-                )
+                _raise_malformed_csr(name, n_malformed, "entries")
             values = Xv.data
         else:
             # The dense fit is bound by one read of X, which one core nearly
@@ -298,6 +372,185 @@ class _BaseDiscreteNB(_BaseNB):
         self._set_state(classes, feature_count, class_count, *derived)
         self._missing_count = missing_count
 
+    # -- the sparse count table (text scale; see fastnb/_count_table.py) ------------------
+    def _use_table(self, Xv, n_classes, alpha, first_call):
+        """Whether this call fits into a sparse count table: a later partial_fit
+        keeps the representation the model has; a fit picks it from the data."""
+        if self._table_model is None:
+            return False
+        if not first_call:
+            return self.__dict__.get("_table") is not None
+        return (isinstance(Xv, CSRInput)
+                and wants_table(n_classes, Xv.shape[1], Xv.data.shape[0])
+                and bool(np.all(alpha > 0)))
+
+    def _fit_table(self, X, Xv, codes, weights, classes, alpha, first_call):
+        """fit/partial_fit into the sparse table: the batch is validated in full
+        first (a call that raises changes nothing), then added in O(nnz) and only
+        the features it touched are refreshed."""
+        name = type(self).__name__
+        n_classes, n_features = classes.shape[0], Xv.shape[1]
+        if not isinstance(Xv, CSRInput):
+            Xv = _dense_to_csr(_kernel_view(Xv) if Xv.dtype == np.bool_ else Xv)
+        threshold = self._threshold()
+        binarize = threshold is not None
+        thr = float(threshold) if binarize else 0.0
+        batch_total = np.zeros(n_classes)
+        n_nan, n_inf, n_neg, n_malformed = _table_kernels.csr_check(
+            Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights, batch_total,
+            binarize, thr)
+        if n_malformed:
+            _raise_malformed_csr(name, n_malformed, "entries")
+        if n_inf:
+            self._raise_non_finite(Xv.data)
+        if n_neg and self._check_negative:
+            raise ValueError(f"Negative values in data passed to {name} (input X).")
+        table = None if first_call else self._table
+        running = np.zeros(n_classes) if table is None else table.class_total
+        if not np.all(np.isfinite(running + batch_total)):
+            self._raise_non_finite(np.zeros(1))
+        class_count = np.zeros(n_classes) if first_call else self.class_count_.copy()
+        _table_kernels.add_class_counts(codes, weights, class_count)
+        if first_call and class_count.sum() <= 0:
+            raise ValueError("The sum of sample_weight is zero: nothing to fit.")
+        self._check_feature_names(X, reset=first_call)
+        # Everything is checked: from here on the model changes.
+        if first_call:
+            for key in _DENSE_ONLY:
+                self.__dict__.pop(key, None)
+            table = SparseCountTable(n_classes, n_features,
+                                     capacity=max(1024, Xv.data.shape[0]))
+            self._missing_table = None
+            self._table_alpha = None
+        alpha_changed = (self._table_alpha is None
+                         or not np.array_equal(self._table_alpha, alpha))
+        # weights kept current by the add kernel itself (only the entries that
+        # change), unless alpha changed and every weight is recomputed anyway
+        weights_in_add = self._table_weights_in_add and not alpha_changed
+        observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
+        touched = table.add(observed, codes, weights, binarize, thr,
+                            weight_alpha=(np.atleast_1d(self._table_alpha)
+                                          if weights_in_add else None))
+        if missing is not None:
+            if self._missing_table is None:
+                self._missing_table = SparseCountTable(n_classes, n_features)
+            self._missing_table.add(missing, codes, weights, False, 0.0)
+        if first_call:
+            table.compact()
+        if alpha_changed:
+            self._table_alpha = np.array(alpha, dtype=np.float64)
+            self._reset_table_terms(table, alpha)
+            touched = table.all_features()
+        if not weights_in_add:
+            self._refresh_table(table, touched, np.atleast_1d(self._table_alpha))
+        self.n_features_in_ = n_features
+        self.classes_ = classes
+        self.class_count_ = class_count
+        self.class_log_prior_ = self._class_log_prior(class_count)
+        self._table = table
+        return self
+
+    def _reset_table_terms(self, table, alpha):
+        """Per-feature terms of a fresh table, or after alpha changed."""
+        with np.errstate(divide="ignore"):
+            self._feat_base = np.atleast_1d(np.log(np.asarray(alpha, dtype=np.float64)))
+
+    def _refresh_table(self, table, features, alpha):
+        """Recompute the entry weights (and per-feature terms) of ``features``."""
+        raise NotImplementedError
+
+    def _table_terms(self):
+        """(feat_base, bias, scale, mult) of the table predict kernel."""
+        raise NotImplementedError
+
+    def _dense_from_table(self, name):
+        table = self._table
+        if name == "feature_count_":
+            return table.to_dense()
+        if name == "_missing_count":
+            missing = self._missing_table
+            if missing is None:
+                return np.zeros((table.n_classes, table.n_features))
+            return missing.to_dense()
+        if name == "feature_log_prob_":
+            return self._update_feature_log_prob(
+                table.to_dense(), self.class_count_, self._table_alpha, None)[0]
+        raise AttributeError(name)
+
+    def _table_predict_state(self):
+        """The predict terms of the table (and, once made, its dense feature-major
+        weights), cached outside ``__dict__`` and tied to the objects they were
+        computed from: a fit or partial_fit changes the table's version or
+        replaces those objects, so a stale entry is never read (the cache holds
+        them, so their ids cannot be reused while it lives)."""
+        table = self._table
+        cache = _PREDICT_CACHE.get(self)
+        if cache is not None:
+            sources = cache.get("table_sources")
+            if (sources is not None and cache["table_version"] == table.version
+                    and sources[0] is table and sources[1] is self.class_log_prior_
+                    and sources[2] is self._feat_base
+                    and sources[3] is self._table_alpha):
+                return cache
+        cache = {"table_sources": (table, self.class_log_prior_, self._feat_base,
+                                   self._table_alpha),
+                 "table_version": table.version, "table_terms": self._table_terms()}
+        _PREDICT_CACHE[self] = cache
+        return cache
+
+    def _table_dense_weights(self, cache):
+        """(d, kp) feature-major weights and (k,) bias built from the table, for the
+        dense CSR predict kernel (kp as in ``_make_feature_major_weights``)."""
+        weights = cache.get("table_weights_fm")
+        if weights is None:
+            table = self._table
+            feat_base, bias, scale, mult = cache["table_terms"]
+            weights = _aligned_feature_major(table.n_features, table.n_classes)
+            _table_kernels.table_feature_major(
+                table.feat_start, table.feat_len, table.ent_class, table.ent_weight,
+                feat_base, scale, mult, weights)
+            cache["table_weights_fm"] = weights
+        return weights
+
+    def _run_table_predict(self, X, mode, labels_out, out):
+        """CSR predict of a table-backed model: walking each feature's class list
+        costs O(nnz x classes with a count) and nothing up front, the dense
+        feature-major weights cost one O(k d) build (then cached) and read one
+        contiguous row per non-zero. Small batches (single documents, streams
+        interleaved with partial_fit) take the table; a batch with at least
+        d / TABLE_DENSE_PREDICT_NNZ_RATIO non-zeros takes the dense kernel. The
+        choice depends on the batch alone, not on what is cached, so a batch
+        gets the same bits from a model and from its saved-and-loaded copy."""
+        table = self._table
+        if not isinstance(X, CSRInput):
+            X = _dense_to_csr(_kernel_view(X) if X.dtype == np.bool_ else X)
+        threshold = self._threshold()
+        binarize = threshold is not None
+        thr = float(threshold) if binarize else 0.0
+        cache = self._table_predict_state()
+        feat_base, bias, scale, mult = cache["table_terms"]
+        n_samples = X.shape[0]
+        nnz = X.data.shape[0]
+        per_row = table.n_classes * max(1, nnz // max(1, n_samples))
+        n_threads = self._predict_threads(n_samples, per_row)
+        if nnz * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features:
+            n_suspect, n_malformed = _kernels.csr_predict(
+                X.data, X.indices, X.indptr, self._table_dense_weights(cache), bias,
+                binarize, thr, mode, labels_out, out, n_threads)
+        else:
+            predictor = cache.get("table_predictor")
+            if predictor is None:
+                predictor = _table_kernels.TablePredictor(
+                    table.feat_start, table.feat_len, table.ent_class, table.ent_weight,
+                    feat_base, bias, scale, mult)
+                cache["table_predictor"] = predictor
+            n_suspect, n_malformed = predictor.predict(
+                X.data, X.indices, X.indptr, binarize, thr, mode, labels_out, out,
+                n_threads)
+        if n_malformed:
+            _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
+        return n_suspect, X.data
+
     def _derived_state(self, feature_count, class_count, alpha, missing_count):
         feature_log_prob, extra = self._update_feature_log_prob(
             feature_count, class_count, alpha, missing_count
@@ -308,6 +561,8 @@ class _BaseDiscreteNB(_BaseNB):
 
     def _set_state(self, classes, feature_count, class_count, feature_log_prob,
                    extra, class_log_prior, weights, bias):
+        for key in _TABLE_ONLY:
+            self.__dict__.pop(key, None)
         self.n_features_in_ = feature_count.shape[1]
         self.classes_ = classes
         self.class_count_ = class_count
@@ -328,12 +583,56 @@ class _BaseDiscreteNB(_BaseNB):
         "missing_count": (("k", "d"), ("finite", "nonneg")),
     }
 
+    # A table-backed model saves its table's entries instead (format version 2):
+    # feature and class of each non-zero count, grouped by feature in the table's
+    # block order, and the per-class totals as summed at fit time, so that the
+    # loaded table is the saved one and predicts the same bits.
+    _TABLE_STATE_SPEC = {
+        "class_count_": (("k",), ("finite", "nonneg")),
+        "table_class_total": (("k",), ("finite", "nonneg")),
+        "table_feature": (("n",), ()),
+        "table_class": (("n",), ()),
+        "table_count": (("n",), ("finite", "nonneg")),
+        "missing_feature": (("m",), ()),
+        "missing_class": (("m",), ()),
+        "missing_count": (("m",), ("finite", "nonneg")),
+    }
+
+    @classmethod
+    def _state_spec_for(cls, names, format_version):
+        if (cls._table_model is not None and format_version >= 2
+                and names == ["classes"] + sorted(cls._TABLE_STATE_SPEC)):
+            return cls._TABLE_STATE_SPEC
+        return cls._STATE_SPEC
+
     def _sufficient_state(self):
-        return {"class_count_": self.class_count_, "feature_count_": self.feature_count_,
-                "missing_count": self._missing_count}
+        table = self.__dict__.get("_table")
+        if table is None:
+            return {"class_count_": self.class_count_,
+                    "feature_count_": self.feature_count_,
+                    "missing_count": self._missing_count}
+        state = {"class_count_": self.class_count_,
+                 "table_class_total": table.class_total}
+        missing = self._missing_table
+        for prefix, counts, part in (("table", "table_count", table),
+                                     ("missing", "missing_count", missing)):
+            if part is None:
+                features = classes = np.zeros(0, dtype=np.int64)
+                values = np.zeros(0)
+            else:
+                features, classes, positions = part.entries()
+                values = part.ent_count[positions]
+            state[f"{prefix}_feature"] = features.astype(np.int64)
+            state[f"{prefix}_class"] = classes.astype(np.int64)
+            state[counts] = values
+        return state
 
     def _restore(self, classes, arrays, n_features, feature_names):
         self._validate_params()
+        if "table_count" in arrays:
+            self._restore_table(classes, arrays, n_features)
+            self._finish_restore(n_features, feature_names)
+            return
         class_count = np.array(arrays["class_count_"], dtype=np.float64)
         feature_count = np.array(arrays["feature_count_"], dtype=np.float64)
         missing_count = np.array(arrays["missing_count"], dtype=np.float64)
@@ -347,6 +646,47 @@ class _BaseDiscreteNB(_BaseNB):
         self._set_state(classes, feature_count, class_count, *derived)
         self._missing_count = missing_count
         self._finish_restore(n_features, feature_names)
+
+    def _restore_table(self, classes, arrays, n_features):
+        k = classes.shape[0]
+        class_count = np.array(arrays["class_count_"], dtype=np.float64)
+        if class_count.sum() <= 0:
+            raise ValueError("class_count_ sums to zero")
+        parts = []
+        for prefix, counts in (("table", "table_count"), ("missing", "missing_count")):
+            features, entry_classes = arrays[f"{prefix}_feature"], arrays[f"{prefix}_class"]
+            if features.dtype != np.int64 or entry_classes.dtype != np.int64:
+                raise ValueError(f"{prefix} entries must be int64")
+            if features.size and (features.min() < 0 or features.max() >= n_features
+                                  or entry_classes.min() < 0 or entry_classes.max() >= k
+                                  or np.any(np.diff(features) < 0)):
+                raise ValueError(f"{prefix} entries out of range or not grouped by feature")
+            if np.unique(features * k + entry_classes).size != features.size:
+                raise ValueError(f"{prefix} entries repeat a (feature, class) pair")
+            values = np.array(arrays[counts], dtype=np.float64)
+            parts.append((features, entry_classes, values))
+        alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
+        resolve_priors(self.class_prior, k, name="class_prior", sum_to_one=False)
+        if not np.all(alpha > 0):
+            raise ValueError("a table-backed model needs alpha > 0")
+        table = SparseCountTable.from_entries(k, n_features, *parts[0],
+                                              arrays["table_class_total"])
+        missing = None
+        if parts[1][0].size:
+            features, entry_classes, values = parts[1]
+            missing = SparseCountTable.from_entries(
+                k, n_features, features, entry_classes, values,
+                np.bincount(entry_classes, values, minlength=k))
+        for key in _DENSE_ONLY:
+            self.__dict__.pop(key, None)
+        self._missing_table = missing
+        self._table_alpha = np.array(alpha, dtype=np.float64)
+        self._reset_table_terms(table, alpha)
+        self._refresh_table(table, table.all_features(), np.atleast_1d(self._table_alpha))
+        self.classes_ = classes
+        self.class_count_ = class_count
+        self.class_log_prior_ = self._class_log_prior(class_count)
+        self._table = table
 
     def _merged_with(self, other):
         """A new model with the counts of both: equal to one fit on both datasets
@@ -426,14 +766,8 @@ class _BaseDiscreteNB(_BaseNB):
         return self._cached("weights_fm", self._make_feature_major_weights)
 
     def _make_feature_major_weights(self):
-        """(d, kp) weights for CSR predict: one feature's weights contiguous, rows
-        zero-padded to 8/16/24/32 classes (a fixed-length, register-resident loop)
-        and 64-byte aligned (a row of 24 doubles is exactly three cache lines)."""
         k, d = self._weights.shape
-        padded_k = -(-k // 8) * 8 if k <= 32 else k
-        raw = np.zeros(d * padded_k + 8, dtype=np.float64)
-        offset = (-raw.ctypes.data % 64) // 8
-        table = raw[offset:offset + d * padded_k].reshape(d, padded_k)
+        table = _aligned_feature_major(d, k)
         table[:, :k] = self._weights.T
         return table
 
@@ -442,21 +776,18 @@ class _BaseDiscreteNB(_BaseNB):
         threshold = self._threshold()
         binarize = threshold is not None
         thr = float(threshold) if binarize else 0.0
-        k = self._weights.shape[0]
-        if isinstance(X, CSRInput):
+        if self.__dict__.get("_table") is not None:
+            n_suspect, values = self._run_table_predict(X, mode, labels_out, out)
+        elif isinstance(X, CSRInput):
             n_samples = X.shape[0]
-            per_row = k * max(1, X.data.shape[0] // max(1, n_samples))
+            per_row = self._weights.shape[0] * max(1, X.data.shape[0] // max(1, n_samples))
             n_threads = self._predict_threads(n_samples, per_row)
             n_suspect, n_malformed = _kernels.csr_predict(
                 X.data, X.indices, X.indptr, self._feature_major_weights(),
                 self._bias, binarize, thr, mode, labels_out, out, n_threads,
             )
             if n_malformed:
-                raise ValueError(
-                    f"{type(self).__name__} got a malformed CSR matrix: "
-                    f"{n_malformed} rows have row pointers or column indices out of "
-                    "range."
-                )
+                _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
             values = X.data
         elif X.dtype == np.bool_ and (not binarize or thr < 1.0) and self._use_bool_table():
             # 0/1 bytes: x > thr is x itself, and x * w is w or 0 - eight features
@@ -601,11 +932,27 @@ class MultinomialNB(_BaseDiscreteNB):
     """
 
     _check_negative = True
+    _table_model = "multinomial"
+    _table_weights_in_add = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, n_threads=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, n_threads=n_threads)
+
+    def _refresh_table(self, table, features, alpha):
+        _table_kernels.refresh_multinomial(features, table.feat_start, table.feat_len,
+                                           table.ent_count, table.ent_weight, alpha)
+
+    def _table_terms(self):
+        # jll_c = log prior_c + sum_j x_j log a_j + sum_{N_cj > 0} x_j [log(N_cj + a_j)
+        #         - log a_j] - s(x) log(N_c + sum_j a_j)
+        table = self._table
+        alpha = self._table_alpha
+        total_alpha = alpha.sum() if alpha.ndim else alpha * table.n_features
+        scale = -np.log(table.class_total + total_alpha)
+        return (self._feat_base, self.class_log_prior_, scale,
+                np.ones(table.n_classes))
 
     def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
         # scikit-learn's operations in its order, in place: one k x d allocation
@@ -679,6 +1026,7 @@ class ComplementNB(_BaseDiscreteNB):
     """
 
     _check_negative = True
+    _table_model = "complement"
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, norm=False, n_threads=None):
@@ -686,18 +1034,63 @@ class ComplementNB(_BaseDiscreteNB):
                          class_prior=class_prior, n_threads=n_threads)
         self.norm = norm
 
+    def _reset_table_terms(self, table, alpha):
+        # per feature: F_j (the count over all classes) and log(F_j + a_j), the log
+        # complement count of every class without a count of j
+        d = table.n_features
+        with np.errstate(divide="ignore"):
+            self._feat_base = np.log(np.broadcast_to(alpha, (d,)).astype(np.float64))
+        self.feature_all_ = np.zeros(d)
+
+    def _refresh_table(self, table, features, alpha):
+        # scikit-learn applies the norm of the latest fit/partial_fit (in
+        # feature_log_prob_); a later set_params(norm=...) changes nothing until then
+        self._table_norm = bool(self.norm)
+        _table_kernels.refresh_complement(
+            features, table.feat_start, table.feat_len, table.ent_count,
+            table.ent_weight, self.feature_all_, self._feat_base, alpha)
+
+    def _table_terms(self):
+        # log complement count: log(F_j + a_j) + w_cj; normaliser
+        # S_c = sum_j (F_j + a_j - N_cj) = sum_c' N_c' + sum_j a_j - N_c, and
+        # jll_c = -sum_j x_j log comp_cj + s(x) log S_c (norm: divided by
+        # Z_c = sum_j log(comp_cj / S_c) instead of negated).
+        table = self._table
+        k = table.n_classes
+        alpha = self._table_alpha
+        total_alpha = alpha.sum() if alpha.ndim else alpha * table.n_features
+        log_norm = np.log((table.class_total.sum() + total_alpha) - table.class_total)
+        bias = self.class_log_prior_ if k == 1 else np.zeros(k)
+        if not self._table_norm:
+            return self._feat_base, bias, -log_norm, np.full(k, -1.0)
+        _, classes, positions = table.entries()
+        corrections = np.bincount(classes, table.ent_weight[positions], minlength=k)
+        log_comp_sum = self._feat_base.sum() + corrections
+        return self._feat_base, bias, -log_norm, 1.0 / (log_comp_sum
+                                                        - table.n_features * log_norm)
+
+    def _dense_from_table(self, name):
+        if name != "feature_log_prob_":
+            return super()._dense_from_table(name)
+        table = self._table
+        return self._update_feature_log_prob(table.to_dense(), self.class_count_,
+                                             self._table_alpha, None,
+                                             norm=self._table_norm)[0]
+
     def _validate_params(self):
         super()._validate_params()
         check_bool_param(self.norm, "norm", type(self).__name__)
 
-    def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
+    def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count,
+                                 norm=None):
+        norm = self.norm if norm is None else norm
         feature_all = feature_count.sum(axis=0)
         # scikit-learn's operations in its order, in place: one k x d allocation.
         flp = np.subtract(feature_all + alpha, feature_count)
         with np.errstate(divide="ignore", invalid="ignore"):
             flp /= flp.sum(axis=1, keepdims=True)
             np.log(flp, out=flp)
-            if self.norm:
+            if norm:
                 flp /= flp.sum(axis=1, keepdims=True)
             else:
                 np.negative(flp, out=flp)

@@ -3,13 +3,14 @@
 File format (``.npz``, read with ``allow_pickle=False``): one member ``header``, a
 uint8 array holding UTF-8 JSON::
 
-    {"format": "fastnb-model", "format_version": 1, "fastnb_version": "...",
+    {"format": "fastnb-model", "format_version": 2, "fastnb_version": "...",
      "estimator": "GaussianNB", "params": {...}, "n_features_in": d,
      "feature_names": [...] or null, "classes_kind": "int64" | "str" | ...,
      "arrays": ["classes", "class_count_", ...]}
 
 and one member per array of the model's sufficient statistics, as the estimator's
-``_STATE_SPEC`` lists them. Derived attributes (variances with smoothing, log
+``_STATE_SPEC`` lists them (or another layout of the estimator's, picked by the
+member names: ``_state_spec_for``). Derived attributes (variances with smoothing, log
 probabilities) are recomputed on load by the same code as fit, so a loaded model
 is the saved one bit for bit. Loading validates everything (names, dtypes,
 shapes, finiteness, signs, parameters) before a model is built, and reports any
@@ -26,7 +27,11 @@ from ._version import __version__
 
 __all__ = ["FORMAT_VERSION", "load", "merge", "save"]
 
-FORMAT_VERSION = 1
+# 2: a model may be saved in one of its layouts (``_state_spec_for``): the count
+# models at text scale save their sparse count table's entries, not k x d arrays.
+# Version 1 files (fastnb 0.1) are the dense layout and still load.
+FORMAT_VERSION = 2
+_READABLE_VERSIONS = (1, 2)
 _FORMAT_NAME = "fastnb-model"
 # Guards against hostile files: a header or array larger than this is refused
 # before it is read.
@@ -102,7 +107,7 @@ def save(model, path):
         "format_version": FORMAT_VERSION,
         "fastnb_version": __version__,
         "estimator": type(model).__name__,
-        "params": {k: _json_param(k, v) for k, v in model.get_params().items()},
+        "params": {k: _json_param(k, v) for k, v in _params_for_file(model).items()},
         "n_features_in": int(model.n_features_in_),
         "feature_names": None if names is None else [str(n) for n in names],
         "classes_kind": classes_kind,
@@ -113,6 +118,15 @@ def save(model, path):
     arrays.update({name: np.ascontiguousarray(value) for name, value in state.items()})
     with open(path, "wb") as handle:
         np.savez(handle, **arrays)
+
+
+def _params_for_file(model):
+    """The constructor parameters a file keeps: ``get_params(deep=False)``, or what
+    a composite model (ColumnwiseNB) puts in its place (its sub-models travel in
+    its arrays, and ``_restore`` sets them)."""
+    if hasattr(model, "_params_for_file"):
+        return model._params_for_file()
+    return model.get_params(deep=False)
 
 
 def _read_member(archive, name, limit):
@@ -171,15 +185,17 @@ def _load(path):
         header = json.loads(blob.tobytes().decode("utf-8"))
         if not isinstance(header, dict) or header.get("format") != _FORMAT_NAME:
             raise _Invalid("not a fastnb model")
-        if header.get("format_version") != FORMAT_VERSION:
+        version = header.get("format_version")
+        if type(version) is not int or version not in _READABLE_VERSIONS:
             raise _Invalid(
-                f"format version {header.get('format_version')!r}; this fastnb "
-                f"reads version {FORMAT_VERSION}"
+                f"format version {version!r}; this fastnb reads versions "
+                f"{', '.join(map(str, _READABLE_VERSIONS))}"
             )
         cls = _REGISTRY.get(header.get("estimator"))
         if cls is None:
             raise _Invalid(f"unknown estimator {header.get('estimator')!r}")
-        expected = ["classes"] + sorted(cls._STATE_SPEC)
+        spec = cls._state_spec_for(header.get("arrays"), version)
+        expected = ["classes"] + sorted(spec)
         if header.get("arrays") != expected or members != set(expected) | {"header"}:
             raise _Invalid(
                 f"members {sorted(members)} do not match {cls.__name__}'s "
@@ -216,7 +232,7 @@ def _load(path):
     if classes.size > 1 and not np.all(classes[1:] > classes[:-1]):
         raise _Invalid("classes must be sorted and unique")
 
-    check_state(cls._STATE_SPEC, arrays, n_classes=classes.size, n_features=n_features)
+    check_state(spec, arrays, n_classes=classes.size, n_features=n_features)
     try:
         model._restore(classes, arrays, n_features, names)
     except ValueError as error:
@@ -291,14 +307,15 @@ def merge(*models):
     cls = type(first)
     if cls.__name__ not in _REGISTRY:
         raise TypeError(f"merge takes fastnb estimators, got {cls.__name__}.")
-    params = {k: v for k, v in first.get_params().items() if k != "n_threads"}
+    params = {k: v for k, v in first.get_params(deep=False).items() if k != "n_threads"}
     for model in models:
         if type(model) is not cls:
             raise TypeError(
                 f"Cannot merge {type(model).__name__} into {cls.__name__}."
             )
         model._check_fitted()
-        other = {k: v for k, v in model.get_params().items() if k != "n_threads"}
+        other = {k: v for k, v in model.get_params(deep=False).items()
+                 if k != "n_threads"}
         if not _same_params(params, other):
             raise ValueError(f"Cannot merge models with different parameters: "
                              f"{params} and {other}.")
@@ -324,14 +341,24 @@ def merge(*models):
 def _same_params(a, b):
     if a.keys() != b.keys():
         return False
-    for key in a:
-        x, y = a[key], b[key]
-        if x is None or y is None or isinstance(x, (str, bool)):
-            if x is not y and x != y:
-                return False
-        elif not np.array_equal(np.asarray(x), np.asarray(y)):
-            return False
-    return True
+    return all(_same_value(a[key], b[key]) for key in a)
+
+
+def _same_value(x, y):
+    """Equal parameter values; estimators (ColumnwiseNB's sub-models) are equal
+    when of one class with equal parameters, lists and tuples item by item."""
+    if hasattr(x, "get_params") or hasattr(y, "get_params"):
+        return type(x) is type(y) and _same_params(
+            {k: v for k, v in x.get_params(deep=False).items() if k != "n_threads"},
+            {k: v for k, v in y.get_params(deep=False).items() if k != "n_threads"})
+    if isinstance(x, (list, tuple)) and isinstance(y, (list, tuple)):
+        return len(x) == len(y) and all(_same_value(p, q) for p, q in zip(x, y))
+    if x is None or y is None or isinstance(x, (str, bool, slice)) or callable(x):
+        return x is y or bool(x == y)
+    try:
+        return bool(np.array_equal(np.asarray(x), np.asarray(y)))
+    except (TypeError, ValueError):
+        return False
 
 
 def union_classes(classes_a, classes_b):

@@ -86,7 +86,7 @@ def _unique_labels(y):
 def _fit_block(estimator, X, y, classes, sample_weight):
     if len(y) == 0:
         return None
-    model = type(estimator)(**estimator.get_params())
+    model = type(estimator)(**estimator.get_params(deep=False))
     return model.partial_fit(X, np.asarray(y), classes=classes,
                              sample_weight=sample_weight)
 
@@ -107,7 +107,9 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
         Its parameters are used; it is fitted in place and returned.
     X : dask array of shape (n_samples, n_features), or dask dataframe
         Blocks may be NumPy or SciPy sparse (discrete models), or pandas frames
-        (CategoricalNB with string or categorical columns).
+        (CategoricalNB with string or categorical columns; ColumnwiseNB with
+        columns of mixed dtypes, whose ``estimators="auto"`` choice is made
+        from the first partition).
     y : dask array or series, partitioned like X's rows
     sample_weight : dask array or series, partitioned like X's rows, optional
     classes : array-like, optional
@@ -140,7 +142,12 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
         classes = np.unique(np.concatenate(dask.compute(*uniques)))
     classes = np.asarray(classes)
 
-    template = type(estimator)(**estimator.get_params())
+    template = type(estimator)(**estimator.get_params(deep=False))
+    if hasattr(template, "_with_fixed_plan"):
+        # ColumnwiseNB(estimators="auto") chooses its sub-models from the columns:
+        # choose once, from the first partition, so that every block model has
+        # the same sub-models and they merge.
+        template = template._with_fixed_plan(dask.compute(X_blocks[0])[0])
     level = [
         dask.delayed(_fit_block, pure=True)(template, xb, yb, classes, wb)
         for xb, yb, wb in zip(X_blocks, y_blocks, w_blocks)
@@ -156,7 +163,7 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
     if classes.size != fitted.classes_.size:
         raise ValueError(f"Expected classes {classes}, fitted {fitted.classes_}.")
     # The estimator becomes the fitted model: its own fitted state is replaced.
-    params = estimator.get_params()
+    params = estimator.get_params(deep=False)
     for key in [k for k in vars(estimator) if k not in params]:
         delattr(estimator, key)
     estimator.__dict__.update({k: v for k, v in vars(fitted).items() if k not in params})

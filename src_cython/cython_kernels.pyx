@@ -19,6 +19,9 @@ from _gaussian cimport (
 from _counts cimport (
     integer_threshold, add_count_row, dense_linear_predict_row, csr_linear_predict_row,
 )
+from _categorical_point cimport (
+    code_row, count_code_row, gather_strided, finish_prediction, fastnb_malloc, fastnb_free,
+)
 
 API_VERSION = FASTNB_CYTHON_API_VERSION
 
@@ -220,13 +223,14 @@ cdef int linear_jll_csr_f64(
 
 
 # -- CategoricalNB ---------------------------------------------------------------------
+# The estimator's own row functions (_categorical_point.pxd), on the public layout:
+# class c's entries of feature j at table[c * total + offsets[j] + code].
 cdef int categorical_accumulate(
     const long long* codes_X, Py_ssize_t n, Py_ssize_t d, const Py_ssize_t* codes,
     const double* weights, Py_ssize_t k, const Py_ssize_t* n_categories,
     const Py_ssize_t* offsets, Py_ssize_t total,
     double* class_count, double* category_count) noexcept nogil:
-    cdef Py_ssize_t i, j, c
-    cdef long long code
+    cdef Py_ssize_t i, c
     cdef double w
     if n < 0 or d < 1 or k < 1:
         return -1
@@ -236,10 +240,8 @@ cdef int categorical_accumulate(
             return -1
         w = 1.0 if weights == NULL else weights[i]
         class_count[c] += w
-        for j in range(d):
-            code = codes_X[i * d + j]
-            if code >= 0 and code < n_categories[j]:
-                category_count[c * total + offsets[j] + code] += w
+        count_code_row(codes_X + i * d, d, n_categories, offsets, w,
+                       category_count + c * total)
     return 0
 
 
@@ -248,17 +250,17 @@ cdef int categorical_jll(
     const Py_ssize_t* n_categories, const Py_ssize_t* offsets, Py_ssize_t total,
     const double* log_prob, const double* class_log_prior, Py_ssize_t k,
     double* out) noexcept nogil:
-    cdef Py_ssize_t i, j, c
-    cdef long long code
-    cdef double score
+    cdef Py_ssize_t i, j
+    cdef Py_ssize_t* rows
     if n < 0 or d < 1 or k < 1:
         return -1
+    rows = <Py_ssize_t*>fastnb_malloc(d, sizeof(Py_ssize_t))
+    if rows == NULL:
+        return -1
     for i in range(n):
-        for c in range(k):
-            score = class_log_prior[c]
-            for j in range(d):
-                code = codes_X[i * d + j]
-                if code >= 0 and code < n_categories[j]:
-                    score = score + log_prob[c * total + offsets[j] + code]
-            out[i * k + c] = score
+        for j in range(d):
+            rows[j] = code_row(codes_X[i * d + j], n_categories[j], -1)
+        gather_strided(rows, d, log_prob, offsets, 1, total, k, out + i * k)
+        finish_prediction(out + i * k, k, class_log_prior, MODE_JLL, out + i * k, NULL)
+    fastnb_free(rows)
     return 0

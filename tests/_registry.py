@@ -9,9 +9,11 @@ KeyError instead of skipping it silently.
 
 from dataclasses import dataclass, field
 
+import numpy as np
+
 import fastnb
 
-__all__ = ["ESTIMATORS", "EstimatorSpec", "names", "names_of_kind"]
+__all__ = ["ESTIMATORS", "EstimatorSpec", "mixed_data", "names", "names_of_kind"]
 
 
 @dataclass(frozen=True)
@@ -20,7 +22,8 @@ class EstimatorSpec:
 
     cls: type
     # The kind of X it models: "continuous" (GaussianNB), "counts" (the count
-    # models) or "categories" (CategoricalNB: values of any type).
+    # models), "categories" (CategoricalNB: values of any type) or "mixed"
+    # (ColumnwiseNB: columns of different kinds, see ``mixed_data``).
     data_kind: str
     # The parameter that sets the class priors.
     prior_param: str
@@ -46,8 +49,27 @@ ESTIMATORS = {
         EstimatorSpec(fastnb.MultinomialNB, "counts", "class_prior", {"alpha": 0.5}),
         EstimatorSpec(fastnb.ComplementNB, "counts", "class_prior", {"norm": True}),
         EstimatorSpec(fastnb.CategoricalNB, "categories", "class_prior", {"alpha": 0.5}),
+        EstimatorSpec(fastnb.ColumnwiseNB, "mixed", "priors"),
     ]
 }
+
+
+def mixed_data(rng=None, n=300, k=3, seed=0):
+    """The "mixed" kind's table, as an object array: a float column with NaN, a
+    str column with None, a bool column, small integer codes and a float column
+    far from zero (ColumnwiseNB's "auto" makes one GaussianNB, one BernoulliNB
+    and one CategoricalNB of them, whatever subset of rows it sees)."""
+    rng = np.random.default_rng(seed) if rng is None else rng
+    y = rng.integers(0, k, n)
+    X = np.empty((n, 5), dtype=object)
+    X[:, 0] = rng.normal(size=n) + y
+    X[rng.random(n) < 0.05, 0] = np.nan
+    words = np.array(["red", "green", "blue", "\u00e9t\u00e9", None], dtype=object)
+    X[:, 1] = words[(rng.integers(0, 3, n) + y) % 5]
+    X[:, 2] = (rng.random(n) < 0.3 + 0.2 * (y % 2)).astype(object)
+    X[:, 3] = ((rng.integers(0, 4, n) + y) % 6).astype(object)
+    X[:, 4] = rng.normal(size=n) * 1e3 + 1e6 + y * 100.0
+    return X, y
 
 
 def names():

@@ -55,3 +55,13 @@ class force_parallel_kernels:
 def parallel_kernels():
     """The force_parallel_kernels context manager class."""
     return force_parallel_kernels
+
+
+# FASTNB_TEST_SPARSE_TABLE=1 runs the whole suite with every CSR fit of the count
+# models going to the sparse count table (fastnb/_count_table.py), however small:
+# the table is then held to every test the dense representation passes.
+if os.environ.get("FASTNB_TEST_SPARSE_TABLE", "") not in ("", "0"):
+    from fastnb import _count_table
+
+    _count_table.TABLE_MIN_CELLS = 0
+    _count_table.TABLE_MIN_CELLS_PER_NONZERO = 0

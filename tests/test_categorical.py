@@ -14,6 +14,8 @@ from numpy.testing import assert_allclose, assert_array_equal
 from fastnb import CategoricalNB, NotFittedError
 from fastnb import _categorical
 from fastnb._categorical import _kernels
+
+value_key = _kernels.keys.value_key
 from fastnb._threads import PARALLEL_MIN_WORK
 
 sklearn = pytest.importorskip("sklearn")
@@ -340,18 +342,18 @@ STABLE_VALUES = ["United-States", "", "Ünïcode ✓", b"\x00bytes", 7, -3, 2**6
 
 def test_keys_are_pinned():
     # These keys are part of fastnb's persistence format: they must never change.
-    assert _kernels.value_key(7) == (1, 7)
-    assert _kernels.value_key(-3) == (1, 2**64 - 3)
-    assert _kernels.value_key(True) == _kernels.value_key(1) == _kernels.value_key(1.0)
-    assert _kernels.value_key(2**63 + 5) == (2, 2**63 + 5)
-    assert _kernels.value_key("a") == (4, 2714998891557577425)
-    assert _kernels.value_key(0.5)[0] == 3
-    assert _kernels.value_key(None) is None
-    assert _kernels.value_key(float("nan")) is None
-    keys = {_kernels.value_key(v) for v in (1, "1", b"1", 1.5)}
+    assert value_key(7) == (1, 7)
+    assert value_key(-3) == (1, 2**64 - 3)
+    assert value_key(True) == value_key(1) == value_key(1.0)
+    assert value_key(2**63 + 5) == (2, 2**63 + 5)
+    assert value_key("a") == (4, 2714998891557577425)
+    assert value_key(0.5)[0] == 3
+    assert value_key(None) is None
+    assert value_key(float("nan")) is None
+    keys = {value_key(v) for v in (1, "1", b"1", 1.5)}
     assert len(keys) == 4
     # A string's key does not depend on its internal width.
-    assert _kernels.value_key("ab") == _kernels.value_key(str(np.str_("ab")))
+    assert value_key("ab") == value_key(str(np.str_("ab")))
 
 
 def test_keys_and_models_are_stable_across_processes(tmp_path, rng):
@@ -368,7 +370,7 @@ def test_keys_and_models_are_stable_across_processes(tmp_path, rng):
         import numpy as np
         from fastnb._categorical import _kernels
         values = {STABLE_VALUES!r}
-        print(repr([_kernels.value_key(v) for v in values]))
+        print(repr([_kernels.keys.value_key(v) for v in values]))
         model = pickle.loads(open({str(path)!r}, "rb").read())
         X = np.load({str(tmp_path / "X.npy")!r}, allow_pickle=True)
         np.save({str(tmp_path / "proba.npy")!r}, model.predict_proba(X))
@@ -381,7 +383,7 @@ def test_keys_and_models_are_stable_across_processes(tmp_path, rng):
                                 text=True, env=env, cwd=tmp_path)
         assert result.returncode == 0, result.stderr
         keys = eval(result.stdout.strip())
-        assert keys == [_kernels.value_key(v) for v in STABLE_VALUES]
+        assert keys == [value_key(v) for v in STABLE_VALUES]
         assert_array_equal(np.load(tmp_path / "proba.npy"), expected)
 
 
@@ -560,7 +562,7 @@ def test_many_distinct_ids_memory_proportional_to_distinct(rng):
     assert_array_equal(model.categories_[0], distinct)
     assert model.category_count_[0].shape == (3, distinct.size)
     # The frozen hash table is at most 4 slots per distinct value.
-    assert model._tables[0][0].size <= 4 * distinct.size
+    assert model._predict_tables.feature_table(0)[0].size <= 4 * distinct.size
     assert_array_equal(model.n_categories_, [distinct.size, 4])
     Xs = np.column_stack([X[:, 0].astype(str), X[:, 1]])
     reference = CategoricalNB().fit(Xs.astype(object), y)
@@ -631,7 +633,7 @@ def test_vectorised_exp_is_accurate():
         [0.0, -0.0, -1e-300, -np.log(2) / 2, -708.4, -740.0, -745.1, -746.0, -1e6,
          -np.inf],
     ])
-    ours = _kernels.exp_nonpositive(x)
+    ours = _kernels.predict.exp_nonpositive(x)
     expected = np.exp(x)
     normal = expected > np.finfo(float).tiny
     assert_allclose(ours[normal], expected[normal], rtol=4.5e-16, atol=0)

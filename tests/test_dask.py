@@ -5,7 +5,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
-from _registry import ESTIMATORS as REGISTRY
+from _registry import ESTIMATORS as REGISTRY, mixed_data
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -35,7 +35,8 @@ def categorical_data(rng, n):
 
 
 # name -> (factory, data maker), for every registered estimator.
-_DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data}
+_DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data,
+         "mixed": mixed_data}
 ESTIMATORS = {
     name: (lambda spec=spec: spec.make(rich=True), _DATA[spec.data_kind])
     for name, spec in REGISTRY.items()

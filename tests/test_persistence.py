@@ -1,6 +1,7 @@
 """Pickle-free save/load, pickling, and exact merging of fitted models."""
 
 import io
+import dataclasses
 import json
 import pickle
 import subprocess
@@ -14,7 +15,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
-from _registry import ESTIMATORS as REGISTRY
+from _registry import ESTIMATORS as REGISTRY, mixed_data
 
 
 def gaussian_data(rng, n=300, d=4, k=3):
@@ -48,7 +49,8 @@ def categorical_data(rng, n=300, d=4, k=3):
 
 
 # name -> (factory, data maker), for every registered estimator.
-_DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data}
+_DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data,
+         "mixed": mixed_data}
 ESTIMATORS = {
     name: (lambda spec=spec: spec.make(rich=True), _DATA[spec.data_kind])
     for name, spec in REGISTRY.items()
@@ -69,11 +71,27 @@ def public_state(model):
 
 def assert_same_value(a, b, name):
     """Equal values, element by element through lists and tuples (ragged ones
-    included), with equal dtypes for arrays."""
-    if isinstance(a, (list, tuple)):
+    included) and the fields of dataclasses, with equal dtypes for arrays."""
+    if dataclasses.is_dataclass(a) and not isinstance(a, type):
+        assert type(b) is type(a), name
+        assert_same_value(dataclasses.astuple(a), dataclasses.astuple(b), name)
+    elif isinstance(a, (list, tuple)):
         assert isinstance(b, type(a)) and len(a) == len(b), name
         for i, (x, y) in enumerate(zip(a, b)):
             assert_same_value(x, y, f"{name}[{i}]")
+    elif isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), name
+        for key in a:
+            assert_same_value(a[key], b[key], f"{name}[{key!r}]")
+    elif hasattr(a, "get_params"):  # a sub-model (ColumnwiseNB): same class and state
+        assert type(a) is type(b), name
+        assert_same_value(a.get_params(deep=False), b.get_params(deep=False), name)
+        state_a, state_b = public_state(a), public_state(b)
+        assert state_a.keys() == state_b.keys(), name
+        for key in state_a:
+            assert_same_value(state_a[key], state_b[key], f"{name}.{key}")
+    elif isinstance(a, str):
+        assert a == b, name
     elif a is None:
         assert b is None, name
     else:
@@ -521,11 +539,11 @@ def test_categorical_merge_keeps_value_features_whatever_their_values(swap):
     y_a, y_b = [0, 1, 0], [1, 1, 0]
     parts = [fastnb.CategoricalNB().fit(X_a, y_a, sample_weight=w_a),
              fastnb.CategoricalNB().fit(X_b, y_b, sample_weight=w_b)]
-    assert parts[1]._kinds == ["value"]
+    assert parts[1]._predict_tables.kind(0) == "value"
     merged = fastnb.merge(*(parts[::-1] if swap else parts))
     whole = fastnb.CategoricalNB().fit(np.r_[X_a, X_b], y_a + y_b,
                                        sample_weight=np.r_[w_a, w_b])
-    assert merged._kinds == whole._kinds == ["value"]
+    assert merged._predict_tables.kind(0) == whole._predict_tables.kind(0) == "value"
     assert_array_equal(merged.categories_[0], whole.categories_[0])
     assert_array_equal(merged.category_count_[0], whole.category_count_[0])
 

@@ -2,6 +2,8 @@
 partial_fit ``classes`` contract (scikit-learn's) and parameter checks that say the
 same thing in the same words everywhere."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -34,16 +36,14 @@ def test_later_partial_fit_with_other_classes_raises(name, later_classes, rng):
     spec = ESTIMATORS[name]
     X, y = _data(spec, rng)
     model = spec.make().partial_fit(X, y, classes=[0, 1, 2])
-    state = {key: np.copy(value) if isinstance(value, np.ndarray) else value
-             for key, value in vars(model).items()}
+    # The whole state, sub-models (ColumnwiseNB) included, byte for byte.
+    state = pickle.dumps(vars(model))
     with pytest.raises(ValueError, match=SAME_CLASSES_MESSAGE):
         model.partial_fit(X, y, classes=later_classes)
-    assert vars(model).keys() == state.keys()
-    for key, value in state.items():
-        np.testing.assert_array_equal(getattr(model, key), value, err_msg=key)
+    assert pickle.dumps(vars(model)) == state
 
 
-@pytest.mark.parametrize("name", names())
+@pytest.mark.parametrize("name", [name for name in names() if hasattr(sklearn_nb, name)])
 def test_scikit_learn_raises_the_same_error(name, rng):
     """The oracle: scikit-learn's estimator of the same name raises the same error
     for a later call with other classes."""

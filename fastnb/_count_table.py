@@ -1,0 +1,162 @@
+"""The sparse per-class count table of the discrete models at text scale.
+
+With hashed text features the dense (n_classes, n_features) count table is
+mostly zeros, and rewriting it costs O(k d) per call whatever the size of the
+batch. ``SparseCountTable`` keeps the non-zero counts only, grouped by feature
+(layout in src_cython/_sparse_rows.pxd), so that fit and partial_fit cost
+O(non-zeros of the batch + classes) and the model O(non-zero counts), plus a few
+bytes per feature for the block index.
+
+The estimators pick it from the data (``wants_table``); scikit-learn's dense
+attributes (``feature_count_``, ``feature_log_prob_``) are computed from it when
+asked for, never stored.
+"""
+
+import numpy as np
+
+from ._dispatch import load_kernels
+
+__all__ = ["SparseCountTable", "wants_table"]
+
+_kernels = load_kernels("_sparse_counts")
+_NO_WEIGHTS = np.zeros(0)
+
+# The table is used for CSR input when the dense table would hold this many cells
+# or more, and at least this many per non-zero of the data (below, the dense
+# kernels are as fast and the dense table no bigger).
+TABLE_MIN_CELLS = 1 << 20
+TABLE_MIN_CELLS_PER_NONZERO = 4
+
+
+def wants_table(n_classes, n_features, nnz):
+    """Whether a model of this shape, first fitted on ``nnz`` non-zeros, should
+    keep its counts in a sparse table."""
+    cells = n_classes * n_features
+    return cells >= TABLE_MIN_CELLS and cells >= TABLE_MIN_CELLS_PER_NONZERO * nnz
+
+
+class SparseCountTable:
+    """Per-class weighted sums, stored where they are non-zero.
+
+    Attributes (all NumPy arrays, so that the table pickles and copies as data):
+    ``feat_start``/``feat_len`` (d,) index the blocks; ``ent_class``,
+    ``ent_count`` and ``ent_weight`` are the entry pool (``used`` entries of it in
+    use); ``class_total`` (k,) holds the sum of each class's counts, summed in
+    row order like the counts; ``version`` counts the changes, for caches.
+    """
+
+    def __init__(self, n_classes, n_features, capacity=1024):
+        self.n_classes = int(n_classes)
+        self.n_features = int(n_features)
+        self.feat_start = np.full(n_features, -1, dtype=np.int64)
+        self.feat_len = np.zeros(n_features, dtype=np.int32)
+        self.ent_class = np.zeros(max(1, capacity), dtype=np.int32)
+        self.ent_count = np.zeros(max(1, capacity), dtype=np.float64)
+        self.ent_weight = np.zeros(max(1, capacity), dtype=np.float64)
+        self.class_total = np.zeros(n_classes, dtype=np.float64)
+        self.used = 0
+        self.version = 0
+
+    # -- updating ------------------------------------------------------------------
+    def add(self, X, codes, weights, binarize, threshold, weight_alpha=None):
+        """Add a validated CSR batch; return the features it touched (int64 array).
+
+        With ``weight_alpha`` ((d,) or (1,) float64), the MultinomialNB weights
+        of the entries that change are kept current on the way."""
+        if weight_alpha is None:
+            weight_alpha = _NO_WEIGHTS
+        sizes = np.array([self.used, 0], dtype=np.int64)
+        touched = np.empty(X.data.shape[0], dtype=np.int64)
+        marks = np.zeros(self.n_features, dtype=np.uint8)
+        row, pos = 0, 0
+        while True:
+            row, pos = _kernels.table_add(
+                X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
+                self.feat_start, self.feat_len, self.ent_class, self.ent_count,
+                self.class_total, self.ent_weight, weight_alpha, marks, touched, sizes,
+                row, pos)
+            if row < 0:
+                break
+            self._grow(2 * self.ent_class.shape[0])
+        self.used = int(sizes[0])
+        self.version += 1
+        return touched[:sizes[1]]
+
+    def _grow(self, capacity):
+        for name in ("ent_class", "ent_count", "ent_weight"):
+            old = getattr(self, name)
+            new = np.zeros(capacity, dtype=old.dtype)
+            new[:old.shape[0]] = old
+            setattr(self, name, new)
+
+    def compact(self):
+        """Give back the pool's free tail (after a fit, the table only grows on)."""
+        keep = max(1, self.used)
+        for name in ("ent_class", "ent_count", "ent_weight"):
+            setattr(self, name, getattr(self, name)[:keep].copy())
+
+    # -- reading -------------------------------------------------------------------
+    def entries(self):
+        """(feature, class, position) of every entry, feature-major."""
+        features = np.flatnonzero(self.feat_len)
+        lengths = self.feat_len[features].astype(np.int64)
+        first = np.cumsum(lengths) - lengths
+        offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(first, lengths)
+        positions = np.repeat(self.feat_start[features], lengths) + offsets
+        return (np.repeat(features, lengths), self.ent_class[positions].astype(np.intp),
+                positions)
+
+    def to_dense(self):
+        """The (k, d) table of counts."""
+        dense = np.zeros((self.n_classes, self.n_features))
+        features, classes, positions = self.entries()
+        dense[classes, features] = self.ent_count[positions]
+        return dense
+
+    def dense_weights(self, fill):
+        """(k, d): the entry weights where a count exists, ``fill`` (a (d,) or
+        scalar value) elsewhere."""
+        dense = np.empty((self.n_classes, self.n_features))
+        dense[:] = fill
+        features, classes, positions = self.entries()
+        dense[classes, features] = self.ent_weight[positions]
+        return dense
+
+    @property
+    def nbytes(self):
+        return sum(a.nbytes for a in (self.feat_start, self.feat_len, self.ent_class,
+                                      self.ent_count, self.ent_weight, self.class_total))
+
+    @classmethod
+    def from_dense(cls, counts):
+        """A table holding the non-zeros of a dense (k, d) count array, with the
+        entries of each feature in class order."""
+        features, classes = np.nonzero(counts.T)
+        return cls.from_entries(counts.shape[0], counts.shape[1], features, classes,
+                                counts[classes, features], counts.sum(axis=1))
+
+    @classmethod
+    def from_entries(cls, n_classes, n_features, features, classes, counts, class_total):
+        """A table from its entries as ``entries()`` lists them (grouped by
+        feature, each feature's classes in block order) and its class totals:
+        the same counts in the same order, so every sum over it is the same bits."""
+        table = cls(n_classes, n_features, capacity=1)
+        n = features.shape[0]
+        lengths = np.bincount(features, minlength=n_features)
+        # blocks sized to the next power of two, as table_add expects
+        room = np.where(lengths > 0, 1 << np.ceil(np.log2(np.maximum(lengths, 1))).astype(np.int64), 0)
+        starts = np.cumsum(room) - room
+        capacity = max(1, int(room.sum()))
+        table._grow(capacity)
+        first = np.cumsum(lengths) - lengths
+        positions = starts[features] + (np.arange(n) - first[features])
+        table.ent_class[positions] = classes
+        table.ent_count[positions] = counts
+        table.feat_start[lengths > 0] = starts[lengths > 0]
+        table.feat_len[:] = lengths
+        table.used = capacity if n else 0
+        table.class_total = np.array(class_total, dtype=np.float64)
+        return table
+
+    def all_features(self):
+        return np.flatnonzero(self.feat_len).astype(np.int64)

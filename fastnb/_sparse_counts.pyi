@@ -1,0 +1,43 @@
+"""Type stubs of fastnb._sparse_counts, compiled from src_cython/_sparse_counts.pyx:
+the sparse per-class count table of MultinomialNB/ComplementNB on text-scale data
+(also the stubs of its AVX2+FMA build, fastnb._sparse_counts_avx2)."""
+
+import numpy as np
+from numpy.typing import NDArray
+
+_Float64 = NDArray[np.float64]
+_Values = NDArray[np.float32] | NDArray[np.float64]
+_Index = NDArray[np.int32] | NDArray[np.int64]
+
+def csr_check(data: _Values, indices: _Index, indptr: _Index, n_features: int,
+              codes: NDArray[np.intp], sample_weight: _Float64 | None,
+              batch_total: _Float64, binarize: bool, threshold: float) -> tuple[int, ...]: ...
+def add_class_counts(codes: NDArray[np.intp], sample_weight: _Float64 | None,
+                     class_count: _Float64) -> None: ...
+def table_add(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.intp],
+              sample_weight: _Float64 | None, binarize: bool, threshold: float,
+              feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
+              ent_class: NDArray[np.int32], ent_count: _Float64, class_total: _Float64,
+              ent_weight: _Float64, weight_alpha: _Float64, feat_mark: NDArray[np.uint8],
+              touched: NDArray[np.int64], sizes: NDArray[np.int64], row0: int,
+              pos0: int) -> object: ...
+def refresh_multinomial(features: NDArray[np.int64], feat_start: NDArray[np.int64],
+                        feat_len: NDArray[np.int32], ent_count: _Float64,
+                        ent_weight: _Float64, alpha: _Float64) -> None: ...
+def refresh_complement(features: NDArray[np.int64], feat_start: NDArray[np.int64],
+                       feat_len: NDArray[np.int32], ent_count: _Float64,
+                       ent_weight: _Float64, feature_all: _Float64, feat_base: _Float64,
+                       alpha: _Float64) -> None: ...
+def table_feature_major(feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
+                        ent_class: NDArray[np.int32], ent_weight: _Float64,
+                        feat_base: _Float64, scale: _Float64, mult: _Float64,
+                        out: _Float64) -> None: ...
+
+class TablePredictor:
+    def __init__(self, feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
+                 ent_class: NDArray[np.int32], ent_weight: _Float64,
+                 feat_base: _Float64, bias: _Float64, scale: _Float64,
+                 mult: _Float64) -> None: ...
+    def predict(self, data: _Values, indices: _Index, indptr: _Index, binarize: bool,
+                threshold: float, mode: int, labels_out: NDArray[np.intp] | None,
+                out: _Float64 | None, n_threads: int) -> tuple[int, int]: ...

@@ -1,0 +1,435 @@
+"""Kernels of the sparse per-class count table (text-scale discrete models).
+
+Design
+------
+With hashed text features (2**18 to 2**20 columns) and tens of classes, the dense
+k x d count table is mostly zeros, and every partial_fit that rewrites it costs
+O(k d) whatever the size of the batch. The sparse table (layout in
+``_sparse_rows.pxd``) keeps only the non-zero counts, grouped by feature, so that
+
+* ``table_add`` adds a CSR batch in O(nnz) (one short scan of the feature's
+  block per non-zero; new classes are appended, a full block moves once);
+* the models' log-likelihood weights are refreshed only for the features a
+  batch touched (``refresh_*``), plus O(k) per-class terms in Python;
+* ``TablePredictor.predict`` scores a CSR row in O(nnz x classes with counts).
+
+Every count is summed in row order, starting from the current value, and the
+entries of a feature are in the order their classes first appeared: any split of
+the rows into batches gives the same bits as one fit. ``table_add`` and the
+refreshes are serial (a batch is microseconds of work); predict is parallel over
+rows, each row computed alone, so results do not depend on the thread count.
+
+The joint log likelihood of row x is, for every model here,
+
+    jll[c] = bias[c] + mult[c] * (sum_j x_j base_j + s(x) scale[c] + sum_{e of j} x_j w_e)
+
+with s(x) = sum_j x_j, ``base`` a per-feature term shared by the classes without
+a count, and ``w_e`` the difference a class's count makes.
+"""
+
+from cython.parallel cimport prange
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.math cimport INFINITY, log
+
+from _common cimport intp_t, floating, finish_row, block_start, MODE_ARGMAX
+from _sparse_rows cimport block_is_full, find_entry, add_block_weights
+
+import numpy as np
+
+ctypedef fused index_t:
+    int
+    long long
+
+
+def csr_check(
+    const floating[::1] data,         # IN: CSR values
+    const index_t[::1] indices,       # IN: CSR column indices
+    const index_t[::1] indptr,        # IN: (n + 1,) row pointers
+    Py_ssize_t n_features,
+    const intp_t[::1] codes,          # IN: (n,) class index in [0, k)
+    const double[::1] sample_weight,  # IN: (n,) or None
+    double[::1] batch_total,          # OUT: (k,) weighted sum of the values per class
+    bint binarize,
+    double threshold,
+):
+    """Read-only validation pass over a batch, before the table is touched.
+
+    Returns ``(n_nan, n_inf, n_neg, n_malformed)``.
+    """
+    cdef Py_ssize_t n = codes.shape[0]
+    cdef Py_ssize_t nnz = data.shape[0]
+    cdef Py_ssize_t i, p, start, stop, j
+    cdef Py_ssize_t n_nan = 0, n_inf = 0, n_neg = 0, n_malformed = 0
+    cdef double x, w, row_sum
+    with nogil:
+        for i in range(n):
+            start = indptr[i]
+            stop = indptr[i + 1]
+            if start < 0 or stop > nnz or stop < start:
+                n_malformed += 1
+                continue
+            w = 1.0 if sample_weight is None else sample_weight[i]
+            row_sum = 0.0
+            for p in range(start, stop):
+                j = indices[p]
+                if j < 0 or j >= n_features:
+                    n_malformed += 1
+                x = data[p]
+                if x != x:
+                    n_nan += 1
+                    continue
+                if x == INFINITY or x == -INFINITY:
+                    n_inf += 1
+                    continue
+                if x < 0:
+                    n_neg += 1
+                if binarize:
+                    x = 1.0 if x > threshold else 0.0
+                row_sum = row_sum + x
+            batch_total[codes[i]] += w * row_sum
+    return n_nan, n_inf, n_neg, n_malformed
+
+
+def add_class_counts(const intp_t[::1] codes, const double[::1] sample_weight,
+                     double[::1] class_count):
+    """class_count[c] += the weight of each row of class c, in row order."""
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(codes.shape[0]):
+            class_count[codes[i]] += 1.0 if sample_weight is None else sample_weight[i]
+
+
+def table_add(
+    const floating[::1] data,         # IN: CSR values (validated, no NaN)
+    const index_t[::1] indices,       # IN: CSR column indices (validated)
+    const index_t[::1] indptr,        # IN: (n + 1,) row pointers (validated)
+    const intp_t[::1] codes,          # IN: (n,) class index
+    const double[::1] sample_weight,  # IN: (n,) or None
+    bint binarize,
+    double threshold,
+    int64_t[::1] feat_start,          # IN/OUT: (d,) block start, -1 when empty
+    int32_t[::1] feat_len,            # IN/OUT: (d,) entries in the block
+    int32_t[::1] ent_class,           # IN/OUT: (capacity,) pool
+    double[::1] ent_count,            # IN/OUT: (capacity,) pool
+    double[::1] class_total,          # IN/OUT: (k,) sum of the counts per class
+    double[::1] ent_weight,           # IN/OUT: (capacity,) pool (moved with blocks)
+    const double[::1] weight_alpha,   # IN: (d,) or (1,) alpha, or (0,): no weights
+    uint8_t[::1] feat_mark,           # IN/OUT: (d,) 1 while a feature is in `touched`
+    int64_t[::1] touched,             # OUT: features touched, in first-touch order
+    int64_t[::1] sizes,               # IN/OUT: [pool entries used, len(touched)]
+    Py_ssize_t row0,
+    Py_ssize_t pos0,
+):
+    """Add w_i * x_ij (or w_i * [x_ij > threshold]) into the table, from (row0, pos0).
+
+    With ``weight_alpha`` non-empty, each changed entry's MultinomialNB weight
+    log(N_cj + a_j) - log(a_j) is rewritten as its count changes (the same
+    expression as ``refresh_multinomial``: the same bits), so that a batch
+    costs O(nnz) logs instead of a refresh of every class of every feature it
+    touched.
+
+    Returns ``(row, pos)`` where the pool ran out of room (nothing of that
+    non-zero is applied yet: grow the pool and call again from there), or
+    ``(-1, -1)`` when the batch is in.
+    """
+    cdef Py_ssize_t n = codes.shape[0]
+    cdef Py_ssize_t capacity = ent_class.shape[0]
+    cdef Py_ssize_t i, p, e, j, start
+    cdef int64_t used = sizes[0], n_touched = sizes[1], old, fresh
+    cdef int32_t c, length
+    cdef double x, w, a = 0.0, log_a = 0.0
+    cdef bint weights = weight_alpha.shape[0] > 0
+    cdef bint scalar_alpha = weight_alpha.shape[0] == 1
+    cdef Py_ssize_t stop_row = -1, stop_pos = -1
+    if scalar_alpha:
+        a = weight_alpha[0]
+        log_a = log(a)
+    with nogil:
+        for i in range(row0, n):
+            c = <int32_t>codes[i]
+            w = 1.0 if sample_weight is None else sample_weight[i]
+            start = pos0 if i == row0 else indptr[i]
+            for p in range(start, indptr[i + 1]):
+                x = data[p]
+                if binarize:
+                    x = 1.0 if x > threshold else 0.0
+                if x == 0.0:
+                    continue
+                x = w * x
+                j = indices[p]
+                length = feat_len[j]
+                e = -1
+                if length > 0:
+                    e = find_entry(&ent_class[0], feat_start[j], length, c)
+                if e < 0:
+                    if block_is_full(length):
+                        fresh = 1 if length == 0 else 2 * length
+                        if used + fresh > capacity:
+                            stop_row = i
+                            stop_pos = p
+                            break
+                        old = feat_start[j]
+                        for e in range(length):
+                            ent_class[used + e] = ent_class[old + e]
+                            ent_count[used + e] = ent_count[old + e]
+                            ent_weight[used + e] = ent_weight[old + e]
+                        feat_start[j] = used
+                        used += fresh
+                    e = feat_start[j] + length
+                    ent_class[e] = c
+                    ent_count[e] = 0.0
+                    feat_len[j] = length + 1
+                ent_count[e] += x
+                class_total[c] += x
+                if weights:
+                    if not scalar_alpha:
+                        a = weight_alpha[j]
+                        log_a = log(a)
+                    ent_weight[e] = log(ent_count[e] + a) - log_a
+                if feat_mark[j] == 0:
+                    feat_mark[j] = 1
+                    touched[n_touched] = j
+                    n_touched += 1
+            if stop_row >= 0:
+                break
+    sizes[0] = used
+    sizes[1] = n_touched
+    return stop_row, stop_pos
+
+
+
+def refresh_multinomial(
+    const int64_t[::1] features,      # IN: the features to refresh
+    const int64_t[::1] feat_start,
+    const int32_t[::1] feat_len,
+    const double[::1] ent_count,
+    double[::1] ent_weight,           # OUT: log(N_cj + a_j) - log(a_j)
+    const double[::1] alpha,          # IN: (d,) or (1,) smoothing
+):
+    """MultinomialNB's entry weights: what a count adds over the smoothing alone."""
+    cdef Py_ssize_t t, j, e, s
+    cdef double a, log_a
+    cdef bint scalar = alpha.shape[0] == 1
+    with nogil:
+        for t in range(features.shape[0]):
+            j = features[t]
+            a = alpha[0] if scalar else alpha[j]
+            log_a = log(a)
+            s = feat_start[j]
+            for e in range(s, s + feat_len[j]):
+                ent_weight[e] = log(ent_count[e] + a) - log_a
+
+
+def refresh_complement(
+    const int64_t[::1] features,      # IN: the features to refresh
+    const int64_t[::1] feat_start,
+    const int32_t[::1] feat_len,
+    const double[::1] ent_count,
+    double[::1] ent_weight,           # OUT: log(F_j - N_cj + a_j) - log(F_j + a_j)
+    double[::1] feature_all,          # OUT: (d,) F_j, the count over all classes
+    double[::1] feat_base,            # OUT: (d,) log(F_j + a_j)
+    const double[::1] alpha,          # IN: (d,) or (1,) smoothing
+):
+    """ComplementNB's per-feature terms and entry weights.
+
+    The complement count of class c is F_j + a_j - N_cj: log(F_j + a_j) for every
+    class without a count of j, and the entry weight corrects it for the others.
+    """
+    cdef Py_ssize_t t, j, e, s
+    cdef double a, total, log_all
+    cdef bint scalar = alpha.shape[0] == 1
+    with nogil:
+        for t in range(features.shape[0]):
+            j = features[t]
+            a = alpha[0] if scalar else alpha[j]
+            s = feat_start[j]
+            total = 0.0
+            for e in range(s, s + feat_len[j]):
+                total = total + ent_count[e]
+            feature_all[j] = total
+            log_all = log(total + a)
+            feat_base[j] = log_all
+            for e in range(s, s + feat_len[j]):
+                ent_weight[e] = log((total + a) - ent_count[e]) - log_all
+
+
+cdef inline int table_predict_row(
+    const floating[::1] data, const index_t[::1] indices,
+    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t d,
+    const int64_t* feat_start, const int32_t* feat_len,
+    const int32_t* ent_class, const double* ent_weight, const double* feat_base,
+    bint scalar_base, const double* bias, const double* scale, const double* mult,
+    Py_ssize_t k, bint binarize, double threshold, int mode,
+    intp_t* label_out, double* acc,
+) noexcept nogil:
+    """One row's output; 0 fine, 1 suspect (non-finite), 2 malformed."""
+    cdef Py_ssize_t p, j, c
+    cdef double x, s = 0.0, base = 0.0, value
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
+    for c in range(k):
+        acc[c] = 0.0
+    for p in range(start, stop):
+        j = indices[p]
+        if j < 0 or j >= d:
+            return 2
+        x = data[p]
+        if binarize:
+            x = 1.0 if x > threshold else 0.0
+        s = s + x
+        base = base + x * (feat_base[0] if scalar_base else feat_base[j])
+        if feat_len[j] > 0:
+            add_block_weights(acc, ent_class, ent_weight, feat_start[j], feat_len[j], x)
+    for c in range(k):
+        value = bias[c] + mult[c] * ((base + s * scale[c]) + acc[c])
+        acc[c] = value
+        if value > best:
+            best = value
+            best_class = c
+        elif value != value:
+            saw_nan = True
+    if mode == MODE_ARGMAX:
+        label_out[0] = best_class
+    else:
+        finish_row(acc, k, mode)
+    return 1 if (saw_nan or best == -INFINITY or best == INFINITY) else 0
+
+
+cdef Py_ssize_t table_predict_rows(
+    const floating[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
+    Py_ssize_t d, const int64_t* feat_start, const int32_t* feat_len,
+    const int32_t* ent_class, const double* ent_weight, const double* feat_base,
+    bint scalar_base, const double* bias, const double* scale, const double* mult,
+    Py_ssize_t k, bint binarize, double threshold, int mode, intp_t[::1] labels_out,
+    double[:, ::1] out, double* scratch, Py_ssize_t row_start, Py_ssize_t row_stop,
+    intp_t* n_malformed,
+) noexcept nogil:
+    """Rows [row_start, row_stop) of a CSR batch; returns how many came out suspect
+    (non-finite) and counts malformed rows into ``n_malformed``."""
+    cdef Py_ssize_t i, start, stop, nnz = data.shape[0], n_suspect = 0
+    cdef int status
+    cdef intp_t dummy_label
+    cdef intp_t* label_out = &dummy_label
+    cdef double* acc
+    for i in range(row_start, row_stop):
+        start = indptr[i]
+        stop = indptr[i + 1]
+        if mode == MODE_ARGMAX:
+            label_out = &labels_out[i]
+            acc = scratch
+        else:
+            acc = &out[i, 0]
+        if start < 0 or stop > nnz or stop < start:
+            n_malformed[0] += 1
+            continue
+        status = table_predict_row(
+            data, indices, start, stop, d, feat_start, feat_len, ent_class, ent_weight,
+            feat_base, scalar_base, bias, scale, mult, k, binarize, threshold, mode,
+            label_out, acc)
+        if status == 2:
+            n_malformed[0] += 1
+        else:
+            n_suspect += status
+    return n_suspect
+
+
+cdef class TablePredictor:
+    """The table's arrays and predict terms of one model state, typed once.
+
+    A 1-document predict is a few hundred nanoseconds of arithmetic; converting
+    a dozen arrays to memoryviews on every call cost more than that, so the
+    model keeps one of these per state (in its predict cache) and a call
+    converts only the batch.
+    """
+    cdef const int64_t[::1] feat_start
+    cdef const int32_t[::1] feat_len
+    cdef const int32_t[::1] ent_class
+    cdef const double[::1] ent_weight
+    cdef const double[::1] feat_base   # (d,) or (1,) per-feature base term
+    cdef const double[::1] bias        # (k,)
+    cdef const double[::1] scale       # (k,) times s(x)
+    cdef const double[::1] mult        # (k,) outer factor
+    cdef Py_ssize_t n_features
+
+    def __init__(self, feat_start, feat_len, ent_class, ent_weight, feat_base, bias,
+                 scale, mult):
+        self.feat_start = feat_start
+        self.feat_len = feat_len
+        self.ent_class = ent_class
+        self.ent_weight = ent_weight
+        self.feat_base = feat_base
+        self.bias = bias
+        self.scale = scale
+        self.mult = mult
+        self.n_features = feat_start.shape[0]
+
+    def predict(
+        self,
+        const floating[::1] data,     # IN: CSR values
+        const index_t[::1] indices,   # IN: CSR column indices
+        const index_t[::1] indptr,    # IN: (n + 1,) row pointers
+        bint binarize,
+        double threshold,
+        int mode,
+        intp_t[::1] labels_out,
+        double[:, ::1] out,
+        int n_threads,
+    ):
+        """Score CSR rows against the table. Returns ``(n_suspect, n_malformed)``."""
+        cdef Py_ssize_t n = indptr.shape[0] - 1
+        cdef Py_ssize_t k = self.bias.shape[0]
+        cdef Py_ssize_t block, n_blocks = max(1, min(n_threads, n))
+        # Per-block class scratch for arg-max rows, from NumPy: a failed
+        # allocation raises MemoryError here, as in every kernel.
+        scratch_arr = np.empty((n_blocks, k), dtype=np.float64)
+        malformed_arr = np.zeros(n_blocks, dtype=np.intp)
+        cdef double[:, ::1] scratch = scratch_arr
+        cdef intp_t[::1] malformed = malformed_arr
+        cdef Py_ssize_t n_suspect = 0
+        with nogil:
+            # One block never enters an OpenMP region (a 1-document call).
+            for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
+                                use_threads_if=n_blocks > 1):
+                n_suspect += table_predict_rows(
+                    data, indices, indptr, self.n_features, &self.feat_start[0],
+                    &self.feat_len[0], &self.ent_class[0], &self.ent_weight[0],
+                    &self.feat_base[0], self.feat_base.shape[0] == 1, &self.bias[0],
+                    &self.scale[0], &self.mult[0], k, binarize, threshold, mode,
+                    labels_out, out, &scratch[block, 0], block_start(block, n_blocks, n),
+                    block_start(block + 1, n_blocks, n), &malformed[block])
+        return n_suspect, int(malformed_arr.sum())
+
+
+def table_feature_major(
+    const int64_t[::1] feat_start,    # IN: the table (see _sparse_rows.pxd)
+    const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class,
+    const double[::1] ent_weight,
+    const double[::1] feat_base,      # IN: (d,) or (1,) per-feature base term
+    const double[::1] scale,          # IN: (k,)
+    const double[::1] mult,           # IN: (k,)
+    double[:, ::1] out,               # OUT: (d, kp) feature-major weights, kp >= k
+):
+    """The table's weights as the dense feature-major (d, kp) table of the dense
+    CSR predict kernel: out[j, c] = mult[c] * ((base_j + scale[c]) + w_cj), with
+    w_cj = 0 where class c has no count of j, and zero padding beyond k.
+
+    For large batches one O(k d) pass and contiguous rows beat walking each
+    feature's class list per non-zero; the result is cached by the caller.
+    """
+    cdef Py_ssize_t d = out.shape[0], kp = out.shape[1], k = scale.shape[0]
+    cdef Py_ssize_t j, c, e, s
+    cdef double base
+    cdef bint scalar_base = feat_base.shape[0] == 1
+    with nogil:
+        for j in range(d):
+            base = feat_base[0] if scalar_base else feat_base[j]
+            for c in range(k):
+                out[j, c] = mult[c] * (base + scale[c])
+            for c in range(k, kp):
+                out[j, c] = 0.0
+            s = feat_start[j]
+            for e in range(s, s + feat_len[j]):
+                c = ent_class[e]
+                out[j, c] = mult[c] * ((base + scale[c]) + ent_weight[e])

@@ -1,0 +1,307 @@
+"""The sparse per-class count table of MultinomialNB and ComplementNB (text scale).
+
+The whole suite also runs on the table with FASTNB_TEST_SPARSE_TABLE=1; these
+tests check what is particular to it: that it is picked from the data, that
+partial_fit works in place on it, and that its answers are scikit-learn's.
+"""
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from numpy.testing import assert_allclose, assert_array_equal
+from sklearn import naive_bayes as sk
+
+import fastnb
+from fastnb import _count_table, _discrete
+
+MODELS = [("MultinomialNB", {}), ("MultinomialNB", {"alpha": 0.3, "fit_prior": False}),
+          ("ComplementNB", {}), ("ComplementNB", {"norm": True})]
+
+
+@pytest.fixture
+def text():
+    """Hashed-text-like CSR counts: wide, sparse, many classes."""
+    rng = np.random.default_rng(3)
+    n, d, k = 400, 1 << 15, 35
+    rare = sp.random(n, d - 20, density=0.002, random_state=4, format="csr",
+                     data_rvs=lambda size: rng.integers(1, 4, size).astype(float))
+    # frequent features shared by all classes, as in Zipf-distributed text
+    frequent = sp.csr_matrix(rng.integers(0, 3, (n, 20)).astype(float))
+    X = sp.hstack([frequent, rare], format="csr")
+    y = rng.integers(0, k, n)
+    y[:k] = np.arange(k)
+    return X, y
+
+
+def _table_of(model):
+    return model.__dict__.get("_table")
+
+
+@pytest.mark.parametrize("name, params", MODELS)
+def test_table_matches_sklearn(text, name, params):
+    X, y = text
+    ours = getattr(fastnb, name)(**params).fit(X, y)
+    theirs = getattr(sk, name)(**params).fit(X, y)
+    assert _table_of(ours) is not None
+    assert "feature_count_" not in ours.__dict__  # computed on access, not stored
+    assert_allclose(ours.feature_count_, theirs.feature_count_, rtol=1e-12)
+    assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-10)
+    assert_allclose(ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X),
+                    rtol=1e-10)
+    assert_allclose(ours.predict_proba(X), theirs.predict_proba(X), rtol=1e-9, atol=1e-12)
+    assert_array_equal(ours.predict(X), theirs.predict(X))
+    assert_allclose(ours.predict_log_proba(X[:50].toarray()),
+                    theirs.predict_log_proba(X[:50].toarray()), rtol=1e-9)
+    if name == "ComplementNB":
+        assert_allclose(ours.feature_all_, theirs.feature_all_, rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, params", MODELS)
+def test_partial_fit_in_any_split_is_fit(text, name, params):
+    X, y = text
+    whole = getattr(fastnb, name)(**params).fit(X, y)
+    classes = np.unique(y)
+    stream = getattr(fastnb, name)(**params)
+    for start, stop in [(0, 1), (1, 130), (130, 131), (131, 400)]:
+        stream.partial_fit(X[start:stop], y[start:stop], classes=classes)
+    assert _table_of(stream) is not None
+    assert_array_equal(stream.feature_count_, whole.feature_count_)
+    assert_array_equal(stream.predict_proba(X), whole.predict_proba(X))
+    # a dense batch into a table-backed model
+    stream.partial_fit(X[:7].toarray(), y[:7])
+    theirs = getattr(sk, name)(**params).fit(sp.vstack([X, X[:7]]), np.r_[y, y[:7]])
+    assert_allclose(stream.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X),
+                    rtol=1e-10)
+
+
+def test_partial_fit_adds_in_place(text):
+    X, y = text
+    model = fastnb.MultinomialNB().fit(X, y)
+    table = _table_of(model)
+    model.partial_fit(X[:10], y[:10])
+    assert _table_of(model) is table  # the counts were added in place, not copied
+
+
+def test_sample_weight_priors_and_array_alpha(text):
+    X, y = text
+    rng = np.random.default_rng(5)
+    w = rng.uniform(0, 3, X.shape[0])
+    alpha = rng.uniform(0.1, 2, X.shape[1])
+    prior = np.full(35, 1 / 35)
+    for name in ("MultinomialNB", "ComplementNB"):
+        params = {"alpha": alpha, "class_prior": prior}
+        ours = getattr(fastnb, name)(**params).fit(X, y, sample_weight=w)
+        theirs = getattr(sk, name)(**params).fit(X, y, sample_weight=w)
+        assert _table_of(ours) is not None
+        assert_allclose(ours.predict_joint_log_proba(X),
+                        theirs.predict_joint_log_proba(X), rtol=1e-10)
+
+
+def test_alpha_changed_between_partial_fits(text):
+    X, y = text
+    model = fastnb.MultinomialNB().partial_fit(X[:200], y[:200], classes=np.unique(y))
+    model.set_params(alpha=0.25).partial_fit(X[200:], y[200:])
+    theirs = sk.MultinomialNB(alpha=0.25).fit(X, y)
+    assert_allclose(model.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X),
+                    rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB"])
+def test_failed_partial_fit_changes_nothing(text, name):
+    X, y = text
+    model = getattr(fastnb, name)().fit(X, y)
+    before = model.predict_joint_log_proba(X)
+    counts = model.feature_count_
+    bad = X[:5].copy()
+    bad.data[-1] = -1.0  # after valid rows: the batch is checked in full first
+    with pytest.raises(ValueError, match="Negative"):
+        model.partial_fit(bad, y[:5])
+    bad.data[-1] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        model.partial_fit(bad, y[:5])
+    bad.data[-1] = 1e308
+    bad.data[-2] = 1e308
+    with pytest.raises(ValueError, match="too large"):
+        model.partial_fit(bad, y[:5])
+    assert_array_equal(model.feature_count_, counts)
+    assert_array_equal(model.predict_joint_log_proba(X), before)
+
+
+def test_predict_leaves_dict_unchanged(text):
+    X, y = text
+    for name, params in MODELS:
+        model = getattr(fastnb, name)(**params).fit(X, y)
+        state = dict(model.__dict__)
+        model.predict(X)
+        model.predict_proba(X[:3].toarray())
+        _ = model.feature_log_prob_
+        assert model.__dict__.keys() == state.keys()
+        assert all(model.__dict__[key] is state[key] for key in state)
+
+
+def test_representation_follows_the_data(text, monkeypatch):
+    # the thresholds as shipped (FASTNB_TEST_SPARSE_TABLE=1 lowers them to 0)
+    monkeypatch.setattr(_count_table, "TABLE_MIN_CELLS", 1 << 20)
+    monkeypatch.setattr(_count_table, "TABLE_MIN_CELLS_PER_NONZERO", 4)
+    X, y = text
+    assert not _count_table.wants_table(20, 200, 10_000)  # small dense table
+    assert _count_table.wants_table(35, 1 << 20, 3_000_000)  # hashed text
+    dense_model = fastnb.MultinomialNB().fit(X.toarray(), y)
+    assert _table_of(dense_model) is None
+    model = fastnb.MultinomialNB().fit(X, y)
+    assert _table_of(model) is not None
+    model.fit(X.toarray(), y)  # a refit on dense data goes back to the dense table
+    assert _table_of(model) is None and "feature_count_" in model.__dict__
+    # alpha = 0 (log 0 terms) stays on the dense kernels
+    assert _table_of(fastnb.MultinomialNB(alpha=0.0).fit(X, y)) is None
+
+
+def test_missing_values_merge_and_save(text, tmp_path):
+    X, y = text
+    Xm = X.copy()
+    Xm.data[::17] = np.nan
+    observed = Xm.copy()
+    observed.data = np.nan_to_num(observed.data)
+    for name in ("MultinomialNB", "ComplementNB"):
+        model = getattr(fastnb, name)().fit(Xm, y)
+        assert _table_of(model) is not None
+        theirs = getattr(sk, name)().fit(observed, y)
+        assert_allclose(model.feature_count_, theirs.feature_count_)
+        assert_allclose(model.predict_joint_log_proba(observed),
+                        theirs.predict_joint_log_proba(observed), rtol=1e-10)
+        assert model._missing_count.sum() == np.isnan(Xm.data).sum()
+        half = getattr(fastnb, name)().fit(Xm[:200], y[:200])
+        other = getattr(fastnb, name)().fit(Xm[200:], y[200:])
+        merged = fastnb.merge(half, other)
+        assert_allclose(merged.predict_joint_log_proba(observed),
+                        model.predict_joint_log_proba(observed), rtol=1e-10)
+        path = tmp_path / f"{name}.npz"
+        model.save(path)
+        loaded = fastnb.load(path)
+        # the table itself is saved and rebuilt: the same bits on both predict paths
+        assert _table_of(loaded) is not None
+        assert_array_equal(loaded.feature_count_, model.feature_count_)
+        assert_array_equal(loaded._missing_count, model._missing_count)
+        for rows in (Xm[:2], Xm):
+            assert_array_equal(loaded.predict_joint_log_proba(rows),
+                               model.predict_joint_log_proba(rows))
+        # a fastnb 0.1 file (format version 1: dense counts) of the same model loads
+        with np.load(path, allow_pickle=False) as archive:
+            members = {n: archive[n] for n in archive.files}
+        header = json.loads(members.pop("header").tobytes())
+        v1 = {"classes": members["classes"], "class_count_": members["class_count_"],
+              "feature_count_": model.feature_count_,
+              "missing_count": model._missing_count}
+        header["format_version"] = 1
+        header["arrays"] = ["classes"] + sorted(n for n in v1 if n != "classes")
+        with open(tmp_path / "v1.npz", "wb") as handle:
+            np.savez(handle, header=np.frombuffer(json.dumps(header).encode(), np.uint8),
+                     **v1)
+        old = fastnb.load(tmp_path / "v1.npz")
+        assert_array_equal(old.feature_count_, model.feature_count_)
+        assert_allclose(old.predict_proba(observed), model.predict_proba(observed),
+                        rtol=1e-9, atol=1e-300)
+
+
+def test_same_bits_for_any_thread_count(text):
+    X, y = text
+    model = fastnb.ComplementNB(n_threads=1).fit(X, y)
+    one = model.predict_proba(X)
+    model.set_params(n_threads=2)
+    assert_array_equal(model.predict_proba(X), one)
+
+
+@pytest.mark.parametrize("name, params", MODELS)
+def test_both_predict_paths_match_sklearn(text, name, params):
+    """Small batches walk the table; large ones use the cached dense weights."""
+    X, y = text
+    ours = getattr(fastnb, name)(**params).fit(X, y)
+    theirs = getattr(sk, name)(**params).fit(X, y)
+    expected = theirs.predict_joint_log_proba(X)
+    assert X.nnz * _discrete.TABLE_DENSE_PREDICT_NNZ_RATIO >= X.shape[1]
+    row_by_row = np.vstack([ours.predict_joint_log_proba(X[i]) for i in range(20)])
+    assert "table_weights_fm" not in _discrete._PREDICT_CACHE[ours]  # table kernel
+    assert_allclose(row_by_row, expected[:20], rtol=1e-10)
+    assert_allclose(ours.predict_joint_log_proba(X), expected, rtol=1e-10)
+    assert "table_weights_fm" in _discrete._PREDICT_CACHE[ours]  # dense kernel
+    # the path is the batch's, not the cache's: single rows still walk the table
+    assert_array_equal(np.vstack([ours.predict_joint_log_proba(X[i]) for i in range(20)]),
+                       row_by_row)
+
+
+@pytest.mark.parametrize("name, params", MODELS)
+def test_dense_predict_weights_follow_partial_fit(text, name, params):
+    X, y = text
+    ours = getattr(fastnb, name)(**params)
+    theirs = getattr(sk, name)(**params)
+    classes = np.unique(y)
+    for part in (slice(0, 200), slice(200, 400)):
+        ours.partial_fit(X[part], y[part], classes=classes)
+        theirs.partial_fit(X[part], y[part], classes=classes)
+        assert_allclose(ours.predict_joint_log_proba(X), theirs.predict_joint_log_proba(X),
+                        rtol=1e-10)
+        assert_allclose(ours.predict_joint_log_proba(X[:3]),
+                        theirs.predict_joint_log_proba(X[:3]), rtol=1e-10)
+
+
+@pytest.mark.parametrize("fit_norm", [False, True])
+def test_complement_norm_is_the_one_of_the_last_fit(text, fit_norm):
+    """scikit-learn folds norm into feature_log_prob_ when fitting: changing it
+    afterwards changes nothing until the next fit or partial_fit."""
+    X, y = text
+    ours = fastnb.ComplementNB(norm=fit_norm).fit(X, y)
+    theirs = sk.ComplementNB(norm=fit_norm).fit(X, y)
+    ours.set_params(norm=not fit_norm)
+    theirs.set_params(norm=not fit_norm)
+    for rows in (X[:3], X):  # both predict paths
+        assert_allclose(ours.predict_joint_log_proba(rows),
+                        theirs.predict_joint_log_proba(rows), rtol=1e-10)
+    assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-10)
+    ours.partial_fit(X[:10], y[:10])
+    theirs.partial_fit(X[:10], y[:10])
+    assert_allclose(ours.predict_joint_log_proba(X[:3]),
+                    theirs.predict_joint_log_proba(X[:3]), rtol=1e-10)
+    assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("name, params", MODELS)
+def test_save_load_is_the_same_table(text, tmp_path, name, params):
+    X, y = text
+    model = getattr(fastnb, name)(**params)
+    classes = np.unique(y)
+    for part in (slice(0, 150), slice(150, 400)):  # blocks grown over two calls
+        model.partial_fit(X[part], y[part], classes=classes)
+    model.save(tmp_path / "m.npz")
+    loaded = fastnb.load(tmp_path / "m.npz")
+    assert _table_of(loaded) is not None
+    for rows in (X[:1], X[:5], X):
+        assert_array_equal(loaded.predict_joint_log_proba(rows),
+                           model.predict_joint_log_proba(rows))
+    # and it learns on like the saved one
+    loaded.partial_fit(X[:50], y[:50])
+    model.partial_fit(X[:50], y[:50])
+    assert_array_equal(loaded.predict_joint_log_proba(X[:5]),
+                       model.predict_joint_log_proba(X[:5]))
+
+
+def test_damaged_table_entries_are_refused(text, tmp_path):
+    X, y = text
+    fastnb.MultinomialNB().fit(X, y).save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz", allow_pickle=False) as archive:
+        members = {n: archive[n] for n in archive.files}
+    damages = {
+        "feature out of range": ("table_feature", lambda a: np.where(a == a.max(), X.shape[1], a)),
+        "class out of range": ("table_class", lambda a: a + 100),
+        "repeated pair": ("table_class", lambda a: np.zeros_like(a)),
+        "not grouped": ("table_feature", lambda a: a[::-1].copy()),
+        "float indices": ("table_feature", lambda a: a.astype(np.float64)),
+        "negative count": ("table_count", lambda a: -a),
+    }
+    for label, (member, damage) in damages.items():
+        bad = dict(members, **{member: damage(members[member])})
+        with open(tmp_path / "bad.npz", "wb") as handle:
+            np.savez(handle, **bad)
+        with pytest.raises(ValueError, match="not a valid fastnb model file"):
+            fastnb.load(tmp_path / "bad.npz")
