@@ -9,12 +9,13 @@
 # summed in feature order and the groups are added in order, so results are the
 # same bits for any number of threads.
 
-from libc.math cimport INFINITY
 from libc.string cimport memcpy
 from libc.stdint cimport uint64_t
 
-from _common cimport intp_t, finish_scores, MODE_ARGMAX
-from _counts cimport value_t, native_threshold, LOCAL_K
+from _common cimport (
+    intp_t, BestClass, no_class_yet, consider_class, finish_scores, MODE_ARGMAX,
+)
+from _counts cimport value_t, native_threshold, LOCAL_K, Lanes8, Lanes16
 
 
 cdef inline Py_ssize_t byte_pattern(const unsigned char* x) noexcept nogil:
@@ -34,42 +35,48 @@ cdef inline Py_ssize_t tail_pattern(const unsigned char* x, Py_ssize_t count) no
     return pattern
 
 
-cdef inline void table_scores_fixed(
-    const unsigned char* x, const double* table, Py_ssize_t d, Py_ssize_t kp,
-    double* acc,
+ctypedef fused table_lanes_t:
+    Lanes8
+    Lanes16
+
+
+cdef inline void table_scores_lanes(
+    table_lanes_t* sums_out,    # OUT: the kp = sizeof(table_lanes_t) / 8 sums
+    const unsigned char* x, const double* table, Py_ssize_t d,
 ) noexcept nogil:
-    """acc[0:kp] = sum over groups of table rows, for kp = 8 or 16 (a literal after
-    inlining, so that the accumulators live in registers).
+    """The table sums for kp = 8 or 16 padded classes: a compile-time width in
+    each specialization (see Lanes8 in _counts.pxd), so the accumulators live in
+    registers.
 
     Two accumulator sets (even and odd groups), added at the end: the two
     dependency chains overlap. Fixed order: the same bits for any thread count.
     """
-    cdef double even[16]
-    cdef double odd[16]
+    cdef table_lanes_t even, odd
+    cdef Py_ssize_t kp = sizeof(table_lanes_t) // sizeof(double)
     cdef Py_ssize_t g, c
     cdef Py_ssize_t full = d // 8
     cdef const double* t0
     cdef const double* t1
     for c in range(kp):
-        even[c] = 0.0
-        odd[c] = 0.0
+        even.acc[c] = 0.0
+        odd.acc[c] = 0.0
     for g in range(0, full - 1, 2):
         t0 = table + (g * 256 + byte_pattern(x + 8 * g)) * kp
         t1 = table + ((g + 1) * 256 + byte_pattern(x + 8 * g + 8)) * kp
         for c in range(kp):
-            even[c] = even[c] + t0[c]
+            even.acc[c] = even.acc[c] + t0[c]
         for c in range(kp):
-            odd[c] = odd[c] + t1[c]
+            odd.acc[c] = odd.acc[c] + t1[c]
     if full % 2 == 1:
         t0 = table + ((full - 1) * 256 + byte_pattern(x + 8 * (full - 1))) * kp
         for c in range(kp):
-            even[c] = even[c] + t0[c]
+            even.acc[c] = even.acc[c] + t0[c]
     if full * 8 < d:
         t1 = table + (full * 256 + tail_pattern(x + 8 * full, d - full * 8)) * kp
         for c in range(kp):
-            odd[c] = odd[c] + t1[c]
+            odd.acc[c] = odd.acc[c] + t1[c]
     for c in range(kp):
-        acc[c] = even[c] + odd[c]
+        sums_out.acc[c] = even.acc[c] + odd.acc[c]
 
 
 cdef inline void table_scores_any(
@@ -106,26 +113,20 @@ cdef inline int bool_predict_row(
     """Write one row's output; return 1 if its best score is not finite."""
     cdef Py_ssize_t c
     cdef double acc[LOCAL_K]
-    cdef double best = -INFINITY
-    cdef intp_t best_class = 0
-    cdef bint saw_nan = False
+    cdef BestClass best = no_class_yet()
     if kp == 8:
-        table_scores_fixed(x, table, d, 8, acc)
+        table_scores_lanes(<Lanes8*>acc, x, table, d)
     elif kp == 16:
-        table_scores_fixed(x, table, d, 16, acc)
+        table_scores_lanes(<Lanes16*>acc, x, table, d)
     else:
         table_scores_any(x, table, d, kp, acc)
     for c in range(k):
         acc[c] = acc[c] + bias[c]
-        if acc[c] > best:
-            best = acc[c]
-            best_class = c
-        elif acc[c] != acc[c]:
-            saw_nan = True
+        consider_class(&best, acc[c], c)
     if mode != MODE_ARGMAX:
         for c in range(k):
             row_out[c] = acc[c]
-    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+    return finish_scores(row_out, k, mode, label_out, best)
 
 
 cdef inline Py_ssize_t threshold_row(

@@ -97,19 +97,40 @@ cdef inline void finish_row(double* row, Py_ssize_t k, int mode) noexcept nogil:
             row[c] = row[c] - scale
 
 
+cdef struct BestClass:
+    double score        # the largest class score so far
+    intp_t index        # its class (the first one on ties)
+    bint saw_nan        # a class score was NaN
+
+
+cdef inline BestClass no_class_yet() noexcept nogil:
+    cdef BestClass best
+    best.score = -INFINITY
+    best.index = 0
+    best.saw_nan = False
+    return best
+
+
+cdef inline void consider_class(BestClass* best, double score, intp_t c) noexcept nogil:
+    """Keep the running argmax of a row's class scores, and note NaN scores."""
+    if score > best.score:
+        best.score = score
+        best.index = c
+    elif score != score:
+        best.saw_nan = True
+
+
 cdef inline int finish_scores(
     double* row_out,      # IN/OUT (k,): the row's class scores (unused for MODE_ARGMAX)
     Py_ssize_t k,
     int mode,
     intp_t* label_out,    # OUT for MODE_ARGMAX: the best class
-    double best,          # the largest score
-    intp_t best_class,    # its class (the first one on ties)
-    bint saw_nan,         # a score was NaN
+    BestClass best,       # what consider_class saw of the row's scores
 ) noexcept nogil:
     """Write a scored row's output; return 1 if the row is suspect (no finite best
     score), so that the caller can tell infinite input from a valid answer."""
     if mode == MODE_ARGMAX:
-        label_out[0] = best_class
+        label_out[0] = best.index
     else:
         finish_row(row_out, k, mode)
-    return 1 if (saw_nan or best == -INFINITY or best == INFINITY) else 0
+    return 1 if (best.saw_nan or best.score == -INFINITY or best.score == INFINITY) else 0

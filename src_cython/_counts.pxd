@@ -17,9 +17,12 @@
 # otherwise hide); without thresholding NaN and inf propagate into the sums.
 
 from libc.limits cimport LLONG_MAX, LLONG_MIN
-from libc.math cimport floor, INFINITY
+from libc.math cimport floor
 
-from _common cimport intp_t, floating, sum_of_8, finish_scores, MODE_ARGMAX
+from _common cimport (
+    intp_t, floating, sum_of_8, BestClass, no_class_yet, consider_class, finish_scores,
+    MODE_ARGMAX,
+)
 
 # Every dense dtype a kernel reads as it is (numpy bool is read as uint8).
 ctypedef unsigned char uint8_t_
@@ -254,26 +257,20 @@ cdef inline int dense_linear_predict_row(
     score, or a non-finite value hidden by thresholding)."""
     cdef Py_ssize_t c
     cdef double value
-    cdef double best = -INFINITY
-    cdef intp_t best_class = 0
-    cdef bint saw_nan = False
+    cdef BestClass best = no_class_yet()
     for c in range(k):
         if binarize:
             value = dense_masked_dot[value_t](x, W + c * d, d, thr, ithr) + bias[c]
         else:
             value = dense_dot[value_t](x, W + c * d, d) + bias[c]
-        if value > best:
-            best = value
-            best_class = c
-        elif value != value:
-            saw_nan = True
+        consider_class(&best, value, c)
         if mode != MODE_ARGMAX:
             row_out[c] = value
     if binarize and (value_t is float or value_t is double):
         # thresholding maps NaN and inf to 0/1: look for them explicitly
         if row_has_nonfinite[value_t](x, d):
-            saw_nan = True
-    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+            best.saw_nan = True
+    return finish_scores(row_out, k, mode, label_out, best)
 
 
 # -- predict, CSR -----------------------------------------------------------------------
@@ -296,25 +293,49 @@ cdef inline void prefetch_weights(const double* row, Py_ssize_t k) noexcept nogi
     FASTNB_PREFETCH(row + k - 1)
 
 
-cdef inline int csr_row_dot_fixed(
+# The register path of CSR predict, for class counts padded to 8, 16, 24 or 32.
+# Each width is a struct type, so that in each specialization of csr_row_dot_lanes
+# the width is a compile-time constant, whatever gcc chooses to inline: the loops
+# over classes unroll and the accumulators stay in registers.
+cdef struct Lanes8:
+    double acc[8]
+
+cdef struct Lanes16:
+    double acc[16]
+
+cdef struct Lanes24:
+    double acc[24]
+
+cdef struct Lanes32:
+    double acc[32]
+
+ctypedef fused lanes_t:
+    Lanes8
+    Lanes16
+    Lanes24
+    Lanes32
+
+
+cdef inline int csr_row_dot_lanes(
+    lanes_t* sums_out,             # OUT: the kp = sizeof(lanes_t) / 8 sums
     const floating* data, const csr_index_t* indices,
     Py_ssize_t start, Py_ssize_t stop, Py_ssize_t nnz,
     const double* WT,              # (d, kp) weights, feature-major, zero-padded
-    Py_ssize_t kp,                 # 8, 16, 24 or 32: a literal after inlining
     Py_ssize_t d,
     bint binarize, floating thr,
-    double* acc_out,               # OUT (kp,)
     bint* saw_nan,                 # OUT: set when thresholding met NaN or inf
 ) noexcept nogil:
-    """csr_row_dot for a literal kp: the loops over classes are fixed-length and the
-    accumulators stay in registers. One loop per value map, so that the loop
-    carries no test of ``binarize`` (register pressure: 5% on M1)."""
+    """csr_row_dot for kp = 8, 16, 24 or 32 classes. One loop per value map, so
+    that the loop carries no test of ``binarize`` (fewer live registers)."""
     cdef Py_ssize_t p, j, jj, c
+    cdef Py_ssize_t kp = sizeof(lanes_t) // sizeof(double)
     cdef double dv
-    cdef double acc[32]
+    cdef lanes_t sums
     cdef const double* wrow
     for c in range(kp):
-        acc[c] = 0.0
+        sums.acc[c] = 0.0
+    # The prefetch guards stay written out in each loop: gcc 12 dropped the
+    # prefetches when they were behind a helper's early returns.
     if binarize:
         for p in range(start, stop):
             j = indices[p]
@@ -327,7 +348,7 @@ cdef inline int csr_row_dot_fixed(
             wrow = WT + j * kp
             if data[p] > thr:
                 for c in range(kp):
-                    acc[c] = acc[c] + wrow[c]
+                    sums.acc[c] = sums.acc[c] + wrow[c]
             if (data[p] - data[p]) != 0:
                 saw_nan[0] = True
     else:
@@ -335,16 +356,15 @@ cdef inline int csr_row_dot_fixed(
             j = indices[p]
             if j < 0 or j >= d:
                 return 2
-            if p + PREFETCH_AHEAD < nnz:  # may look into the next rows: fine
+            if p + PREFETCH_AHEAD < nnz:
                 jj = indices[p + PREFETCH_AHEAD]
                 if jj >= 0 and jj < d:
                     prefetch_weights(WT + jj * kp, kp)
             wrow = WT + j * kp
             dv = data[p]
             for c in range(kp):
-                acc[c] = acc[c] + dv * wrow[c]
-    for c in range(kp):
-        acc_out[c] = acc[c]
+                sums.acc[c] = sums.acc[c] + dv * wrow[c]
+    sums_out[0] = sums
     return 0
 
 
@@ -373,17 +393,17 @@ cdef inline int csr_row_dot(
     cdef double dv
     cdef const double* wrow
     if kp == 8:
-        return csr_row_dot_fixed(data, indices, start, stop, nnz, WT, 8, d, binarize,
-                                 thr, acc, saw_nan)
+        return csr_row_dot_lanes(<Lanes8*>acc, data, indices, start, stop, nnz, WT, d,
+                                 binarize, thr, saw_nan)
     if kp == 16:
-        return csr_row_dot_fixed(data, indices, start, stop, nnz, WT, 16, d, binarize,
-                                 thr, acc, saw_nan)
+        return csr_row_dot_lanes(<Lanes16*>acc, data, indices, start, stop, nnz, WT, d,
+                                 binarize, thr, saw_nan)
     if kp == 24:
-        return csr_row_dot_fixed(data, indices, start, stop, nnz, WT, 24, d, binarize,
-                                 thr, acc, saw_nan)
+        return csr_row_dot_lanes(<Lanes24*>acc, data, indices, start, stop, nnz, WT, d,
+                                 binarize, thr, saw_nan)
     if kp == 32:
-        return csr_row_dot_fixed(data, indices, start, stop, nnz, WT, 32, d, binarize,
-                                 thr, acc, saw_nan)
+        return csr_row_dot_lanes(<Lanes32*>acc, data, indices, start, stop, nnz, WT, d,
+                                 binarize, thr, saw_nan)
     for c in range(k):
         acc[c] = 0.0
     for p in range(start, stop):
@@ -432,21 +452,15 @@ cdef inline int csr_linear_predict_row(
     cdef double local_acc[LOCAL_K]
     cdef double* acc = spill
     cdef double value
-    cdef double best = -INFINITY
-    cdef intp_t best_class = 0
-    cdef bint saw_nan = False
+    cdef BestClass best = no_class_yet()
     if k <= LOCAL_K:
         acc = &local_acc[0]
     if csr_row_dot(data, indices, start, stop, nnz, WT, kp, k, d, binarize, thr, acc,
-                   &saw_nan):
+                   &best.saw_nan):
         return 2
     for c in range(k):
         value = acc[c] + bias[c]
-        if value > best:
-            best = value
-            best_class = c
-        elif value != value:
-            saw_nan = True
+        consider_class(&best, value, c)
         if mode != MODE_ARGMAX:
             row_out[c] = value
-    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+    return finish_scores(row_out, k, mode, label_out, best)

@@ -6,9 +6,10 @@
 # Moments are (count, mean, ssd), ssd being the centred second moment (the sum of
 # squared deviations from the mean): variances never come from E[x^2] - E[x]^2.
 
-from libc.math cimport INFINITY
-
-from _common cimport intp_t, floating, sum_of_8, finish_scores, MODE_ARGMAX
+from _common cimport (
+    intp_t, floating, sum_of_8, BestClass, no_class_yet, consider_class, finish_scores,
+    MODE_ARGMAX,
+)
 
 cdef extern from *:
     # The per-slot state arrays never overlap each other or X: saying so lets the
@@ -223,19 +224,13 @@ cdef inline int gaussian_predict_row(
     """
     cdef Py_ssize_t c
     cdef double value
-    cdef double best = -INFINITY
-    cdef intp_t best_class = 0
-    cdef bint saw_nan = False
+    cdef BestClass best = no_class_yet()
     for c in range(k):
         value = gaussian_class_jll(x, theta + c * d, half_inv_var + c * d, log_norm[c], d)
         if value != value:
             value = gaussian_class_jll_missing(x, theta + c * d, half_inv_var + c * d,
                                                half_log_2pi_var + c * d, log_prior[c], d)
-        if value > best:
-            best = value
-            best_class = c
-        elif value != value:
-            saw_nan = True
+        consider_class(&best, value, c)
         if mode != MODE_ARGMAX:
             row_out[c] = value
-    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+    return finish_scores(row_out, k, mode, label_out, best)
