@@ -505,8 +505,9 @@ cdef tuple distinct_arrays(Distinct* found, Py_ssize_t k):
     if n:
         memcpy(&tags[0], found.tags, n * sizeof(uint8_t))
         memcpy(&keys[0], found.keys, n * sizeof(uint64_t))
-        for c in range(k):
-            for i in range(n):
+        # One pass over the value-major counts, k sequential streams out.
+        for i in range(n):
+            for c in range(k):
                 counts[c, i] = found.counts[i * k + c]
     return tags_arr, keys_arr, counts_arr
 
