@@ -293,7 +293,7 @@ cdef inline intp_t table_row(
 
 
 # -- one row of counts -------------------------------------------------------------------
-cdef inline void count_code_row(
+cdef inline bint count_code_row(
     const value_t* row,              # IN: (d,) one row of X
     Py_ssize_t d,
     const intp_t* n_categories,      # IN: (d,) codes outside [0, this) are skipped
@@ -301,14 +301,19 @@ cdef inline void count_code_row(
     double w,                        # IN: the row's weight
     double* class_counts,            # IN/OUT: the counts of the row's class
 ) noexcept nogil:
-    """Add w to the count of each feature's code, class_counts[starts[j] + code];
-    a value that is not a code in range (or is missing) is skipped."""
+    """Add w to the count of each feature's code, class_counts[starts[j] + code]. A
+    missing value is skipped, and so is a value that is not a code in range, but
+    then the row returns False."""
     cdef Py_ssize_t j
     cdef intp_t code
+    cdef bint all_codes = True
     for j in range(d):
-        code = code_row(row[j], n_categories[j], -1)
+        code = code_row(row[j], n_categories[j], -2)
         if code >= 0:
             class_counts[starts[j] + code] += w
+        elif code == -2:
+            all_codes = False
+    return all_codes
 
 
 # -- one feature's log probabilities -----------------------------------------------------------

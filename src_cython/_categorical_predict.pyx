@@ -21,9 +21,11 @@ in feature order (scikit-learn's order), adds the class log prior, then fuses th
 arg-max or the log-sum-exp (``finish_prediction``): the point functions of
 _categorical_point.pxd, which the public cython_kernels API calls too.
 
-Rows are cut into fixed chunks; a chunk's scratch is allocated by the chunk. Chunks
-run on a prange when n_threads > 1 and in a plain loop otherwise (no OpenMP region
-for small calls or forked children); either way a failed allocation raises
+Rows are cut into fixed chunks; a chunk's scratch is allocated by the chunk, and
+within it rows are resolved 16 at a time before they are summed, so that the hash
+lookups (cache misses in a large table) of neighbouring rows overlap. Chunks run on
+a prange when n_threads > 1 and in a plain loop otherwise (no OpenMP region for
+small calls or forked children); either way a failed allocation raises
 MemoryError. Each row is computed alone, so the result is the same bits for any
 thread count.
 """
@@ -34,10 +36,9 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from _common cimport intp_t, MODE_ARGMAX
 cimport _categorical_point as point
 from _categorical_point cimport (
-    value_t, LOOKUP_CODE, TAG_EMPTY, slot_hash, table_find, fastnb_malloc, fastnb_free,
-    fastnb_exp_shifted8,
-    SMALL_COUNTS, fill_small_logs, table_row, smooth_counts, gather4, gather8, gather8_codes, gather_strided,
-    finish_prediction,
+    value_t, LOOKUP_CODE, TAG_EMPTY, SMALL_COUNTS, slot_hash, table_find, table_row,
+    fill_small_logs, smooth_counts, gather4, gather8, gather8_codes, gather_strided,
+    finish_prediction, fastnb_malloc, fastnb_free, fastnb_exp_shifted8,
 )
 
 import numpy as np
@@ -221,6 +222,15 @@ cdef inline void sum_row(const intp_t* rows, Py_ssize_t d, const Tables* t,
         gather_strided(rows, d, t.log_prob, t.block_start, t.row_width, 1, t.k, acc)
 
 
+cdef void finish(double* acc, const Tables* t, int mode, Py_ssize_t i,
+                 intp_t* labels_out, double* out) noexcept nogil:
+    """Row i's output from its sums. Not inline: the loops that call it stay small."""
+    if mode == MODE_ARGMAX:
+        finish_prediction(acc, t.k, t.class_log_prior, mode, NULL, &labels_out[i])
+    else:
+        finish_prediction(acc, t.k, t.class_log_prior, mode, &out[i * t.k], NULL)
+
+
 cdef int predict_chunk(
     const value_t[:, ::1] X, const Tables* t, int mode, Py_ssize_t chunk,
     intp_t* labels_out, double* out,
@@ -259,12 +269,7 @@ cdef int predict_chunk(
                               tables.block_start, acc)
             else:
                 sum_row(rows + (i - block) * d, d, &tables, acc)
-            if mode == MODE_ARGMAX:
-                finish_prediction(acc, tables.k, tables.class_log_prior, mode, NULL,
-                                  &labels_out[i])
-            else:
-                finish_prediction(acc, tables.k, tables.class_log_prior, mode,
-                                  &out[i * tables.k], NULL)
+            finish(acc, &tables, mode, i, labels_out, out)
     fastnb_free(rows)
     fastnb_free(acc)
     return 0
