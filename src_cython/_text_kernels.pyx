@@ -936,6 +936,8 @@ cdef struct Worker:
     int error
     Py_ssize_t error_doc
     int64_t n_negative   # hashed terms with a negative sign
+    char padding[128]    # workers sit side by side: keep two threads' hot fields
+                         # off one cache line
 
 
 cdef int worker_init(Worker *w, int mode) noexcept nogil:
