@@ -1783,6 +1783,11 @@ def analyze(
             text = docs[i]
             if type(text) is not str:
                 raise TypeError(f"document {i} is not a str")
+            if PyUnicode_KIND(text) not in (1, 2, 4):
+                # a legacy (not "ready") string of Python <= 3.11: a compact copy
+                text = text.encode("utf-32-le", "surrogatepass").decode(
+                    "utf-32-le", "surrogatepass")
+                docs[i] = text
             doc_data[i] = PyUnicode_DATA(text)
             doc_kind[i] = PyUnicode_KIND(text)
             doc_length[i] = PyUnicode_GET_LENGTH(text)
