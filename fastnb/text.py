@@ -664,10 +664,6 @@ class _TextVectorizer:
         )
 
 
-def _identity(doc):
-    return doc
-
-
 def _lowered(doc):
     return doc.lower()
 

@@ -277,40 +277,34 @@ def accumulate_codes(
 
     Returns False, having written nothing, when some value is not a code below its
     feature's fitted n_categories (nor missing): the batch then needs new columns.
-    Otherwise counts the batch by rows into a zeroed buffer, as count_codes does
-    with one chunk, and adds it: the fitted counts plus the batch's, the same bits
-    as merging a separately counted batch.
+    Otherwise the batch, counted by rows into a zeroed buffer as count_codes counts
+    one chunk, is added: the fitted counts plus the batch's, the same bits as
+    merging a separately counted batch.
     """
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t d = X.shape[1]
     cdef Py_ssize_t k = category_count.shape[0]
     cdef Py_ssize_t total = category_count.shape[1]
-    cdef Py_ssize_t i, j, t
+    cdef Py_ssize_t i, t
     cdef const double* w = NULL
-    cdef double* batch
     cdef double* counts = &category_count[0, 0]
     cdef bint fits = True
+    cdef double* batch = <double*>fastnb_calloc(k * total, sizeof(double))
+    if batch == NULL:
+        raise MemoryError("out of memory for the categorical batch counts")
     if sample_weight is not None:
         w = &sample_weight[0]
     with nogil:
         for i in range(n):
-            for j in range(d):
-                if code_row(X[i, j], n_categories[j], -2) == -2:
-                    fits = False
-                    break
-            if not fits:
+            if not count_code_row(&X[i, 0], d, &n_categories[0], &starts[0],
+                                  1.0 if w == NULL else w[i], batch + y[i] * total):
+                fits = False
                 break
-    if not fits:
-        return False
-    batch = <double*>fastnb_calloc(k * total, sizeof(double))
-    if batch == NULL:
-        raise MemoryError("out of memory for the categorical batch counts")
-    with nogil:
-        codes_chunk(X, &n_categories[0], &starts[0], &y[0], w, total, 0, n, batch)
-        for t in range(k * total):
-            counts[t] = counts[t] + batch[t]
+        if fits:
+            for t in range(k * total):
+                counts[t] = counts[t] + batch[t]
     fastnb_free(batch)
-    return True
+    return fits
 
 
 # -- value features: a growable hash table per column -----------------------------------------
@@ -511,8 +505,9 @@ cdef tuple distinct_arrays(Distinct* found, Py_ssize_t k):
     if n:
         memcpy(&tags[0], found.tags, n * sizeof(uint8_t))
         memcpy(&keys[0], found.keys, n * sizeof(uint64_t))
-        for c in range(k):
-            for i in range(n):
+        # One pass over the value-major counts, k sequential streams out.
+        for i in range(n):
+            for c in range(k):
                 counts[c, i] = found.counts[i * k + c]
     return tags_arr, keys_arr, counts_arr
 

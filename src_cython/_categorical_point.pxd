@@ -293,7 +293,7 @@ cdef inline intp_t table_row(
 
 
 # -- one row of counts -------------------------------------------------------------------
-cdef inline void count_code_row(
+cdef inline bint count_code_row(
     const value_t* row,              # IN: (d,) one row of X
     Py_ssize_t d,
     const intp_t* n_categories,      # IN: (d,) codes outside [0, this) are skipped
@@ -301,14 +301,19 @@ cdef inline void count_code_row(
     double w,                        # IN: the row's weight
     double* class_counts,            # IN/OUT: the counts of the row's class
 ) noexcept nogil:
-    """Add w to the count of each feature's code, class_counts[starts[j] + code];
-    a value that is not a code in range (or is missing) is skipped."""
+    """Add w to the count of each feature's code, class_counts[starts[j] + code]. A
+    missing value is skipped, and so is a value that is not a code in range, but
+    then the row returns False."""
     cdef Py_ssize_t j
     cdef intp_t code
+    cdef bint all_codes = True
     for j in range(d):
-        code = code_row(row[j], n_categories[j], -1)
+        code = code_row(row[j], n_categories[j], -2)
         if code >= 0:
             class_counts[starts[j] + code] += w
+        elif code == -2:
+            all_codes = False
+    return all_codes
 
 
 # -- one feature's log probabilities -----------------------------------------------------------
@@ -381,50 +386,35 @@ cdef inline void gather_strided(
 cdef inline void gather4(const intp_t* rows, Py_ssize_t d, const double* table,
                          const intp_t* starts, double* acc) noexcept nogil:
     """gather_strided for rows of 4 contiguous classes, in registers: the same sums."""
-    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
+    cdef double a[4]
     cdef const double* p
-    cdef Py_ssize_t j
+    cdef Py_ssize_t j, c
+    for c in range(4):
+        a[c] = 0.0
     for j in range(d):
-        if rows[j] < 0:
-            continue
-        p = table + starts[j] + rows[j] * 4
-        a0 = a0 + p[0]
-        a1 = a1 + p[1]
-        a2 = a2 + p[2]
-        a3 = a3 + p[3]
-    acc[0] = a0
-    acc[1] = a1
-    acc[2] = a2
-    acc[3] = a3
+        if rows[j] >= 0:
+            p = table + starts[j] + rows[j] * 4
+            for c in range(4):
+                a[c] = a[c] + p[c]
+    for c in range(4):
+        acc[c] = a[c]
 
 
 cdef inline void gather8(const intp_t* rows, Py_ssize_t d, const double* table,
                          const intp_t* starts, double* acc) noexcept nogil:
     """gather_strided for rows of 8 contiguous classes, in registers: the same sums."""
-    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
-    cdef double a4 = 0.0, a5 = 0.0, a6 = 0.0, a7 = 0.0
+    cdef double a[8]
     cdef const double* p
-    cdef Py_ssize_t j
+    cdef Py_ssize_t j, c
+    for c in range(8):
+        a[c] = 0.0
     for j in range(d):
-        if rows[j] < 0:
-            continue
-        p = table + starts[j] + rows[j] * 8
-        a0 = a0 + p[0]
-        a1 = a1 + p[1]
-        a2 = a2 + p[2]
-        a3 = a3 + p[3]
-        a4 = a4 + p[4]
-        a5 = a5 + p[5]
-        a6 = a6 + p[6]
-        a7 = a7 + p[7]
-    acc[0] = a0
-    acc[1] = a1
-    acc[2] = a2
-    acc[3] = a3
-    acc[4] = a4
-    acc[5] = a5
-    acc[6] = a6
-    acc[7] = a7
+        if rows[j] >= 0:
+            p = table + starts[j] + rows[j] * 8
+            for c in range(8):
+                a[c] = a[c] + p[c]
+    for c in range(8):
+        acc[c] = a[c]
 
 
 cdef inline void gather8_codes(const value_t* x, Py_ssize_t d, const intp_t* n_categories,
@@ -433,32 +423,21 @@ cdef inline void gather8_codes(const value_t* x, Py_ssize_t d, const intp_t* n_c
     """gather8 straight from a row of integers when every feature is an
     integer-code feature: the row of a value is itself, or n_categories (unseen)
     outside [0, n_categories). The same sums as resolving first."""
-    cdef double a0 = 0.0, a1 = 0.0, a2 = 0.0, a3 = 0.0
-    cdef double a4 = 0.0, a5 = 0.0, a6 = 0.0, a7 = 0.0
+    cdef double a[8]
     cdef const double* p
-    cdef Py_ssize_t j
+    cdef Py_ssize_t j, c
     cdef uint64_t u
+    for c in range(8):
+        a[c] = 0.0
     for j in range(d):
         u = <uint64_t>(<int64_t>x[j])
         if u >= <uint64_t>n_categories[j]:
             u = <uint64_t>n_categories[j]
         p = table + starts[j] + u * 8
-        a0 = a0 + p[0]
-        a1 = a1 + p[1]
-        a2 = a2 + p[2]
-        a3 = a3 + p[3]
-        a4 = a4 + p[4]
-        a5 = a5 + p[5]
-        a6 = a6 + p[6]
-        a7 = a7 + p[7]
-    acc[0] = a0
-    acc[1] = a1
-    acc[2] = a2
-    acc[3] = a3
-    acc[4] = a4
-    acc[5] = a5
-    acc[6] = a6
-    acc[7] = a7
+        for c in range(8):
+            a[c] = a[c] + p[c]
+    for c in range(8):
+        acc[c] = a[c]
 
 
 cdef inline bint finish_row8(const double* acc, Py_ssize_t k, int mode,

@@ -21,9 +21,11 @@ in feature order (scikit-learn's order), adds the class log prior, then fuses th
 arg-max or the log-sum-exp (``finish_prediction``): the point functions of
 _categorical_point.pxd, which the public cython_kernels API calls too.
 
-Rows are cut into fixed chunks; a chunk's scratch is allocated by the chunk. Chunks
-run on a prange when n_threads > 1 and in a plain loop otherwise (no OpenMP region
-for small calls or forked children); either way a failed allocation raises
+Rows are cut into fixed chunks; a chunk's scratch is allocated by the chunk, and
+with large hash tables rows are resolved a few at a time before they are summed,
+so that the lookups (cache misses) of neighbouring rows overlap. Chunks run on
+a prange when n_threads > 1 and in a plain loop otherwise (no OpenMP region for
+small calls or forked children); either way a failed allocation raises
 MemoryError. Each row is computed alone, so the result is the same bits for any
 thread count.
 """
@@ -34,10 +36,9 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from _common cimport intp_t, MODE_ARGMAX
 cimport _categorical_point as point
 from _categorical_point cimport (
-    value_t, LOOKUP_CODE, TAG_EMPTY, slot_hash, table_find, fastnb_malloc, fastnb_free,
-    fastnb_exp_shifted8,
-    SMALL_COUNTS, fill_small_logs, table_row, smooth_counts, gather4, gather8, gather8_codes, gather_strided,
-    finish_prediction,
+    value_t, LOOKUP_CODE, TAG_EMPTY, SMALL_COUNTS, slot_hash, table_find, table_row,
+    fill_small_logs, smooth_counts, gather4, gather8, gather8_codes, gather_strided,
+    finish_prediction, fastnb_malloc, fastnb_free, fastnb_exp_shifted8,
 )
 
 import numpy as np
@@ -46,7 +47,11 @@ import numpy as np
 # through whole runs of X and of the output.
 cdef enum:
     CHUNK_ROWS = 2048
-    ROW_BLOCK = 16   # rows resolved together before they are summed
+    # With hash tables larger than LARGE_TABLE slots (beyond the L2 cache), rows are
+    # resolved ROW_BLOCK at a time before they are summed; with smaller ones (or
+    # none) one at a time, which is faster when lookups hit the cache.
+    ROW_BLOCK = 4
+    LARGE_TABLE = 1 << 16
 
 
 def _refuse_allocations_after(Py_ssize_t allowed):
@@ -198,6 +203,7 @@ cdef struct Tables:
     const double* class_log_prior  # (k,)
     Py_ssize_t k
     bint all_codes                 # every feature looks up LOOKUP_CODE
+    Py_ssize_t row_block           # rows resolved together (ROW_BLOCK or 1)
 
 
 cdef inline void resolve_row(const value_t* x, Py_ssize_t d, const Tables* t,
@@ -221,14 +227,23 @@ cdef inline void sum_row(const intp_t* rows, Py_ssize_t d, const Tables* t,
         gather_strided(rows, d, t.log_prob, t.block_start, t.row_width, 1, t.k, acc)
 
 
+cdef void finish(double* acc, const Tables* t, int mode, Py_ssize_t i,
+                 intp_t* labels_out, double* out) noexcept nogil:
+    """Row i's output from its sums. Not inline: the loops that call it stay small."""
+    if mode == MODE_ARGMAX:
+        finish_prediction(acc, t.k, t.class_log_prior, mode, NULL, &labels_out[i])
+    else:
+        finish_prediction(acc, t.k, t.class_log_prior, mode, &out[i * t.k], NULL)
+
+
 cdef int predict_chunk(
     const value_t[:, ::1] X, const Tables* t, int mode, Py_ssize_t chunk,
     intp_t* labels_out, double* out,
 ) noexcept nogil:
     """Predict one chunk of rows; 0, or 1 when its scratch cannot be allocated.
 
-    Rows are resolved ROW_BLOCK at a time before they are summed: the hash lookups
-    of neighbouring rows (cache misses in a large table) are then independent
+    With large hash tables, rows are resolved ROW_BLOCK at a time before they are
+    summed: the lookups of neighbouring rows (cache misses) are then independent
     instructions close together, which the CPU overlaps.
     """
     cdef Py_ssize_t n = X.shape[0]
@@ -236,9 +251,10 @@ cdef int predict_chunk(
     cdef Py_ssize_t i, b, block, block_stop
     cdef Py_ssize_t first = chunk * CHUNK_ROWS
     cdef Py_ssize_t stop = min(n, first + CHUNK_ROWS)
+    cdef Py_ssize_t block_rows = t.row_block
     cdef Tables tables = t[0]   # a local copy: its fields stay in registers
     cdef bint codes_only = False
-    cdef intp_t* rows = <intp_t*>fastnb_malloc(ROW_BLOCK * d, sizeof(intp_t))
+    cdef intp_t* rows = <intp_t*>fastnb_malloc(block_rows * d, sizeof(intp_t))
     cdef double* acc = <double*>fastnb_malloc(tables.row_width, sizeof(double))
     if rows == NULL or acc == NULL:
         fastnb_free(rows)
@@ -247,9 +263,9 @@ cdef int predict_chunk(
     if value_t is not float and value_t is not double:
         # Integer codes for every feature, 5 to 8 classes: straight to the sums.
         codes_only = tables.all_codes and tables.row_width == 8
-    for b in range((stop - first + ROW_BLOCK - 1) // ROW_BLOCK):
-        block = first + b * ROW_BLOCK
-        block_stop = min(stop, block + ROW_BLOCK)
+    for b in range((stop - first + block_rows - 1) // block_rows):
+        block = first + b * block_rows
+        block_stop = min(stop, block + block_rows)
         if not codes_only:
             for i in range(block, block_stop):
                 resolve_row(&X[i, 0], d, &tables, rows + (i - block) * d)
@@ -259,12 +275,7 @@ cdef int predict_chunk(
                               tables.block_start, acc)
             else:
                 sum_row(rows + (i - block) * d, d, &tables, acc)
-            if mode == MODE_ARGMAX:
-                finish_prediction(acc, tables.k, tables.class_log_prior, mode, NULL,
-                                  &labels_out[i])
-            else:
-                finish_prediction(acc, tables.k, tables.class_log_prior, mode,
-                                  &out[i * tables.k], NULL)
+            finish(acc, &tables, mode, i, labels_out, out)
     fastnb_free(rows)
     fastnb_free(acc)
     return 0
@@ -311,6 +322,7 @@ def categorical_predict(
     t.hash_mask = &hash_mask[0]
     t.class_log_prior = &class_log_prior[0]
     t.k = class_log_prior.shape[0]
+    t.row_block = ROW_BLOCK if hash_keys.shape[0] > LARGE_TABLE else 1
     t.all_codes = True
     for j in range(d):
         if lookup[j] != LOOKUP_CODE:

@@ -915,7 +915,7 @@ cdef struct Worker:
     Vec buf          # ucs4_t: the preprocessed document
     Vec spans        # int64 pairs (start, length): the document's word tokens
     Vec span_hashes  # uint64: their table hashes (counting)
-    Vec bounds       # int64: token starts and ends (scan_words_branchless)
+    Vec bounds       # int32: token starts and ends (scan_words_branchless)
     Vec gram         # ucs4_t: an n-gram, or a padded word
     Vec utf8         # uint8: a term's UTF-8 bytes
     Vec keys         # uint64: hashing keys, or packed (id, count) pairs
@@ -936,13 +936,15 @@ cdef struct Worker:
     int error
     Py_ssize_t error_doc
     int64_t n_negative   # hashed terms with a negative sign
+    char padding[128]    # workers sit side by side: keep two threads' hot fields
+                         # off one cache line
 
 
 cdef int worker_init(Worker *w, int mode) noexcept nogil:
     vec_init(&w.buf, sizeof(ucs4_t))
     vec_init(&w.spans, 2 * sizeof(int64_t))
     vec_init(&w.span_hashes, sizeof(uint64_t))
-    vec_init(&w.bounds, sizeof(int64_t))
+    vec_init(&w.bounds, sizeof(int32_t))
     vec_init(&w.gram, sizeof(ucs4_t))
     vec_init(&w.utf8, sizeof(uint8_t))
     vec_init(&w.keys, sizeof(uint64_t))
@@ -1319,7 +1321,7 @@ cdef inline int scan_push(Worker *w, const Params *p, ScanState *s, ucs4_t c) no
     return 0
 
 
-cdef int hash_unigrams(Worker *w, const Params *p, const int64_t *bounds,
+cdef int hash_unigrams(Worker *w, const Params *p, const int32_t *bounds,
                        Py_ssize_t nb) noexcept nogil:
     """MODE_HASH with unigrams only and no stop words (the default): each token
     [bounds[2j], bounds[2j + 1]) of w.buf long enough goes straight to its key."""
@@ -1347,7 +1349,7 @@ cdef int hash_unigrams(Worker *w, const Params *p, const int64_t *bounds,
     return 0
 
 
-cdef int count_tokens(Worker *w, const Params *p, const int64_t *bounds,
+cdef int count_tokens(Worker *w, const Params *p, const int32_t *bounds,
                       Py_ssize_t nb) noexcept nogil:
     """Counting with unigrams only and no stop words (the default): the tokens
     [bounds[2j], bounds[2j + 1]) of w.buf long enough are hashed, then counted
@@ -1388,11 +1390,13 @@ cdef int scan_words_branchless(Worker *w, const Params *p, const char_t *src,
     cdef int err
     cdef bint kept
     cdef ucs4_t *buf
-    cdef int64_t *bounds
+    cdef int32_t *bounds
+    if n >= 2147483647:
+        return -1  # positions must fit int32: scan_words() does it
     if vec_reserve(&w.buf, n + 4) < 0 or vec_reserve(&w.bounds, n + 2) < 0:
         return ERR_NOMEM
     buf = <ucs4_t *> w.buf.data
-    bounds = <int64_t *> w.bounds.data
+    bounds = <int32_t *> w.bounds.data
     if p.lower:
         for i in range(n):
             entry = info[src[i]]
@@ -1400,7 +1404,7 @@ cdef int scan_words_branchless(Worker *w, const Params *p, const char_t *src,
                 return -1
             word = (entry >> 3) & 1  # F_LOWER_WORD
             buf[k] = entry >> 8
-            bounds[nb] = k
+            bounds[nb] = <int32_t> k
             nb += word ^ prev
             k += word
             prev = word
@@ -1409,11 +1413,11 @@ cdef int scan_words_branchless(Worker *w, const Params *p, const char_t *src,
             entry = src[i]
             word = info[entry] & F_WORD
             buf[k] = entry
-            bounds[nb] = k
+            bounds[nb] = <int32_t> k
             nb += word ^ prev
             k += word
             prev = word
-    bounds[nb] = k
+    bounds[nb] = <int32_t> k
     nb += prev
     w.spans.n = 0
     w.buf.n = k
@@ -1779,6 +1783,11 @@ def analyze(
             text = docs[i]
             if type(text) is not str:
                 raise TypeError(f"document {i} is not a str")
+            if PyUnicode_KIND(text) not in (1, 2, 4):
+                # a legacy (not "ready") string of Python <= 3.11: a compact copy
+                text = text.encode("utf-32-le", "surrogatepass").decode(
+                    "utf-32-le", "surrogatepass")
+                docs[i] = text
             doc_data[i] = PyUnicode_DATA(text)
             doc_kind[i] = PyUnicode_KIND(text)
             doc_length[i] = PyUnicode_GET_LENGTH(text)

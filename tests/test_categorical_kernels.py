@@ -212,3 +212,33 @@ def test_cython_api_categorical_functions_give_the_estimators_bits(rng, k):
                  _ptr(log_prob), _ptr(model.class_log_prior_), k, _ptr(out))
     assert status == 0
     assert_array_equal(out, model.predict_joint_log_proba(X))
+
+
+# -- predict with a large hash table (its rows are resolved a few at a time) ----------------
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_predict_with_a_large_hash_table_sums_the_fitted_log_probabilities(
+        rng, all_parallel, n_threads):
+    n, k = 60_000, 3
+    ids = rng.choice(2**62, size=40_000, replace=False).astype(np.int64)
+    X = np.column_stack([ids[rng.integers(0, ids.size, n)], rng.integers(0, 4, n),
+                         ids[rng.integers(0, ids.size, n)] - 7])
+    y = rng.integers(0, k, n)
+    model = CategoricalNB(n_threads=n_threads).fit(X, y)
+    assert model._predict_tables.hash_keys.size > 1 << 16
+    queries = X[:5000].copy()
+    queries[::9, 0] = -1  # unseen values take the unseen row
+    expected = np.zeros((5000, k))
+    for j in range(3):
+        position = np.searchsorted(model.categories_[j], queries[:, j])
+        position = np.minimum(position, model.categories_[j].size - 1)
+        seen = model.categories_[j][position] == queries[:, j]
+        counts = model.category_count_[j].sum(axis=1)
+        unseen = np.log(1.0) - np.log(counts + model.n_categories_[j])
+        expected += np.where(seen[:, None], model.feature_log_prob_[j][:, position].T,
+                             unseen)
+    expected += model.class_log_prior_
+    np.testing.assert_allclose(model.predict_joint_log_proba(queries), expected,
+                               rtol=1e-13)
+    assert_array_equal(model.predict(queries), model.classes_[expected.argmax(axis=1)])
+    assert_array_equal(model.predict_proba(queries),
+                       model.predict_proba(queries.astype(object)))

@@ -91,6 +91,11 @@ def _all_features(n_features):
 
 def split_columns(X, name):
     """Split X (array-like or DataFrame) into kernel-readable blocks."""
+    if isinstance(X, np.ndarray) and X.ndim == 2 and X.dtype in KERNEL_DTYPES and \
+            X.flags.c_contiguous and X.shape[0] and X.shape[1]:
+        # What the kernels read as it is (the small-call path: no other check).
+        return Columns(X.shape[0], X.shape[1],
+                       (NumericBlock(X, _all_features(X.shape[1])),))
     if is_sparse(X):
         raise TypeError(
             "Sparse data was passed for X, but dense data is required. Use "

@@ -274,13 +274,15 @@ class CategoricalNB(_BaseNB):
         return mc.astype(np.int64)
 
     def _class_log_prior(self, class_count, class_prior):
-        k = class_count.shape[0]
-        with np.errstate(divide="ignore"):
-            if class_prior is not None:
-                return np.log(class_prior)
-            if self.fit_prior:
-                return np.log(class_count) - np.log(class_count.sum())
-            return np.full(k, -np.log(k))
+        if class_prior is None and not self.fit_prior:
+            return np.full(class_count.shape[0], -np.log(class_count.shape[0]))
+        logged = class_count if class_prior is None else class_prior
+        if logged.all():  # no log(0) warning to silence: skip np.errstate's cost
+            log = np.log(logged)
+        else:
+            with np.errstate(divide="ignore"):
+                log = np.log(logged)
+        return log if class_prior is not None else log - np.log(class_count.sum())
 
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
