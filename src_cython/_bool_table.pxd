@@ -11,9 +11,10 @@
 
 from libc.string cimport memcpy
 from libc.stdint cimport uint64_t
+from libc.math cimport INFINITY
 
 from _common cimport (
-    intp_t, BestClass, no_class_yet, consider_class, finish_scores, MODE_ARGMAX,
+    intp_t, consider_class, finish_scores, MODE_ARGMAX,
 )
 from _counts cimport value_t, native_threshold, LOCAL_K, Lanes8, Lanes16
 
@@ -51,32 +52,33 @@ cdef inline void table_scores_lanes(
     Two accumulator sets (even and odd groups), added at the end: the two
     dependency chains overlap. Fixed order: the same bits for any thread count.
     """
-    cdef table_lanes_t even, odd
+    cdef double even[16]
+    cdef double odd[16]
     cdef Py_ssize_t kp = sizeof(table_lanes_t) // sizeof(double)
     cdef Py_ssize_t g, c
     cdef Py_ssize_t full = d // 8
     cdef const double* t0
     cdef const double* t1
     for c in range(kp):
-        even.acc[c] = 0.0
-        odd.acc[c] = 0.0
+        even[c] = 0.0
+        odd[c] = 0.0
     for g in range(0, full - 1, 2):
         t0 = table + (g * 256 + byte_pattern(x + 8 * g)) * kp
         t1 = table + ((g + 1) * 256 + byte_pattern(x + 8 * g + 8)) * kp
         for c in range(kp):
-            even.acc[c] = even.acc[c] + t0[c]
+            even[c] = even[c] + t0[c]
         for c in range(kp):
-            odd.acc[c] = odd.acc[c] + t1[c]
+            odd[c] = odd[c] + t1[c]
     if full % 2 == 1:
         t0 = table + ((full - 1) * 256 + byte_pattern(x + 8 * (full - 1))) * kp
         for c in range(kp):
-            even.acc[c] = even.acc[c] + t0[c]
+            even[c] = even[c] + t0[c]
     if full * 8 < d:
         t1 = table + (full * 256 + tail_pattern(x + 8 * full, d - full * 8)) * kp
         for c in range(kp):
-            odd.acc[c] = odd.acc[c] + t1[c]
+            odd[c] = odd[c] + t1[c]
     for c in range(kp):
-        sums_out.acc[c] = even.acc[c] + odd.acc[c]
+        sums_out.acc[c] = even[c] + odd[c]
 
 
 cdef inline void table_scores_any(
@@ -113,7 +115,9 @@ cdef inline int bool_predict_row(
     """Write one row's output; return 1 if its best score is not finite."""
     cdef Py_ssize_t c
     cdef double acc[LOCAL_K]
-    cdef BestClass best = no_class_yet()
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
     if kp == 8:
         table_scores_lanes(<Lanes8*>acc, x, table, d)
     elif kp == 16:
@@ -122,11 +126,11 @@ cdef inline int bool_predict_row(
         table_scores_any(x, table, d, kp, acc)
     for c in range(k):
         acc[c] = acc[c] + bias[c]
-        consider_class(&best, acc[c], c)
+        consider_class(acc[c], c, &best, &best_class, &saw_nan)
     if mode != MODE_ARGMAX:
         for c in range(k):
             row_out[c] = acc[c]
-    return finish_scores(row_out, k, mode, label_out, best)
+    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
 
 
 cdef inline Py_ssize_t threshold_row(

@@ -17,10 +17,10 @@
 # otherwise hide); without thresholding NaN and inf propagate into the sums.
 
 from libc.limits cimport LLONG_MAX, LLONG_MIN
-from libc.math cimport floor
+from libc.math cimport floor, INFINITY
 
 from _common cimport (
-    intp_t, floating, sum_of_8, BestClass, no_class_yet, consider_class, finish_scores,
+    intp_t, int_noalias, floating, sum_of_8, consider_class, finish_scores,
     MODE_ARGMAX,
 )
 
@@ -124,6 +124,20 @@ cdef inline Py_ssize_t add_count_row(
         for j in range(j0, j1):
             fc_row[j] = fc_row[j] + w * x[j]
     return bad
+
+
+cdef inline void add_int_count_row(
+    const value_t* x,          # IN: one row of integer X
+    int_noalias counts_row,    # IN/OUT: int32 counts of the row's class
+    Py_ssize_t j0,             # the columns [j0, j1) to add
+    Py_ssize_t j1,
+    value_t tthr,              # native_threshold(threshold)
+) noexcept nogil:
+    """counts_row[j] += (x[j] > threshold): unweighted thresholding of integers
+    counts in int32, 8 lanes per AVX2 operation, straight from the input's bytes."""
+    cdef Py_ssize_t j
+    for j in range(j0, j1):
+        counts_row[j] = counts_row[j] + (x[j] > tthr)
 
 
 cdef inline Py_ssize_t count_negative(
@@ -257,20 +271,22 @@ cdef inline int dense_linear_predict_row(
     score, or a non-finite value hidden by thresholding)."""
     cdef Py_ssize_t c
     cdef double value
-    cdef BestClass best = no_class_yet()
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
     for c in range(k):
         if binarize:
             value = dense_masked_dot[value_t](x, W + c * d, d, thr, ithr) + bias[c]
         else:
             value = dense_dot[value_t](x, W + c * d, d) + bias[c]
-        consider_class(&best, value, c)
+        consider_class(value, c, &best, &best_class, &saw_nan)
         if mode != MODE_ARGMAX:
             row_out[c] = value
     if binarize and (value_t is float or value_t is double):
         # thresholding maps NaN and inf to 0/1: look for them explicitly
         if row_has_nonfinite[value_t](x, d):
-            best.saw_nan = True
-    return finish_scores(row_out, k, mode, label_out, best)
+            saw_nan = True
+    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
 
 
 # -- predict, CSR -----------------------------------------------------------------------
@@ -452,15 +468,17 @@ cdef inline int csr_linear_predict_row(
     cdef double local_acc[LOCAL_K]
     cdef double* acc = spill
     cdef double value
-    cdef BestClass best = no_class_yet()
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
     if k <= LOCAL_K:
         acc = &local_acc[0]
     if csr_row_dot(data, indices, start, stop, nnz, WT, kp, k, d, binarize, thr, acc,
-                   &best.saw_nan):
+                   &saw_nan):
         return 2
     for c in range(k):
         value = acc[c] + bias[c]
-        consider_class(&best, value, c)
+        consider_class(value, c, &best, &best_class, &saw_nan)
         if mode != MODE_ARGMAX:
             row_out[c] = value
-    return finish_scores(row_out, k, mode, label_out, best)
+    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)

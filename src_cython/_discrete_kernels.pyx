@@ -39,7 +39,8 @@ from cython.parallel cimport prange
 
 from _common cimport intp_t, floating, block_start, MODE_ARGMAX
 from _counts cimport (
-    uint8_t_, value_t, LOCAL_K, integer_threshold, native_threshold, add_count_row, count_negative,
+    uint8_t_, value_t, LOCAL_K, integer_threshold, native_threshold, add_count_row, add_int_count_row,
+    count_negative,
     add_count_csr_row, dense_linear_predict_row, csr_linear_predict_row,
 )
 from _bool_table cimport bool_predict_row, threshold_row
@@ -76,20 +77,15 @@ cdef void dense_fit_block(
     cdef Py_ssize_t bad = 0
     cdef Py_ssize_t neg = 0
     cdef value_t tthr
-    cdef int* crow
     cdef const value_t* x
     if value_t is not float and value_t is not double:
         if int_counts is not None:
             # Unweighted thresholding of integers: the counts are integers. Count
-            # in int32 (8 lanes per AVX2 op, straight from the input's bytes), then
-            # add once: integer sums below 2**53 are exact in float64, so the bits
-            # are those of adding 1.0 row by row.
+            # in int32, then add once: integer sums below 2**53 are exact in
+            # float64, so the bits are those of adding 1.0 row by row.
             tthr = native_threshold[value_t](0, ithr)
             for i in range(n):
-                crow = &int_counts[codes[i], 0]
-                x = &X[i, 0]
-                for j in range(j0, j1):
-                    crow[j] = crow[j] + (x[j] > tthr)
+                add_int_count_row(&X[i, 0], &int_counts[codes[i], 0], j0, j1, tthr)
             for c in range(fc.shape[0]):
                 for j in range(j0, j1):
                     fc[c, j] = fc[c, j] + <double>int_counts[c, j]
@@ -506,6 +502,9 @@ cdef Py_ssize_t table_predict_rows(
     cdef Py_ssize_t i
     cdef Py_ssize_t n_suspect = 0
     cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t k = bias.shape[0]
+    cdef Py_ssize_t kp = table.shape[2]
+    cdef const double* table_start = &table[0, 0, 0]
     cdef intp_t* label_out = NULL
     cdef double* row_out = NULL
     cdef const unsigned char* row_bits
@@ -520,8 +519,8 @@ cdef Py_ssize_t table_predict_rows(
             row_bits = bits
         else:
             row_bits = <const unsigned char*>&X[i, 0]
-        n_suspect += bool_predict_row(row_bits, &table[0, 0, 0], &bias[0], bias.shape[0],
-                                      d, table.shape[2], mode, label_out, row_out)
+        n_suspect += bool_predict_row(row_bits, table_start, &bias[0], k, d, kp, mode,
+                                      label_out, row_out)
     return n_suspect
 
 

@@ -6,15 +6,15 @@
 # Moments are (count, mean, ssd), ssd being the centred second moment (the sum of
 # squared deviations from the mean): variances never come from E[x^2] - E[x]^2.
 
+from libc.math cimport INFINITY
+
 from _common cimport (
-    intp_t, floating, sum_of_8, BestClass, no_class_yet, consider_class, finish_scores,
+    intp_t, floating, double_noalias, sum_of_8, consider_class, finish_scores,
     MODE_ARGMAX,
 )
 
-cdef extern from *:
-    # The per-slot state arrays never overlap each other or X: saying so lets the
-    # compiler vectorise the row update without run-time alias checks.
-    ctypedef double* state_ptr "double * __restrict__"
+# The per-slot state arrays never overlap each other or X.
+ctypedef double_noalias state_ptr
 
 
 # -- fit ------------------------------------------------------------------------------
@@ -224,13 +224,15 @@ cdef inline int gaussian_predict_row(
     """
     cdef Py_ssize_t c
     cdef double value
-    cdef BestClass best = no_class_yet()
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
     for c in range(k):
         value = gaussian_class_jll(x, theta + c * d, half_inv_var + c * d, log_norm[c], d)
         if value != value:
             value = gaussian_class_jll_missing(x, theta + c * d, half_inv_var + c * d,
                                                half_log_2pi_var + c * d, log_prior[c], d)
-        consider_class(&best, value, c)
+        consider_class(value, c, &best, &best_class, &saw_nan)
         if mode != MODE_ARGMAX:
             row_out[c] = value
-    return finish_scores(row_out, k, mode, label_out, best)
+    return finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
