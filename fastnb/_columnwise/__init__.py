@@ -17,16 +17,25 @@ How the data moves
 X is never converted as a whole. ``_Table`` keeps the columns where they live (the
 columns of a NumPy array; for a DataFrame each column as its NumPy array, a view
 where pandas allows, or as its pandas extension array), and hands each sub-model
-its own columns in the kind its kernel reads: numbers as numbers, bools as bools,
-strings and objects as they are to CategoricalNB's hashed counts (a pandas string
-column is factorised first, so its strings are keyed once per distinct value
-instead of once per row). Prediction runs in blocks of ``_PREDICT_BLOCK_ROWS``
-rows: the first sub-model's ordinary kernel writes its joint log-likelihood for
-the block into the block's total, each other one into a scratch buffer that
-``add_block`` adds (with every prior term in one per-class bias), and the last
-addition also takes the arg-max or normalises in place. The extra memory of a
-predict call is therefore its output plus a fixed block of scratch per thread,
-whatever n is.
+its own columns in the kind its kernel reads: numbers as numbers, bools as bools
+(several DataFrame columns put side by side by ``stack_columns``, one compiled
+pass), strings and objects as they are to CategoricalNB's hashed counts. A pandas
+string column is factorised first, so its strings are keyed once per distinct
+value instead of once per row; when Arrow stores it (pandas' ``str``), a kernel
+(``string_codes``) hashes the Arrow bytes in place, without a Python object per
+row.
+
+Prediction runs in blocks of ``_PREDICT_BLOCK_ROWS`` rows: the first sub-model's
+ordinary kernel writes its joint log-likelihood for the block into the block's
+total, each other one into a scratch buffer that ``add_block`` adds (with every
+prior term in one per-class bias), and the last addition also takes the arg-max
+or normalises in place. A CategoricalNB whose columns are all Arrow strings is
+*tabled* instead: its block's strings are factorised, the sub-model predicts each
+distinct value alone (every other column missing, so marginalised), and
+``add_table_rows`` adds each row's per-value terms from that small table, the
+value's log-likelihood exactly as the sub-model computes it (see
+``_Prediction._value_terms``). The extra memory of a predict call is therefore
+its output plus a fixed block of scratch per thread, whatever n is.
 
 The interface ColumnwiseNB uses of a sub-model
 ----------------------------------------------

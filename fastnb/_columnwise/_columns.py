@@ -160,3 +160,16 @@ def _included_log_prior(model):
         with np.errstate(divide="ignore"):
             return np.log(model.class_prior_)
     return model.class_log_prior_
+
+
+def combined_bias(log_prior, models, tabled=None):
+    """Every constant of the sum in one (k,) bias: the log prior, minus the log
+    prior each sub-model includes (-inf where it has no data of a class). A
+    sub-model flagged in ``tabled`` adds terms that leave its prior out (see
+    _predict), so it only brings its -inf."""
+    bias = log_prior.copy()
+    for i, model in enumerate(models):
+        included = _included_log_prior(model)
+        term = 0.0 if tabled is not None and tabled[i] else -included
+        bias = bias + np.where(np.isfinite(included), term, -np.inf)
+    return np.ascontiguousarray(bias, dtype=np.float64)

@@ -10,6 +10,7 @@ from .._base import _BaseNB
 from .._categorical import CategoricalNB
 from .._discrete import ComplementNB
 from .._params import check_n_threads, check_prior_param, param_error, resolve_priors
+from .._threads import threads_for
 from .._validation import check_y, feature_names_of
 from ._columns import (
     _AUTO_ESTIMATORS,
@@ -17,7 +18,7 @@ from ._columns import (
     _SUB_MODELS,
     _auto_kind,
     _column_positions,
-    _included_log_prior,
+    combined_bias,
 )
 from ._file_format import _FileFormat
 from ._predict import _Prediction
@@ -408,7 +409,10 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         for sub_name, model, positions in plan:
             try:
                 block = table.block(positions, 0, table.n_samples,
-                                    isinstance(model, CategoricalNB))
+                                    isinstance(model, CategoricalNB),
+                                    n_threads=threads_for(
+                                        self.n_threads, table.n_samples
+                                        * positions.shape[0], "gaussian_fit"))
                 if refit:
                     model.fit(block, y, sample_weight)
                 else:
@@ -435,12 +439,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         prior = class_count / class_count.sum() if priors is None else priors
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior)
-        # Every constant of the sum in one bias: the log prior, minus the log prior
-        # each sub-model includes (-inf where it has no data of a class).
-        bias = log_prior.copy()
-        for _, model, _ in plan:
-            included = _included_log_prior(model)
-            bias = bias + np.where(np.isfinite(included), -included, -np.inf)
+        bias = combined_bias(log_prior, [model for _, model, _ in plan])
         labels = [names[p].tolist() if names is not None else p.tolist()
                   for _, _, p in plan]
         # All validation is done: commit the new state.

@@ -8,7 +8,8 @@ from .._base import MODE_ARGMAX, MODE_JLL
 from .._categorical import CategoricalNB
 from .._dispatch import load_kernels
 from .._threads import threads_for
-from ._table import _Table
+from ._columns import combined_bias
+from ._table import _Table, _arrow_string_codes
 
 _kernels = load_kernels("_columnwise_kernels")
 
@@ -40,6 +41,13 @@ class _Prediction:
         scratch, and the sub-models' kernels run on one thread each; a lone
         block runs here, with the sub-models' kernels on ``n_threads``. Either
         way every row is summed in the same order: the same bits.
+
+        A CategoricalNB whose columns are all Arrow strings is *tabled*: in each
+        block its columns' strings are factorised (``string_codes``), the
+        sub-model predicts each distinct value alone (the other columns
+        missing), and ``add_table_rows`` adds each row's terms from that small
+        table; see _value_terms. Which sub-models are tabled depends only on the
+        columns' dtypes, so every block (and any block size) sums alike.
         """
         n, k = table.n_samples, self.classes_.shape[0]
         rows = min(n, _PREDICT_BLOCK_ROWS)
@@ -49,20 +57,33 @@ class _Prediction:
             n_workers = min(len(starts), threads_for(
                 self.n_threads, n * k * len(self.estimators_), "predict"))
         # Shallow copies: the kernels' thread count is set without touching the
-        # fitted sub-models (which other threads may be using).
-        runners = []
+        # fitted sub-models (which other threads may be using). Kernel-run
+        # sub-models first (the first writes the block's total), tabled ones last.
+        runners, tabled = [], []
         for (sub_name, model, _), positions in zip(self.estimators_, self._positions):
             runner = copy.copy(model)
             runner.n_threads = self.n_threads if n_workers == 1 else 1
-            runners.append((sub_name, runner, positions, isinstance(model, CategoricalNB)))
+            categorical = isinstance(model, CategoricalNB)
+            strings = [table.arrow_strings(j) for j in positions] if categorical \
+                else [None]
+            if all(s is not None for s in strings):
+                tabled.append((sub_name, runner, positions, categorical, strings))
+            else:
+                runners.append((sub_name, runner, positions, categorical, None))
+        runners += tabled
+        bias = self._bias if not tabled else combined_bias(
+            self.class_log_prior_, [runner for _, runner, _, _, _ in runners],
+            [strings is not None for _, _, _, _, strings in runners])
+        n_strings = max([len(entry[4]) for entry in tabled], default=0)
 
         def run_blocks(worker):
-            jll = np.empty((rows, k), dtype=np.float64)
-            total = np.empty((rows, k), dtype=np.float64) if out is None else None
+            scratch = (np.empty((rows, k), dtype=np.float64),
+                       np.empty((rows, k), dtype=np.float64) if out is None else None,
+                       np.empty((n_strings, rows), dtype=np.int32), {})
             for start in starts[worker::n_workers]:
                 stop = min(n, start + rows)
-                self._predict_block(table, runners, start, stop, mode,
-                                    labels_out, out, jll, total, n_workers)
+                self._predict_block(table, runners, bias, start, stop, mode,
+                                    labels_out, out, scratch, n_workers)
 
         if n_workers == 1:
             run_blocks(0)
@@ -73,27 +94,61 @@ class _Prediction:
             for done in [pool.submit(run_blocks, w) for w in range(n_workers)]:
                 done.result()
 
-    def _predict_block(self, table, runners, start, stop, mode, labels_out, out, jll,
-                       total, n_workers):
+    def _predict_block(self, table, runners, bias, start, stop, mode, labels_out, out,
+                       scratch, n_workers):
         """Rows start:stop: the sum of the sub-models' jll, finished per ``mode``
-        (the first sub-model writes into the total; see the kernel's notes)."""
+        (the first sub-model writes into the total, the bias comes with the first
+        addition; see the kernel's notes)."""
+        jll, total, codes, blocks = scratch
         block_total = total[:stop - start] if out is None else out[start:stop]
         block_jll = jll[:stop - start]
+        labels = labels_out[start:stop] if mode == MODE_ARGMAX else None
         n_threads = 1 if n_workers > 1 else threads_for(
             self.n_threads, (stop - start) * block_jll.shape[1], "predict")
         last = len(runners) - 1
-        for i, (sub_name, runner, positions, categorical) in enumerate(runners):
+        for i, (sub_name, runner, positions, categorical, strings) in enumerate(runners):
             try:
-                part = runner._check_predict_X(table.block(positions, start, stop,
-                                                           categorical))
+                if strings is not None:
+                    terms, first_row = self._value_terms(runner, strings, start, stop,
+                                                         codes)
+                    _kernels.add_table_rows(block_total, terms, codes[:len(strings)],
+                                            first_row, i == 0, bias, i == last, mode,
+                                            labels, n_threads)
+                    bias = self._zeros
+                    continue
+                part = runner._check_predict_X(table.block(
+                    positions, start, stop, categorical, blocks, n_threads))
                 runner._run_predict_kernel(part, MODE_JLL, None,
                                            block_total if i == 0 else block_jll)
             except (TypeError, ValueError) as error:
                 raise self._sub_model_error(error, sub_name, table, positions) from error
             if i == 0 and last > 0:
                 continue
-            _kernels.add_block(block_total, None if i == 0 else block_jll,
-                               self._bias if i == 1 or last == 0 else self._zeros,
-                               i == last, mode,
-                               labels_out[start:stop] if mode == MODE_ARGMAX else None,
-                               n_threads)
+            _kernels.add_block(block_total, None if i == 0 else block_jll, bias,
+                               i == last, mode, labels, n_threads)
+            bias = self._zeros
+
+    def _value_terms(self, runner, strings, start, stop, codes):
+        """A tabled sub-model's terms for rows start:stop: each column's strings
+        factorised into ``codes[j]``, and the (m, k) table whose row 0 is zeros
+        (a missing value) and whose rows ``first_row[j] + code`` hold
+        ``jll(the value alone) - jll(nothing)``: the value's log-likelihood
+        term, exactly as the sub-model computes it (unseen values included).
+        Naive Bayes sums such terms over columns, so adding the rows' terms gives
+        the sub-model's jll without its prior."""
+        uniques = [_arrow_string_codes(column, start, stop, codes[j, :stop - start])
+                   for j, column in enumerate(strings)]
+        sizes = [values.shape[0] for values in uniques]
+        first_row = np.cumsum([1] + sizes[:-1]).astype(np.intp)
+        alone = np.full((1 + sum(sizes), len(strings)), None, dtype=object)
+        for j, values in enumerate(uniques):
+            alone[first_row[j]:first_row[j] + sizes[j], j] = values
+        terms = np.empty((alone.shape[0], self.classes_.shape[0]), dtype=np.float64)
+        runner._run_predict_kernel(runner._check_predict_X(alone), MODE_JLL, None,
+                                   terms)
+        nothing = terms[0].copy()
+        with np.errstate(invalid="ignore"):
+            terms -= nothing
+        # A class the sub-model has no data of: the bias already holds its -inf.
+        terms[:, ~np.isfinite(nothing)] = 0.0
+        return terms, first_row

@@ -3,10 +3,15 @@
 
 import numpy as np
 
+from .._dispatch import load_kernels
 from .._validation import _shape_errors, is_sparse
+
+_kernels = load_kernels("_columnwise_kernels")
 
 # Rows per band when columns are copied side by side (see _stack_columns).
 _STACK_ROWS = 4096
+# DataFrame columns of these dtypes are put side by side by a kernel (stack_columns).
+_STACKED_DTYPES = (np.dtype(np.float64), np.dtype(np.float32), np.dtype(np.bool_))
 
 
 def _is_dataframe(X):
@@ -53,14 +58,25 @@ class _Table:
             self.array = array
         self.n_samples, self.n_columns = X.shape if self.array is None else array.shape
         self.shape = (self.n_samples, self.n_columns)
+        self._arrow = {}
+
+    def arrow_strings(self, j):
+        """Column j as a pyarrow string ChunkedArray when Arrow stores its strings
+        (see _arrow_strings), else None; looked up once per table."""
+        if j not in self._arrow:
+            self._arrow[j] = None if self.columns is None else _arrow_strings(
+                self.columns[j])
+        return self._arrow[j]
 
     def column(self, j):
         return self.array[:, j] if self.array is not None else self.columns[j]
 
-    def block(self, columns, start, stop, categorical):
+    def block(self, columns, start, stop, categorical, scratch=None, n_threads=1):
         """Rows start:stop of the given columns, as a sub-model reads them.
 
         ``categorical``: for CategoricalNB (values as they are); otherwise numbers.
+        ``scratch``: a dict in which a block of DataFrame columns put side by side
+        is kept for the next call on the same columns (and overwritten by it).
         """
         if self.array is not None:
             rows = self.array[start:stop]
@@ -72,31 +88,105 @@ class _Table:
         parts = [self.columns[j] for j in columns]
         if categorical and any(
                 _is_extension(p) or p.dtype.kind in "OUS" for p in parts):
-            return self._categorical_frame(parts, start, stop)
+            return self._categorical_frame(parts, [self.arrow_strings(j) for j in
+                                                   columns], start, stop, n_threads)
+        dtype = parts[0].dtype if not _is_extension(parts[0]) else None
+        if len(parts) > 1 and dtype in _STACKED_DTYPES and all(
+                not _is_extension(p) and p.dtype == dtype for p in parts):
+            # One compiled pass, into the caller's scratch when it keeps one.
+            out = None if scratch is None else scratch.get(tuple(columns))
+            if out is None or out.shape[0] < stop - start:
+                out = np.empty((stop - start, len(parts)), dtype=dtype)
+                if scratch is not None:
+                    scratch[tuple(columns)] = out
+            out = out[:stop - start]
+            as_bytes = dtype == np.bool_
+            _kernels.stack_columns([p.view(np.uint8) if as_bytes else p for p in parts],
+                                   out.view(np.uint8) if as_bytes else out, start)
+            return out
         pieces = [_numeric_piece(part, start, stop, categorical) for part in parts]
         if len(pieces) == 1:
             return pieces[0].reshape(-1, 1)
         return _stack_columns(pieces)
 
     @staticmethod
-    def _categorical_frame(parts, start, stop):
-        """A DataFrame (unnamed columns) of category columns for CategoricalNB."""
+    def _categorical_frame(parts, strings, start, stop, n_threads):
+        """A DataFrame (unnamed columns) of category columns for CategoricalNB
+        (``strings``: each part's Arrow strings, or None). Arrow strings are
+        factorised by a kernel (each distinct string is then keyed once, not once
+        per row), on up to ``n_threads`` Python threads (the kernel releases the
+        GIL)."""
         import pandas as pd
 
-        columns = {}
+        def factorised(i):
+            codes = np.empty(stop - start, dtype=np.int32)
+            uniques = _arrow_string_codes(strings[i], start, stop, codes)
+            return pd.Categorical.from_codes(codes, categories=uniques, validate=False)
+
+        arrow = [i for i, column in enumerate(strings) if column is not None]
+        if n_threads > 1 and len(arrow) > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(min(n_threads, len(arrow))) as pool:
+                columns = dict(zip(arrow, pool.map(factorised, arrow)))
+        else:
+            columns = {i: factorised(i) for i in arrow}
         for i, part in enumerate(parts):
+            if i in columns:
+                continue
             if not _is_extension(part):
                 columns[i] = part[start:stop]
-            elif isinstance(part.dtype, pd.CategoricalDtype):
-                columns[i] = part.array[start:stop]
             elif isinstance(part.dtype, pd.StringDtype):
-                # Key each distinct string once, not once per row.
                 codes, uniques = part.array[start:stop].factorize()
                 columns[i] = pd.Categorical.from_codes(codes, categories=uniques,
                                                        validate=False)
-            else:
+            else:  # pandas Categorical, or another extension array
                 columns[i] = part.array[start:stop]
-        return pd.DataFrame(columns, copy=False)
+        return pd.DataFrame({i: columns[i] for i in range(len(parts))}, copy=False)
+
+
+def _arrow_strings(part):
+    """The pyarrow ChunkedArray of a pandas string column stored by Arrow (the
+    ``str``/``string[pyarrow]`` dtypes, or ``ArrowDtype`` of (large) strings), as
+    a zero-copy view; None for any other column."""
+    if not _is_extension(part):
+        return None
+    dtype = part.dtype
+    pyarrow_type = getattr(dtype, "pyarrow_dtype", None)  # pd.ArrowDtype
+    if getattr(dtype, "storage", None) != "pyarrow" and pyarrow_type is None:
+        return None
+    import pyarrow as pa
+
+    strings = part.array.__arrow_array__()
+    kind = strings.type
+    return strings if pa.types.is_string(kind) or pa.types.is_large_string(kind) \
+        else None
+
+
+def _arrow_string_codes(strings, start, stop, codes):
+    """The distinct strings of rows start:stop of a pyarrow string ChunkedArray
+    (an object array, each decoded once), with each row's code written into
+    ``codes`` (int32, -1 for a null), as pandas' factorize numbers them."""
+    import pyarrow as pa
+
+    strings = strings.slice(start, stop - start)
+    array = strings.chunk(0) if strings.num_chunks == 1 else strings.combine_chunks()
+    n = len(array)
+    validity, offsets, data = array.buffers()[:3]
+    offsets = np.frombuffer(offsets, dtype=np.int64 if pa.types.is_large_string(
+        array.type) else np.int32)[array.offset:array.offset + n + 1]
+    data = np.zeros(0, np.uint8) if data is None else np.frombuffer(data, np.uint8)
+    bits = None if validity is None or array.null_count == 0 else \
+        np.frombuffer(validity, np.uint8)
+    size = 1024
+    while True:  # a table 8 times larger until the distinct strings fit
+        first_rows = np.empty(size // 2, dtype=np.int64)
+        n_codes = _kernels.string_codes(offsets, data, bits, array.offset, codes,
+                                        np.zeros(size, dtype=np.int32), first_rows)
+        if n_codes >= 0:
+            break
+        size *= 8
+    return array.take(first_rows[:n_codes]).to_numpy(zero_copy_only=False)
 
 
 def _stack_columns(pieces):
