@@ -30,6 +30,25 @@ _kernels = load_kernels("_gaussian_kernels")
 _FIT_MIN_ROWS_PER_CHUNK = 4096
 _FIT_MAX_CHUNKS = 64
 _FIT_SCRATCH_BYTES = 32 << 20
+# A float32/float64 array with at most this many columns is read where it lives,
+# whatever its strides (a DataFrame's columns: the kernels copy one row at a time
+# into scratch); a wider one that is not C-ordered is copied C-ordered first, as
+# a row gathered from that many places would cost more than the copy.
+_STRIDED_MAX_FEATURES = 32
+
+
+def _in_place(X):
+    """X is a non-empty 2d float array the kernels read as it is."""
+    return (
+        type(X) is np.ndarray
+        and X.ndim == 2
+        and (X.dtype == np.float64 or X.dtype == np.float32)
+        and X.shape[0] > 0
+        and X.shape[1] > 0
+        and (X.flags.c_contiguous or (
+            X.shape[1] <= _STRIDED_MAX_FEATURES and X.flags.aligned
+            and X.strides[0] % X.itemsize == 0 and X.strides[1] % X.itemsize == 0))
+    )
 
 
 def _fit_chunk_count(n_samples, n_slots, n_features):
@@ -178,7 +197,7 @@ class GaussianNB(_BaseNB):
         first_call = self._begin_fit(classes, refit)
         name = type(self).__name__
         feature_names = feature_names_of(X)
-        X = check_dense_X(X, name)
+        X = X if _in_place(X) else check_dense_X(X, name)
         n_samples, n_features = X.shape
         y = check_y(y, n_samples, name)
         weights = check_sample_weight(sample_weight, n_samples)
@@ -362,13 +381,7 @@ class GaussianNB(_BaseNB):
         self._check_fitted()
         if hasattr(self, "feature_names_in_") or not isinstance(X, np.ndarray):
             self._check_feature_names(X, reset=False)
-        if not (
-            type(X) is np.ndarray
-            and X.ndim == 2
-            and (X.dtype == np.float64 or X.dtype == np.float32)
-            and X.flags.c_contiguous
-            and X.shape[0] > 0
-        ):
+        if not _in_place(X):
             X = check_dense_X(X, type(self).__name__)
         if X.shape[1] != self.n_features_in_:
             self._check_n_features(X, reset=False)

@@ -1,7 +1,8 @@
 """ColumnwiseNB's fast paths on DataFrames, held to the slow ones: Arrow string
-columns factorised by a kernel (fit) and *tabled* CategoricalNB sub-models whose
-columns are all Arrow strings (predict: each distinct value's terms, then a gather),
-and DataFrame columns put side by side by a kernel. Every result is compared
+columns factorised by a kernel (fit); *tabled* sub-models, a CategoricalNB whose
+columns are all Arrow strings or a BernoulliNB whose columns are all NumPy bools
+(predict: each distinct value's terms, then a gather); and DataFrame columns put
+side by side by a kernel. Every result is compared
 with the hand sum of the sub-models or with the same data as Python objects."""
 
 import numpy as np
@@ -81,7 +82,7 @@ def test_tabled_sub_model_equals_the_hand_sum(rng, dtype, many, priors, tabled_c
     frame, y = string_frame(rng, dtype=dtype, many=many)
     model = ColumnwiseNB(TABLED, priors=priors).fit(frame, y)
     model.predict(frame)
-    assert len(tabled_calls) == 1
+    assert len(tabled_calls) == 2  # the strings and the bools, one block
     new, _ = string_frame(rng, n=300, dtype=dtype, many=many)  # unseen values too
     for X in (frame, new):
         expected = hand_jll(as_objects(frame), y, TABLED, priors,
@@ -112,6 +113,20 @@ def test_tabled_sub_model_alone_equals_that_model(rng, tabled_calls):
                     rtol=1e-12, atol=1e-15)
     assert_array_equal(model.predict(frame), alone.predict(objects))
     assert len(tabled_calls) == 3
+
+
+@pytest.mark.parametrize("bernoulli", [BernoulliNB(), BernoulliNB(binarize=None),
+                                       BernoulliNB(alpha=0.2, binarize=0.5),
+                                       BernoulliNB(binarize=1.0)])
+def test_tabled_bernoulli_alone_equals_that_model(rng, bernoulli, tabled_calls):
+    frame, y = string_frame(rng)
+    columns = ["flag", "flag2"]
+    alone = type(bernoulli)(**bernoulli.get_params()).fit(frame[columns], y)
+    model = ColumnwiseNB([("only", bernoulli, columns)], remainder="drop").fit(frame, y)
+    assert_allclose(model.predict_joint_log_proba(frame),
+                    alone.predict_joint_log_proba(frame[columns]), rtol=1e-12)
+    assert_array_equal(model.predict(frame), alone.predict(frame[columns]))
+    assert len(tabled_calls) == 2
 
 
 def test_auto_tables_a_frame_of_only_strings(rng):
@@ -207,17 +222,35 @@ def test_only_arrow_strings_take_the_kernel():
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.bool_])
-def test_stack_columns_reads_columns_where_they_live(rng, dtype):
+def test_stack_columns_puts_columns_side_by_side(rng, dtype):
     base = (rng.normal(size=(9, 1000)) > 0).astype(dtype)
     columns = [base[3], base[0], base[8, ::-1], np.asfortranarray(base)[5]]
-    frame = pd.DataFrame(dict(enumerate(columns)))
+    kernel_dtype = np.uint8 if dtype == np.bool_ else dtype
+    for start, stop in [(0, 1000), (10, 300), (999, 1000)]:
+        out = np.empty((stop - start, 4), dtype=dtype)
+        _table._kernels.stack_columns([c.view(kernel_dtype) for c in columns],
+                                      out.view(kernel_dtype), start)
+        assert_array_equal(out, np.column_stack(columns)[start:stop])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.bool_])
+def test_blocks_of_frame_columns(rng, dtype):
+    """Floats that pandas keeps in one 2d array come as a view of it; other
+    columns, and bools, are put side by side into the caller's scratch."""
+    values = (rng.normal(size=(1000, 6)) > 0).astype(dtype)
+    frame = pd.DataFrame(values.copy())  # one 2d block: each column a row of it
     table = _table._Table(frame, "test")
     scratch = {}
-    for start, stop in [(0, 1000), (10, 300), (999, 1000)]:
-        block = table.block(np.arange(4), start, stop, False, scratch)
-        assert block.dtype == dtype and block.flags.c_contiguous
-        assert_array_equal(block, np.column_stack(columns)[start:stop])
-    assert len(scratch) == 1
+    for positions in ([0, 1, 2], [5, 3, 1], [0, 1, 4], [2]):
+        for start, stop in [(0, 1000), (10, 300), (999, 1000)]:
+            block = table.block(np.array(positions), start, stop, False, scratch)
+            assert block.dtype == dtype
+            assert_array_equal(block, values[start:stop, positions])
+            shared = np.shares_memory(block, frame.iloc[:, 0].to_numpy()) or \
+                np.shares_memory(block, frame.iloc[:, positions[0]].to_numpy())
+            if len(positions) > 1:
+                assert shared == (dtype != np.bool_ and positions != [0, 1, 4])
+    assert len(scratch) == (3 if dtype == np.bool_ else 1)
 
 
 def test_stack_columns_refuses_short_columns():

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._base import MODE_ARGMAX, MODE_JLL
 from .._categorical import CategoricalNB
+from .._discrete import BernoulliNB
 from .._dispatch import load_kernels
 from .._threads import threads_for
 from ._columns import combined_bias
@@ -42,12 +43,13 @@ class _Prediction:
         block runs here, with the sub-models' kernels on ``n_threads``. Either
         way every row is summed in the same order: the same bits.
 
-        A CategoricalNB whose columns are all Arrow strings is *tabled*: in each
-        block its columns' strings are factorised (``string_codes``), the
-        sub-model predicts each distinct value alone (the other columns
-        missing), and ``add_table_rows`` adds each row's terms from that small
-        table; see _value_terms. Which sub-models are tabled depends only on the
-        columns' dtypes, so every block (and any block size) sums alike.
+        A CategoricalNB whose columns are all Arrow strings, or a BernoulliNB
+        whose columns are all NumPy bools, is *tabled*: in each block its
+        columns' values are coded (strings factorised by ``string_codes``, bools
+        as 0 and 1), the sub-model predicts each distinct value alone (the other
+        columns missing), and ``add_table_rows`` adds each row's terms from that
+        small table; see _value_terms. Which sub-models are tabled depends only
+        on the columns' dtypes, so every block (and any block size) sums alike.
         """
         n, k = table.n_samples, self.classes_.shape[0]
         rows = min(n, _PREDICT_BLOCK_ROWS)
@@ -64,22 +66,21 @@ class _Prediction:
             runner = copy.copy(model)
             runner.n_threads = self.n_threads if n_workers == 1 else 1
             categorical = isinstance(model, CategoricalNB)
-            strings = [table.arrow_strings(j) for j in positions] if categorical \
-                else [None]
-            if all(s is not None for s in strings):
-                tabled.append((sub_name, runner, positions, categorical, strings))
+            coded = _coded_columns(table, model, positions)
+            if coded is not None:
+                tabled.append((sub_name, runner, positions, categorical, coded))
             else:
                 runners.append((sub_name, runner, positions, categorical, None))
         runners += tabled
         bias = self._bias if not tabled else combined_bias(
             self.class_log_prior_, [runner for _, runner, _, _, _ in runners],
             [strings is not None for _, _, _, _, strings in runners])
-        n_strings = max([len(entry[4]) for entry in tabled], default=0)
+        n_coded = max([len(entry[4]) for entry in tabled], default=0)
 
         def run_blocks(worker):
             scratch = (np.empty((rows, k), dtype=np.float64),
                        np.empty((rows, k), dtype=np.float64) if out is None else None,
-                       np.empty((n_strings, rows), dtype=np.int32), {})
+                       np.empty((n_coded, rows), dtype=np.int32), {})
             for start in starts[worker::n_workers]:
                 stop = min(n, start + rows)
                 self._predict_block(table, runners, bias, start, stop, mode,
@@ -128,21 +129,31 @@ class _Prediction:
                                i == last, mode, labels, n_threads)
             bias = self._zeros
 
-    def _value_terms(self, runner, strings, start, stop, codes):
-        """A tabled sub-model's terms for rows start:stop: each column's strings
-        factorised into ``codes[j]``, and the (m, k) table whose row 0 is zeros
-        (a missing value) and whose rows ``first_row[j] + code`` hold
+    def _value_terms(self, runner, columns, start, stop, codes):
+        """A tabled sub-model's terms for rows start:stop: each column's values
+        coded into ``codes[j]``, and the (m, k) table whose row 0 is zeros (a
+        missing value) and whose rows ``first_row[j] + code`` hold
         ``jll(the value alone) - jll(nothing)``: the value's log-likelihood
         term, exactly as the sub-model computes it (unseen values included).
         Naive Bayes sums such terms over columns, so adding the rows' terms gives
         the sub-model's jll without its prior."""
-        uniques = [_arrow_string_codes(column, start, stop, codes[j, :stop - start])
-                   for j, column in enumerate(strings)]
-        sizes = [values.shape[0] for values in uniques]
+        rows = stop - start
+        values = []
+        for j, (kind, column) in enumerate(columns):
+            if kind == "strings":
+                values.append(_arrow_string_codes(column, start, stop, codes[j, :rows]))
+            else:  # bools: False is code 0, True code 1
+                codes[j, :rows] = column[start:stop]
+                values.append(_BOOL_VALUES)
+        sizes = [v.shape[0] for v in values]
         first_row = np.cumsum([1] + sizes[:-1]).astype(np.intp)
-        alone = np.full((1 + sum(sizes), len(strings)), None, dtype=object)
-        for j, values in enumerate(uniques):
-            alone[first_row[j]:first_row[j] + sizes[j], j] = values
+        # Every value alone in its row, the other columns missing (NaN for
+        # BernoulliNB's numbers, None for CategoricalNB's objects).
+        alone = np.full((1 + sum(sizes), len(columns)), np.nan) if isinstance(
+            runner, BernoulliNB) else np.full((1 + sum(sizes), len(columns)), None,
+                                              dtype=object)
+        for j, v in enumerate(values):
+            alone[first_row[j]:first_row[j] + sizes[j], j] = v
         terms = np.empty((alone.shape[0], self.classes_.shape[0]), dtype=np.float64)
         runner._run_predict_kernel(runner._check_predict_X(alone), MODE_JLL, None,
                                    terms)
@@ -152,3 +163,24 @@ class _Prediction:
         # A class the sub-model has no data of: the bias already holds its -inf.
         terms[:, ~np.isfinite(nothing)] = 0.0
         return terms, first_row
+
+
+_BOOL_VALUES = np.array([0.0, 1.0])
+
+
+def _coded_columns(table, model, positions):
+    """[(kind, column)] for a sub-model predicted from a table of its values'
+    terms: a CategoricalNB of Arrow string columns ("strings", each a pyarrow
+    ChunkedArray) or a BernoulliNB of NumPy bool columns ("bools", each a 1d bool
+    array); None for any other sub-model, which runs its own kernel."""
+    if table.columns is None:
+        return None
+    if isinstance(model, CategoricalNB):
+        strings = [table.arrow_strings(j) for j in positions]
+        if all(column is not None for column in strings):
+            return [("strings", column) for column in strings]
+    elif isinstance(model, BernoulliNB):
+        parts = [table.columns[j] for j in positions]
+        if all(isinstance(p, np.ndarray) and p.dtype == np.bool_ for p in parts):
+            return [("bools", p) for p in parts]
+    return None

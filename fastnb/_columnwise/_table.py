@@ -91,8 +91,15 @@ class _Table:
             return self._categorical_frame(parts, [self.arrow_strings(j) for j in
                                                    columns], start, stop, n_threads)
         dtype = parts[0].dtype if not _is_extension(parts[0]) else None
-        if len(parts) > 1 and dtype in _STACKED_DTYPES and all(
-                not _is_extension(p) and p.dtype == dtype for p in parts):
+        same = dtype in _STACKED_DTYPES and all(
+            not _is_extension(p) and p.dtype == dtype for p in parts)
+        if same and dtype.kind == "f":
+            # Columns that pandas keeps in one 2d array: a view of it, read in
+            # place (GaussianNB's kernels take any strides), no copy at all.
+            view = _shared_view(parts)
+            if view is not None:
+                return view[start:stop]
+        if len(parts) > 1 and same:
             # One compiled pass, into the caller's scratch when it keeps one.
             out = None if scratch is None else scratch.get(tuple(columns))
             if out is None or out.shape[0] < stop - start:
@@ -143,6 +150,26 @@ class _Table:
             else:  # pandas Categorical, or another extension array
                 columns[i] = part.array[start:stop]
         return pd.DataFrame({i: columns[i] for i in range(len(parts))}, copy=False)
+
+
+def _shared_view(parts):
+    """The 1d columns as one (n, d) view, when they are evenly spaced in one
+    buffer (pandas keeps a DataFrame's columns of one dtype as the rows of one 2d
+    array); else None. Element (i, j) of the view is element i of column j, so the
+    view reads nothing the columns do not hold."""
+    first = parts[0]
+    base = first.base
+    if base is None or len(parts) > 32 or any(
+            p.base is not base or p.shape != first.shape or p.strides != first.strides
+            for p in parts):
+        return None
+    address = [p.__array_interface__["data"][0] for p in parts]
+    step = address[1] - address[0] if len(parts) > 1 else first.itemsize
+    if step == 0 or any(a != address[0] + j * step for j, a in enumerate(address)):
+        return None
+    return np.lib.stride_tricks.as_strided(
+        first, shape=(first.shape[0], len(parts)), strides=(first.strides[0], step),
+        writeable=False)
 
 
 def _arrow_strings(part):
