@@ -74,7 +74,7 @@ class _Prediction:
         runners += tabled
         bias = self._bias if not tabled else combined_bias(
             self.class_log_prior_, [runner for _, runner, _, _, _ in runners],
-            [strings is not None for _, _, _, _, strings in runners])
+            [coded is not None for _, _, _, _, coded in runners])
         n_coded = max([len(entry[4]) for entry in tabled], default=0)
 
         def run_blocks(worker):
