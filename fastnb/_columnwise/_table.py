@@ -159,7 +159,7 @@ def _shared_view(parts):
     view reads nothing the columns do not hold."""
     first = parts[0]
     base = first.base
-    if base is None or len(parts) > 32 or any(
+    if base is None or any(
             p.base is not base or p.shape != first.shape or p.strides != first.strides
             for p in parts):
         return None
