@@ -116,9 +116,10 @@ def memory_cases(quick=False):
     model = fastnb.ColumnwiseNB().fit(frame, y)
     k, block = 5, min(n, _columnwise._PREDICT_BLOCK_ROWS)
     # Per thread (each takes its own blocks): two (block, k) float64 buffers; the
-    # float and bool blocks (5 x 8 + 2 bytes a row); the strings' factorised codes
-    # (3 x 8), CategoricalNB's resolved codes (3 x 4) and a pandas frame of them:
-    # 128 bytes a row; plus 1 MiB of model-sized slack.
+    # string and bool columns' int32 codes (5 x 4 bytes a row; the float block is
+    # a view of the frame, and the string and bool sub-models are tabled), with
+    # room to spare for a mixed frame whose blocks are copied (at most 128 bytes a
+    # row); plus 1 MiB of model-sized slack.
     allowance = fastnb.effective_n_threads() * block * (2 * k * 8 + 128) + (1 << 20)
     label = f"X1 n={n:.0e} k=5"
     return [

@@ -20,6 +20,11 @@ Missing values. When X holds NaN the caller runs the fit again with
 ``missing=True``: every (class, feature) then keeps its own count and skips NaN
 entries, so each feature's statistics use exactly the rows where it was observed.
 
+Strides. X is read where it lives, C-ordered or not (a DataFrame's columns, each
+a view into pandas' storage): a row whose values are not adjacent is copied into
+a d-value scratch row first, so the point functions read the same values in the
+same order, and give the same bits, whatever the layout.
+
 Predict. One row at a time, one class at a time, with no n x d temporary;
 ``MODE_ARGMAX`` keeps a running maximum and writes only a label index per row.
 """
@@ -37,8 +42,22 @@ import numpy as np
 
 # -- fit ------------------------------------------------------------------------------
 
+cdef inline const floating* row_of(
+    const floating[:, :] X, Py_ssize_t i, floating* gathered,
+) noexcept nogil:
+    """Row i of X: in place when its values are adjacent, else copied into
+    ``gathered`` (d values), so the point functions always read d adjacent values."""
+    cdef Py_ssize_t j
+    if gathered == NULL:
+        return &X[i, 0]
+    for j in range(X.shape[1]):
+        gathered[j] = X[i, j]
+    return gathered
+
+
 cdef void accumulate_chunk(
-    const floating[:, ::1] X,
+    const floating[:, :] X,
+    floating* gathered,         # SCRATCH: d values when X's rows are strided, else NULL
     const intp_t[::1] codes,
     const double* weights,      # NULL when unweighted
     Py_ssize_t global_slot,     # slot that takes every row with weight 1, or -1
@@ -57,7 +76,7 @@ cdef void accumulate_chunk(
     cdef double w
     cdef const floating* x
     for i in range(row_start, row_stop):
-        x = &X[i, 0]
+        x = row_of(X, i, gathered)
         slot = codes[i]
         w = 1.0 if weights == NULL else weights[i]
         if missing:
@@ -89,7 +108,8 @@ cdef void accumulate_chunk(
 
 
 cdef void accumulate_chunks(
-    const floating[:, ::1] X,
+    const floating[:, :] X,
+    floating* gathered,
     const intp_t[::1] codes,
     const double* weights,
     Py_ssize_t global_slot,
@@ -107,7 +127,7 @@ cdef void accumulate_chunks(
     cdef Py_ssize_t n = X.shape[0]
     for chunk in range(first_chunk, stop_chunk):
         accumulate_chunk(
-            X, codes, weights, global_slot, missing,
+            X, gathered, codes, weights, global_slot, missing,
             block_start(chunk, n_chunks, n), block_start(chunk + 1, n_chunks, n),
             &chunk_rows[chunk, 0], &chunk_count[chunk, 0], &chunk_shift[chunk, 0],
             &chunk_mean[chunk, 0], &chunk_ssd[chunk, 0], chunk_rows.shape[1],
@@ -115,7 +135,7 @@ cdef void accumulate_chunks(
 
 
 def gaussian_fit(
-    const floating[:, ::1] X,          # IN: (n, d) samples
+    const floating[:, :] X,            # IN: (n, d) samples, any strides
     const intp_t[::1] codes,           # IN: (n,) class index of each row, in [0, n_classes)
     const double[::1] sample_weight,   # IN: (n,) non-negative weights, or None
     Py_ssize_t n_classes,
@@ -165,15 +185,25 @@ def gaussian_fit(
     cdef double[:, ::1] count = count_arr
     cdef double[:, ::1] mean = mean_arr
     cdef double[:, ::1] ssd = ssd_arr
+    # Rows whose values are not adjacent (a DataFrame's columns) are copied one at
+    # a time into a per-block row of scratch.
+    cdef bint strided = d > 1 and X.strides[1] != sizeof(floating)
+    if floating is float:
+        gathered_arr = np.empty((n_blocks, max(d, 1)), dtype=np.float32)
+    else:
+        gathered_arr = np.empty((n_blocks, max(d, 1)), dtype=np.float64)
+    cdef floating[:, ::1] gathered = gathered_arr
 
     with nogil:
         if n_blocks == 1:
-            accumulate_chunks(X, codes, weights, global_slot, missing, n_chunks,
+            accumulate_chunks(X, &gathered[0, 0] if strided else NULL, codes, weights,
+                              global_slot, missing, n_chunks,
                               0, n_chunks, chunk_rows, chunk_count, chunk_shift,
                               chunk_mean, chunk_ssd)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
-                accumulate_chunks(X, codes, weights, global_slot, missing, n_chunks,
+                accumulate_chunks(X, &gathered[block, 0] if strided else NULL, codes,
+                                  weights, global_slot, missing, n_chunks,
                                   block_start(block, n_blocks, n_chunks),
                                   block_start(block + 1, n_blocks, n_chunks),
                                   chunk_rows, chunk_count, chunk_shift, chunk_mean,
@@ -230,7 +260,8 @@ def merge_all_slots(
 # -- predict ----------------------------------------------------------------------------
 
 cdef Py_ssize_t predict_rows(
-    const floating[:, ::1] X,
+    const floating[:, :] X,
+    floating* gathered,         # SCRATCH: d values when X's rows are strided, else NULL
     const double[:, ::1] theta,
     const double[:, ::1] half_inv_var,
     const double[:, ::1] half_log_2pi_var,
@@ -255,14 +286,15 @@ cdef Py_ssize_t predict_rows(
         else:
             row_out = &out[i, 0]
         n_suspect += gaussian_predict_row(
-            &X[i, 0], &theta[0, 0], &half_inv_var[0, 0], &half_log_2pi_var[0, 0],
+            row_of(X, i, gathered), &theta[0, 0], &half_inv_var[0, 0],
+            &half_log_2pi_var[0, 0],
             &log_norm[0], &log_prior[0], k, d, mode, label_out, row_out,
         )
     return n_suspect
 
 
 def gaussian_predict(
-    const floating[:, ::1] X,                # IN: (n, d) samples, NaN = missing
+    const floating[:, :] X,                  # IN: (n, d) samples, NaN = missing, any strides
     const double[:, ::1] theta,              # IN: (k, d) class means
     const double[:, ::1] half_inv_var,       # IN: (k, d) 0.5 / variances
     const double[:, ::1] half_log_2pi_var,   # IN: (k, d) 0.5 * log(2 pi var)
@@ -283,14 +315,22 @@ def gaussian_predict(
     cdef Py_ssize_t block
     cdef Py_ssize_t n_suspect = 0
     cdef Py_ssize_t n_blocks = max(n_threads, 1)
+    cdef Py_ssize_t d = X.shape[1]
+    cdef bint strided = d > 1 and X.strides[1] != sizeof(floating)
+    if floating is float:
+        gathered_arr = np.empty((n_blocks, max(d, 1)), dtype=np.float32)
+    else:
+        gathered_arr = np.empty((n_blocks, max(d, 1)), dtype=np.float64)
+    cdef floating[:, ::1] gathered = gathered_arr
     with nogil:
         if n_blocks == 1:
-            n_suspect = predict_rows(X, theta, half_inv_var, half_log_2pi_var, log_norm,
+            n_suspect = predict_rows(X, &gathered[0, 0] if strided else NULL, theta,
+                                     half_inv_var, half_log_2pi_var, log_norm,
                                      log_prior, mode, labels_out, out, 0, n)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 n_suspect += predict_rows(
-                    X, theta, half_inv_var, half_log_2pi_var, log_norm, log_prior,
+                    X, &gathered[block, 0] if strided else NULL, theta, half_inv_var, half_log_2pi_var, log_norm, log_prior,
                     mode, labels_out, out,
                     block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n),
                 )

@@ -156,7 +156,7 @@ def test_blocks_do_not_change_the_result(rng, monkeypatch):
     model = ColumnwiseNB(EXPLICIT).fit(frame, y)
     expected = {m: getattr(model, m)(frame) for m in ("predict", "predict_proba",
                                                       "predict_joint_log_proba")}
-    monkeypatch.setattr(columnwise, "_PREDICT_BLOCK_ROWS", 7)
+    monkeypatch.setattr(columnwise._predict, "_PREDICT_BLOCK_ROWS", 7)
     for method, value in expected.items():
         assert_array_equal(getattr(model, method)(frame), value, err_msg=method)
 
@@ -370,7 +370,7 @@ def test_damaged_layout_is_a_clear_error(rng, tmp_path):
 # -- threads and Dask -----------------------------------------------------------------
 def test_same_bits_for_any_thread_count(rng, parallel_kernels, monkeypatch):
     frame, y = mixed_frame(rng, n=3000)
-    monkeypatch.setattr(columnwise, "_PREDICT_BLOCK_ROWS", 1000)
+    monkeypatch.setattr(columnwise._predict, "_PREDICT_BLOCK_ROWS", 1000)
     results = []
     with parallel_kernels():
         for n_threads in (1, 2, 3):

@@ -525,3 +525,29 @@ def test_nan_is_declared_in_the_tags():
     from sklearn.utils import get_tags
 
     assert get_tags(GaussianNB()).input_tags.allow_nan
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("d", [1, 5, 40])
+def test_strided_X_gives_the_same_bits_as_c_ordered(rng, parallel_kernels, dtype, d):
+    """Arrays that are not C-ordered (a DataFrame's columns) are read where they
+    live: the same model and predictions as from a C-ordered copy."""
+    X = (rng.normal(size=(3000, d)) * 10 + 1e3).astype(dtype)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    y = rng.integers(0, 3, 3000)
+    weights = rng.uniform(0.5, 2, 3000)
+    wide = np.zeros((3000, 2 * d), dtype=dtype, order="F")
+    wide[:, ::2] = X
+    layouts = [np.asfortranarray(X), wide[:, ::2], np.ascontiguousarray(X[:, ::-1])[:, ::-1]]
+    with parallel_kernels():
+        for n_threads in (1, 2):
+            expected = GaussianNB(n_threads=n_threads).fit(X, y, sample_weight=weights)
+            for strided in layouts:
+                assert_array_equal(strided, X)
+                model = GaussianNB(n_threads=n_threads).fit(strided, y,
+                                                             sample_weight=weights)
+                for name in ("theta_", "var_", "class_count_", "epsilon_"):
+                    assert_array_equal(getattr(model, name), getattr(expected, name))
+                for method in ("predict", "predict_joint_log_proba"):
+                    assert_array_equal(getattr(expected, method)(strided),
+                                       getattr(expected, method)(X))

@@ -1,0 +1,175 @@
+"""Which sub-model models which columns: the "auto" choice per column, and the
+columns an ``estimators`` list selects (ColumnTransformer's conventions)."""
+
+from numbers import Integral
+
+import numpy as np
+
+from .._categorical import CategoricalNB
+from .._discrete import BernoulliNB, MultinomialNB
+from .._gaussian import GaussianNB
+from ._table import _is_extension
+
+# "auto": an integer column with at most this many distinct values is categorical.
+AUTO_MAX_INTEGER_CATEGORIES = 32
+
+# The sub-models ColumnwiseNB combines: generative models whose joint
+# log-likelihood is log prior + log P(x | c). ComplementNB's scores are not.
+_SUB_MODELS = {cls.__name__: cls for cls in (GaussianNB, BernoulliNB, MultinomialNB,
+                                             CategoricalNB)}
+# The parameters through which a sub-model would bring priors of its own.
+_OWN_PRIOR_PARAMS = {"priors": None, "class_prior": None, "fit_prior": True}
+
+
+# -- "auto": one sub-model per kind of column ----------------------------------------
+
+def _object_kind(values):
+    """The kind of an object column from the types of its values."""
+    kinds = set()
+    for kind in map(type, values):
+        if kind is bool or kind is np.bool_:
+            kinds.add("bool")
+        elif kind is type(None):
+            continue
+        elif issubclass(kind, (int, np.integer)):
+            kinds.add("int")
+        elif issubclass(kind, (float, np.floating)):
+            kinds.add("float")
+        else:
+            return "categorical"
+    if not kinds:
+        return "categorical"
+    if kinds == {"bool"}:
+        return "bernoulli"
+    if kinds == {"int"}:
+        present = np.array([v for v in values if v is not None], dtype=object)
+        return _integer_kind(present)
+    if "bool" in kinds:
+        return "categorical"
+    return "gaussian"
+
+
+def _integer_kind(values):
+    try:
+        distinct = np.unique(values).shape[0]
+    except TypeError:
+        distinct = AUTO_MAX_INTEGER_CATEGORIES + 1
+    return "categorical" if distinct <= AUTO_MAX_INTEGER_CATEGORIES else "gaussian"
+
+
+def _auto_kind(column, label):
+    """'gaussian', 'bernoulli' or 'categorical' for one column (see ColumnwiseNB)."""
+    dtype = column.dtype
+    if _is_extension(column):
+        import pandas as pd
+
+        if isinstance(dtype, (pd.CategoricalDtype, pd.StringDtype)):
+            return "categorical"
+        values = column.dropna().to_numpy()
+        kind = getattr(dtype, "kind", "O")
+    else:
+        values, kind = column, dtype.kind
+    if kind == "b":
+        return "bernoulli"
+    if kind == "f":
+        return "gaussian"
+    if kind in "iu":
+        return _integer_kind(values)
+    if kind in "OUS":
+        return _object_kind(values) if kind == "O" else "categorical"
+    raise TypeError(
+        f"Column {label!r} has dtype {dtype}, which ColumnwiseNB cannot model: "
+        "convert it to numbers, bools or categories first."
+    )
+
+
+_AUTO_ESTIMATORS = (
+    ("gaussian", GaussianNB),
+    ("bernoulli", BernoulliNB),
+    ("categorical", CategoricalNB),
+)
+
+
+# -- column selection ----------------------------------------------------------------
+
+def _column_positions(spec, table, X, owner):
+    """The column positions a selection names (ColumnTransformer's conventions)."""
+    if callable(spec):
+        spec = spec(X)
+    d = table.n_columns
+    if isinstance(spec, slice):
+        if isinstance(spec.start, str) or isinstance(spec.stop, str):
+            start = 0 if spec.start is None else _name_positions(
+                [spec.start], table, owner)[0]
+            stop = d if spec.stop is None else _name_positions(
+                [spec.stop], table, owner)[0] + 1  # label slices include their end
+            return np.arange(d)[start:stop:spec.step]
+        return np.arange(d)[spec]
+    if isinstance(spec, (str, Integral)):
+        spec = [spec]
+    selection = np.asarray(spec)
+    if selection.ndim != 1:
+        error = TypeError if selection.ndim == 0 else ValueError
+        raise error(
+            f"The columns of {owner} must be ints, str names, a slice, a boolean mask "
+            f"or a callable (a 1d selection), got {spec!r}."
+        )
+    if selection.size == 0:
+        return np.empty(0, dtype=np.intp)
+    if selection.dtype.kind == "b":
+        if selection.shape[0] != d:
+            raise ValueError(
+                f"The boolean mask of {owner} has {selection.shape[0]} entries for "
+                f"{d} columns."
+            )
+        return np.flatnonzero(selection)
+    if selection.dtype.kind in "iu":
+        if np.any(selection < -d) or np.any(selection >= d):
+            raise ValueError(
+                f"Column index {spec!r} of {owner} is out of range for X with {d} "
+                "columns."
+            )
+        return (selection % d).astype(np.intp)
+    if all(isinstance(s, str) for s in selection.tolist()):
+        return _name_positions(selection.tolist(), table, owner)
+    raise TypeError(
+        f"The columns of {owner} must be ints, str names, a slice, a boolean mask or "
+        f"a callable, got {spec!r}."
+    )
+
+
+def _name_positions(names, table, owner):
+    if table.labels is None:
+        raise ValueError(
+            f"{owner} selects columns by name ({names!r}), which needs X to be a "
+            "DataFrame with those columns."
+        )
+    where = {label: j for j, label in enumerate(table.labels)}
+    unknown = [name for name in names if name not in where]
+    if unknown:
+        raise ValueError(
+            f"Columns {unknown!r} of {owner} are not columns of X, whose columns are "
+            f"{table.labels!r}."
+        )
+    return np.array([where[name] for name in names], dtype=np.intp)
+
+
+def _included_log_prior(model):
+    """The log prior that a fitted sub-model adds into its joint log-likelihood."""
+    if isinstance(model, GaussianNB):
+        with np.errstate(divide="ignore"):
+            return np.log(model.class_prior_)
+    return model.class_log_prior_
+
+
+def combined_bias(log_prior, models, tabled=None):
+    """Every constant of the sum in one (k,) bias: the log prior, minus the log
+    prior each sub-model includes (-inf where it has no data of a class). A
+    sub-model flagged in ``tabled`` adds terms that leave its prior out (see
+    _predict), so it only brings its -inf."""
+    bias = log_prior.copy()
+    for i, model in enumerate(models):
+        included = _included_log_prior(model)
+        term = 0.0 if tabled is not None and tabled[i] else -included
+        bias = bias + np.where(np.isfinite(included), term, -np.inf)
+    return np.ascontiguousarray(bias, dtype=np.float64)

@@ -1,0 +1,150 @@
+"""ColumnwiseNB's file format (``save``/``fastnb.load``) and ``fastnb.merge``."""
+
+import json
+
+import numpy as np
+
+from .._params import check_n_threads, check_prior_param
+from .._persist import _json_param, _param_from_json, check_state, merge, union_classes
+from ._columns import _SUB_MODELS
+
+
+class _FileFormat:
+    """ColumnwiseNB's persistence and merging (a mixin of the estimator class)."""
+
+    def _params_for_file(self):
+        """The parameters as the file header keeps them: the sub-models are in the
+        ``layout`` member (``estimators`` None there), unless "auto"."""
+        params = self.get_params(deep=False)
+        if not isinstance(self.estimators, str):
+            params["estimators"] = None
+        return params
+
+    def _sufficient_state(self):
+        pools = {"float": [], "int": [], "byte": []}
+        sizes = dict.fromkeys(pools, 0)
+        entries = []
+        for (name, model, _), positions in zip(self.estimators_, self._positions):
+            where = {}
+            for key, value in model._sufficient_state().items():
+                value = np.asarray(value)
+                pool = {"f": "float", "i": "int", "u": "byte"}[value.dtype.kind]
+                where[key] = [pool, sizes[pool], list(value.shape)]
+                pools[pool].append(value.ravel())
+                sizes[pool] += value.size
+            params = {key: _json_param(key, value)
+                      for key, value in model.get_params(deep=False).items()}
+            entries.append({"name": name, "estimator": type(model).__name__,
+                            "params": params, "columns": positions.tolist(),
+                            "arrays": where})
+        layout = json.dumps({"estimators": entries}).encode("utf-8")
+
+        def pooled(kind, dtype):
+            parts = pools[kind]
+            return np.concatenate(parts).astype(dtype) if parts else np.zeros(0, dtype)
+
+        return {
+            "class_count_": np.asarray(self.class_count_, dtype=np.float64),
+            "layout": np.frombuffer(layout, dtype=np.uint8).copy(),
+            "float_pool": pooled("float", np.float64),
+            "int_pool": pooled("int", np.int64),
+            "byte_pool": pooled("byte", np.uint8),
+        }
+
+    def _restore(self, classes, arrays, n_features, feature_names):
+        """Rebuild the sub-models from the layout and pools, each validated."""
+        check_n_threads(self.n_threads, type(self).__name__)
+        check_prior_param(self.priors, "priors", type(self).__name__)
+        layout = json.loads(arrays["layout"].tobytes().decode("utf-8"))
+        entries = layout.get("estimators") if isinstance(layout, dict) else None
+        if not isinstance(entries, list) or not entries:
+            raise ValueError("the layout lists no sub-estimators")
+        pools = {"float": arrays["float_pool"], "int": arrays["int_pool"],
+                 "byte": arrays["byte_pool"]}
+        plan, taken, listed = [], set(), []
+        for entry in entries:
+            model, positions = self._restore_sub_model(entry, pools, classes,
+                                                       n_features)
+            if taken & set(positions.tolist()) or entry["name"] in {p[0] for p in plan}:
+                raise ValueError("two sub-estimators share a column or a name")
+            taken |= set(positions.tolist())
+            if not np.allclose(model.class_count_, arrays["class_count_"],
+                               rtol=1e-9, atol=0):
+                raise ValueError(f"sub-estimator {entry['name']!r} has other class "
+                                 "counts than the model")
+            plan.append((entry["name"], model, positions))
+            listed.append((entry["name"], type(model)(**model.get_params(deep=False)),
+                           positions.tolist()))
+        if self.remainder == "error" and taken != set(range(n_features)):
+            raise ValueError(f"the sub-estimators do not model all {n_features} "
+                             "columns, and remainder is 'error'")
+        if not isinstance(self.estimators, str):
+            self.estimators = listed
+        self._commit(plan, classes, np.array(arrays["class_count_"]), n_features,
+                     feature_names)
+
+    def _restore_sub_model(self, entry, pools, classes, n_features):
+        if not isinstance(entry, dict) or set(entry) != {
+                "name", "estimator", "params", "columns", "arrays"}:
+            raise ValueError("a sub-estimator entry of the layout is malformed")
+        cls = _SUB_MODELS.get(entry["estimator"])
+        if cls is None or not isinstance(entry["name"], str):
+            raise ValueError(f"unknown sub-estimator {entry['estimator']!r}")
+        params = entry["params"]
+        if not isinstance(params, dict) or set(params) != set(cls._get_param_names()):
+            raise ValueError(f"the parameters of {entry['name']!r} do not match "
+                             f"{cls.__name__}'s")
+        model = cls(**{key: _param_from_json(key, value)
+                       for key, value in params.items()})
+        model.n_threads = self.n_threads
+        self._check_sub_estimator(entry["name"], model)
+        columns = entry["columns"]
+        if (not isinstance(columns, list) or not columns or not all(
+                isinstance(j, int) and not isinstance(j, bool) and 0 <= j < n_features
+                for j in columns) or len(set(columns)) != len(columns)):
+            raise ValueError(f"the columns of {entry['name']!r} are not distinct "
+                             "positions of X")
+        where = entry["arrays"]
+        if not isinstance(where, dict) or set(where) != set(cls._STATE_SPEC):
+            raise ValueError(f"the arrays of {entry['name']!r} do not match "
+                             f"{cls.__name__}'s")
+        sub_arrays = {}
+        for key, spec in where.items():
+            if not (isinstance(spec, list) and len(spec) == 3 and spec[0] in pools
+                    and isinstance(spec[1], int) and isinstance(spec[2], list)
+                    and all(isinstance(s, int) and s >= 0 for s in spec[2])):
+                raise ValueError(f"array {key!r} of {entry['name']!r} is malformed")
+            pool, offset, shape = pools[spec[0]], spec[1], spec[2]
+            size = int(np.prod(shape, dtype=np.int64))
+            if offset < 0 or offset + size > pool.shape[0]:
+                raise ValueError(f"array {key!r} of {entry['name']!r} lies outside "
+                                 "its pool")
+            sub_arrays[key] = pool[offset:offset + size].reshape(shape).copy()
+        check_state(cls._STATE_SPEC, sub_arrays, n_classes=classes.shape[0],
+                    n_features=len(columns))
+        model._restore(classes, sub_arrays, len(columns), None)
+        return model, np.array(columns, dtype=np.intp)
+
+    def _merged_with(self, other):
+        """Sub-model by sub-model: equal to the fit on both models' data."""
+        mine = [(n, type(m), p.tolist()) for (n, m, _), p in zip(self.estimators_,
+                                                                 self._positions)]
+        theirs = [(n, type(m), p.tolist()) for (n, m, _), p in zip(other.estimators_,
+                                                                   other._positions)]
+        if mine != theirs:
+            raise ValueError(
+                "Cannot merge ColumnwiseNB models with different sub-estimators or "
+                f"columns: {mine} and {theirs}."
+            )
+        plan = [(name, merge(a, b), positions) for (name, a, _), (_, b, _), positions
+                in zip(self.estimators_, other.estimators_, self._positions)]
+        classes, where_a, where_b = union_classes(self.classes_, other.classes_)
+        class_count = np.zeros(classes.shape[0])
+        class_count[where_a] += self.class_count_
+        class_count[where_b] += other.class_count_
+        merged = type(self)(**self.get_params(deep=False))
+        for _, model, _ in plan:
+            model.n_threads = merged.n_threads
+        merged._commit(plan, classes, class_count, self.n_features_in_,
+                       getattr(self, "feature_names_in_", None))
+        return merged
