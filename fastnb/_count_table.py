@@ -58,11 +58,14 @@ class SparseCountTable:
         self.version = 0
 
     # -- updating ------------------------------------------------------------------
-    def add(self, X, codes, weights, binarize, threshold, weight_alpha=None):
+    def add(self, X, codes, weights, binarize, threshold, weight_alpha=None,
+            zero_entries=False):
         """Add a validated CSR batch; return the features it touched (int64 array).
 
         With ``weight_alpha`` ((d,) or (1,) float64), the MultinomialNB weights
-        of the entries that change are kept current on the way."""
+        of the entries that change are kept current on the way. With
+        ``zero_entries``, the batch's positions get entries (for their rows'
+        classes) but no counts."""
         if weight_alpha is None:
             weight_alpha = _NO_WEIGHTS
         sizes = np.array([self.used, 0], dtype=np.int64)
@@ -74,7 +77,7 @@ class SparseCountTable:
                 X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
                 self.feat_start, self.feat_len, self.ent_class, self.ent_count,
                 self.class_total, self.ent_weight, weight_alpha, marks, touched, sizes,
-                row, pos)
+                row, pos, zero_entries)
             if row < 0:
                 break
             self._grow(2 * self.ent_class.shape[0])

@@ -10,7 +10,9 @@ O(k d) whatever the size of the batch. The sparse table (layout in
 * ``table_add`` adds a CSR batch in O(nnz) (one short scan of the feature's
   block per non-zero; new classes are appended, a full block moves once);
 * the models' log-likelihood weights are refreshed only for the features a
-  batch touched (``refresh_*``), plus O(k) per-class terms in Python;
+  batch touched (``refresh_*``), plus O(k) per-class terms in Python
+  (BernoulliNB's weights depend on every class count, so they are derived at
+  predict time instead, once per model state: ``bernoulli_entry_terms``);
 * ``TablePredictor.predict`` scores a CSR row in O(nnz x classes with counts).
 
 Every count is summed in row order, starting from the current value, and the
@@ -29,7 +31,7 @@ a count, and ``w_e`` the difference a class's count makes.
 
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.math cimport INFINITY, log
+from libc.math cimport INFINITY, exp, log
 
 from _common cimport intp_t, floating, finish_row, block_start, MODE_ARGMAX
 from _sparse_rows cimport block_is_full, find_entry, add_block_weights
@@ -119,8 +121,14 @@ def table_add(
     int64_t[::1] sizes,               # IN/OUT: [pool entries used, len(touched)]
     Py_ssize_t row0,
     Py_ssize_t pos0,
+    bint zero_entries=False,
 ):
     """Add w_i * x_ij (or w_i * [x_ij > threshold]) into the table, from (row0, pos0).
+
+    With ``zero_entries``, every stored position of the batch gets an entry for
+    its row's class but nothing is added to it (BernoulliNB: the (class, feature)
+    pairs with missing values need their own entry weights even where the count
+    is zero).
 
     With ``weight_alpha`` non-empty, each changed entry's MultinomialNB weight
     log(N_cj + a_j) - log(a_j) is rewritten as its count changes (the same
@@ -150,12 +158,15 @@ def table_add(
             w = 1.0 if sample_weight is None else sample_weight[i]
             start = pos0 if i == row0 else indptr[i]
             for p in range(start, indptr[i + 1]):
-                x = data[p]
-                if binarize:
-                    x = 1.0 if x > threshold else 0.0
-                if x == 0.0:
-                    continue
-                x = w * x
+                if zero_entries:
+                    x = 0.0
+                else:
+                    x = data[p]
+                    if binarize:
+                        x = 1.0 if x > threshold else 0.0
+                    if x == 0.0:
+                        continue
+                    x = w * x
                 j = indices[p]
                 length = feat_len[j]
                 e = -1
@@ -179,8 +190,9 @@ def table_add(
                     ent_class[e] = c
                     ent_count[e] = 0.0
                     feat_len[j] = length + 1
-                ent_count[e] += x
-                class_total[c] += x
+                if not zero_entries:
+                    ent_count[e] += x
+                    class_total[c] += x
                 if weights:
                     if not scalar_alpha:
                         a = weight_alpha[j]
@@ -253,6 +265,63 @@ def refresh_complement(
                 ent_weight[e] = log((total + a) - ent_count[e]) - log_all
 
 
+def bernoulli_entry_terms(
+    const int64_t[::1] feat_start,    # IN: the count table (see _sparse_rows.pxd)
+    const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class,
+    const double[::1] ent_count,
+    const int64_t[::1] miss_start,    # IN: the missing-value table, or (0,) arrays
+    const int32_t[::1] miss_len,
+    const int32_t[::1] miss_class,
+    const double[::1] miss_count,
+    const double[::1] class_count,    # IN: (k,) C_c
+    double alpha,
+    const double[::1] w0,             # IN: (k,) weight of a feature without an entry
+    const double[::1] ln0,            # IN: (k,) log(1 - p) of a feature without an entry
+    double[::1] ent_weight,           # OUT: (capacity,) w_cj - w0_c at each entry
+    double[::1] const_delta,          # OUT: (k,) sum over c's entries of ln_cj - ln0_c
+    double[::1] scratch,              # (capacity,) ln_cj - ln0_c at each entry
+    int n_threads,
+):
+    """BernoulliNB's predict terms from its counts, O(entries + d / threads).
+
+    For class c and feature j, p_cj = (N_cj + a) / (C_c - M_cj + 2a) (M: the weight
+    of the missing values), with scikit-learn's formulas log p = log(N + a) -
+    log(C - M + 2a) and log(1 - p) = log(1 - exp(log p)). A feature without an
+    entry (N = M = 0) has the per-class values w0_c = log p0 - log(1 - p0) and
+    ln0_c = log(1 - p0), computed by the caller; an entry stores the difference
+    its counts make. Entries are independent (parallel over features); the
+    per-class sums are then added serially in feature order, so the bits do not
+    depend on the thread count.
+    """
+    cdef Py_ssize_t d = feat_start.shape[0], k = class_count.shape[0]
+    cdef Py_ssize_t j, e, s, me
+    cdef int32_t c
+    cdef double m, lp, ln
+    cdef bint has_missing = miss_start.shape[0] > 0
+    with nogil:
+        for j in prange(d, schedule='static', num_threads=n_threads,
+                        use_threads_if=n_threads > 1):
+            s = feat_start[j]
+            for e in range(s, s + feat_len[j]):
+                c = ent_class[e]
+                m = 0.0
+                if has_missing and miss_len[j] > 0:
+                    me = find_entry(&miss_class[0], miss_start[j], miss_len[j], c)
+                    if me >= 0:
+                        m = miss_count[me]
+                lp = log(ent_count[e] + alpha) - log((class_count[c] - m) + alpha * 2)
+                ln = log(1 - exp(lp))
+                ent_weight[e] = (lp - ln) - w0[c]
+                scratch[e] = ln - ln0[c]
+        for c in range(k):
+            const_delta[c] = 0.0
+        for j in range(d):
+            s = feat_start[j]
+            for e in range(s, s + feat_len[j]):
+                const_delta[ent_class[e]] += scratch[e]
+
+
 cdef inline int table_predict_row(
     const floating[::1] data, const index_t[::1] indices,
     Py_ssize_t start, Py_ssize_t stop, Py_ssize_t d,
@@ -276,6 +345,9 @@ cdef inline int table_predict_row(
             return 2
         x = data[p]
         if binarize:
+            # thresholding would hide NaN (missing) and inf (an error): flag the row
+            if x != x or x == INFINITY or x == -INFINITY:
+                saw_nan = True
             x = 1.0 if x > threshold else 0.0
         s = s + x
         base = base + x * (feat_base[0] if scalar_base else feat_base[j])

@@ -39,6 +39,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     # Whether an entry's weight depends on its own count only (MultinomialNB), so
     # that the add kernel can update exactly the entries a batch changes.
     _table_weights_in_add = False
+    # Whether the (class, feature) pairs with missing values need count entries
+    # of their own (BernoulliNB: a missing value changes the pair's denominator).
+    _table_missing_entries = False
 
     feature_count_ = _table_backed("feature_count_", "Weighted (class, feature) counts.")
     feature_log_prob_ = _table_backed("feature_log_prob_", "Log feature probabilities.")

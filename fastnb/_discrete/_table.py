@@ -87,6 +87,11 @@ class _TableMixin:
             if self._missing_table is None:
                 self._missing_table = SparseCountTable(n_classes, n_features)
             self._missing_table.add(missing, codes, weights, False, 0.0)
+            if self._table_missing_entries:
+                # the pairs with missing values get count entries (of zero where
+                # nothing was observed): their entry weights differ from the rest
+                touched = np.union1d(touched, table.add(missing, codes, weights, False,
+                                                        0.0, zero_entries=True))
         if first_call:
             table.compact()
         if alpha_changed:
@@ -112,7 +117,8 @@ class _TableMixin:
         raise NotImplementedError
 
     def _table_terms(self):
-        """(feat_base, bias, scale, mult) of the table predict kernel."""
+        """(feat_base, bias, scale, mult[, entry weights]) of the table predict
+        kernel."""
         raise NotImplementedError
 
     def _dense_from_table(self, name):
@@ -144,9 +150,13 @@ class _TableMixin:
                     and sources[2] is self._feat_base
                     and sources[3] is self._table_alpha):
                 return cache
+        terms = self._table_terms()
+        # a model may derive its entry weights here (a fifth term, pool-aligned)
+        # instead of keeping them in the table's ent_weight
         cache = {"table_sources": (table, self.class_log_prior_, self._feat_base,
                                    self._table_alpha),
-                 "table_version": table.version, "table_terms": self._table_terms()}
+                 "table_version": table.version, "table_terms": terms[:4],
+                 "table_entry_weights": terms[4] if len(terms) > 4 else table.ent_weight}
         _PREDICT_CACHE[self] = cache
         return cache
 
@@ -159,8 +169,8 @@ class _TableMixin:
             feat_base, bias, scale, mult = cache["table_terms"]
             weights = _aligned_feature_major(table.n_features, table.n_classes)
             _table_kernels.table_feature_major(
-                table.feat_start, table.feat_len, table.ent_class, table.ent_weight,
-                feat_base, scale, mult, weights)
+                table.feat_start, table.feat_len, table.ent_class,
+                cache["table_entry_weights"], feat_base, scale, mult, weights)
             cache["table_weights_fm"] = weights
         return weights
 
@@ -193,8 +203,8 @@ class _TableMixin:
             predictor = cache.get("table_predictor")
             if predictor is None:
                 predictor = _table_kernels.TablePredictor(
-                    table.feat_start, table.feat_len, table.ent_class, table.ent_weight,
-                    feat_base, bias, scale, mult)
+                    table.feat_start, table.feat_len, table.ent_class,
+                    cache["table_entry_weights"], feat_base, bias, scale, mult)
                 cache["table_predictor"] = predictor
             n_suspect, n_malformed = predictor.predict(
                 X.data, X.indices, X.indptr, binarize, thr, mode, labels_out, out,
@@ -243,3 +253,14 @@ class _TableMixin:
         self.class_count_ = class_count
         self.class_log_prior_ = self._class_log_prior(class_count)
         self._table = table
+
+    def _table_to_dense_state(self):
+        """Replace the table by the dense representation of the same counts."""
+        feature_count = self.feature_count_
+        missing_count = self._missing_count
+        alpha = self._table_alpha
+        alpha = float(alpha) if np.ndim(alpha) == 0 else alpha
+        derived = self._derived_state(feature_count, self.class_count_, alpha,
+                                      missing_count)
+        self._set_state(self.classes_, feature_count, self.class_count_, *derived)
+        self._missing_count = missing_count
