@@ -4,7 +4,7 @@ CSR, byte-pattern table, sparse count table) and missing values."""
 import numpy as np
 
 from .._base import MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA
-from .._validation import CSRInput, check_counts_X, feature_names_of
+from .._validation import CSRInput, check_counts_X, feature_names_of, ready_csr
 from ._shared import (
     _BOOL_TABLE_MAX_BYTES,
     _BOOL_TABLE_MAX_CLASSES,
@@ -25,6 +25,14 @@ class _PredictMixin:
 
     def _check_predict_X(self, X):
         self._check_fitted()
+        csr = ready_csr(X, canonical=self._threshold() is not None)
+        if csr is not None:
+            # (a sparse matrix has no column names: only the warning is checked)
+            if hasattr(self, "feature_names_in_"):
+                self._check_feature_names(X, reset=False)
+            if csr.shape[1] != self.n_features_in_:
+                self._check_n_features(X, reset=False)
+            return csr
         if not (
             type(X) is np.ndarray
             and X.ndim == 2

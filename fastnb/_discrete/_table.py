@@ -193,8 +193,11 @@ class _TableMixin:
         feat_base, bias, scale, mult = cache["table_terms"]
         n_samples = X.shape[0]
         nnz = X.data.shape[0]
-        per_row = table.n_classes * max(1, nnz // max(1, n_samples))
-        n_threads = self._predict_threads(n_samples, per_row)
+        if n_samples == 1:
+            n_threads = 1  # one row is one block whatever the thread count
+        else:
+            per_row = table.n_classes * max(1, nnz // n_samples)
+            n_threads = self._predict_threads(n_samples, per_row)
         if nnz * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features:
             n_suspect, n_malformed = _kernels.csr_predict(
                 X.data, X.indices, X.indptr, self._table_dense_weights(cache), bias,
