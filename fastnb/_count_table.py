@@ -85,6 +85,33 @@ class SparseCountTable:
         self.version += 1
         return touched[:sizes[1]]
 
+    @classmethod
+    def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads):
+        """A table holding a validated CSR batch (no NaN): the entries and bits of
+        ``add`` into an empty table, built by features (``table_build``: the
+        non-zeros bucketed by feature, each feature reduced in parallel), with the
+        pool sized to fit."""
+        n_features = X.shape[1]
+        table = cls(n_classes, n_features, capacity=1)
+        nnz = X.data.shape[0]
+        bucket_start = np.empty(n_features + 1, dtype=np.int64)
+        bucket_class = np.empty(nnz, dtype=np.int32)
+        bucket_value = np.empty(nnz, dtype=np.float64)
+        slots = np.full((max(1, n_threads), n_classes), -1, dtype=np.int32)
+        _, pool = _kernels.table_build(
+            X.data, X.indices, X.indptr, codes, weights, binarize, threshold, n_classes,
+            table.feat_start, table.feat_len, table.class_total, bucket_start,
+            bucket_class, bucket_value, slots, n_threads)
+        pool = max(1, pool)
+        table.ent_class = np.zeros(pool, dtype=np.int32)
+        table.ent_count = np.zeros(pool, dtype=np.float64)
+        table.ent_weight = np.zeros(pool, dtype=np.float64)
+        table.used = _kernels.table_fill(bucket_start, bucket_class, bucket_value,
+                                         table.feat_start, table.feat_len,
+                                         table.ent_class, table.ent_count)
+        table.version += 1
+        return table
+
     def _grow(self, capacity):
         for name in ("ent_class", "ent_count", "ent_weight"):
             old = getattr(self, name)
@@ -96,7 +123,8 @@ class SparseCountTable:
         """Give back the pool's free tail (after a fit, the table only grows on)."""
         keep = max(1, self.used)
         for name in ("ent_class", "ent_count", "ent_weight"):
-            setattr(self, name, getattr(self, name)[:keep].copy())
+            if getattr(self, name).shape[0] != keep:
+                setattr(self, name, getattr(self, name)[:keep].copy())
 
     # -- reading -------------------------------------------------------------------
     def entries(self):

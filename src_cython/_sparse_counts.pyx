@@ -29,7 +29,7 @@ with s(x) = sum_j x_j, ``base`` a per-feature term shared by the classes without
 a count, and ``w_e`` the difference a class's count makes.
 """
 
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.math cimport INFINITY, exp, log
@@ -210,6 +210,140 @@ def table_add(
 
 
 
+def table_build(
+    const floating[::1] data,         # IN: CSR values (validated, no NaN)
+    const index_t[::1] indices,       # IN: CSR column indices (validated)
+    const index_t[::1] indptr,        # IN: (n + 1,) row pointers (validated)
+    const intp_t[::1] codes,          # IN: (n,) class index
+    const double[::1] sample_weight,  # IN: (n,) or None
+    bint binarize,
+    double threshold,
+    Py_ssize_t n_classes,
+    int64_t[::1] feat_start,          # OUT: (d,) block start, -1 when empty
+    int32_t[::1] feat_len,            # OUT: (d,) entries in the block
+    double[::1] class_total,          # IN/OUT: (k,) zeros in, sums of the counts out
+    int64_t[::1] bucket_start,        # SCRATCH: (d + 1,)
+    int32_t[::1] bucket_class,        # SCRATCH: (nnz,)
+    double[::1] bucket_value,         # SCRATCH: (nnz,)
+    int32_t[:, ::1] slots,            # SCRATCH: (n_threads, k), all -1 (and left so)
+    int n_threads,
+):
+    """The first batch of a fresh table, built by features instead of row by row.
+
+    Gives the entries ``table_add`` would give from an empty table (each feature's
+    classes in the order they first appear, each count summed in row order from
+    0.0, ``class_total`` summed in row order) in a layout of its own: the
+    non-zeros are bucketed by feature (two serial passes), then each feature's
+    bucket is reduced to its entries, in place, in parallel over features (no
+    feature shares anything with another, so the bits do not depend on the
+    thread count). ``table_fill`` then copies the entries into the pool, whose
+    blocks are sized by ``feat_len``. Returns ``(entries, pool size)``.
+    """
+    cdef Py_ssize_t n = codes.shape[0], d = feat_start.shape[0]
+    cdef Py_ssize_t i, p, j, t, b, e, n_entries = 0, pool = 0, room
+    cdef int32_t c, length
+    cdef int32_t* slot
+    cdef double x, w
+    with nogil:
+        for j in range(d + 1):
+            bucket_start[j] = 0
+        for i in range(n):
+            for p in range(indptr[i], indptr[i + 1]):
+                x = data[p]
+                if binarize:
+                    x = 1.0 if x > threshold else 0.0
+                if x != 0.0:
+                    bucket_start[indices[p] + 1] += 1
+        for j in range(d):
+            bucket_start[j + 1] += bucket_start[j]
+        # bucket_start[j] runs ahead while filling; feat_start holds the fill point
+        for j in range(d):
+            feat_start[j] = bucket_start[j]
+        for i in range(n):
+            c = <int32_t>codes[i]
+            w = 1.0 if sample_weight is None else sample_weight[i]
+            for p in range(indptr[i], indptr[i + 1]):
+                x = data[p]
+                if binarize:
+                    x = 1.0 if x > threshold else 0.0
+                if x == 0.0:
+                    continue
+                x = w * x
+                j = indices[p]
+                b = feat_start[j]
+                bucket_class[b] = c
+                bucket_value[b] = x
+                feat_start[j] = b + 1
+                class_total[c] += x
+    # reduce each bucket to its entries, in place: entry e of feature j is at
+    # bucket_start[j] + e (e never passes the element being read)
+    cdef int tid
+    with nogil:
+        for j in prange(d, schedule='static', num_threads=n_threads,
+                        use_threads_if=n_threads > 1):
+            tid = threadid()
+            slot = &slots[tid, 0]
+            b = bucket_start[j]
+            length = 0
+            for t in range(b, bucket_start[j + 1]):
+                c = bucket_class[t]
+                x = bucket_value[t]
+                e = slot[c]
+                if e < 0:
+                    e = length
+                    slot[c] = <int32_t>e
+                    length = length + 1
+                    bucket_class[b + e] = c
+                    bucket_value[b + e] = 0.0 + x
+                else:
+                    bucket_value[b + e] = bucket_value[b + e] + x
+            feat_len[j] = length
+            for e in range(length):
+                slot[bucket_class[b + e]] = -1
+        for j in range(d):
+            length = feat_len[j]
+            if length > 0:
+                n_entries += length
+                room = 1
+                while room < length:
+                    room = 2 * room
+                pool += room
+    return n_entries, pool
+
+
+def table_fill(
+    const int64_t[::1] bucket_start,  # IN: (d + 1,) from table_build
+    const int32_t[::1] bucket_class,  # IN: the entries, at the head of each bucket
+    const double[::1] bucket_value,
+    int64_t[::1] feat_start,          # OUT: (d,) block start in the pool, -1 when empty
+    const int32_t[::1] feat_len,      # IN: (d,) entries per feature
+    int32_t[::1] ent_class,           # OUT: the pool
+    double[::1] ent_count,
+):
+    """Copy ``table_build``'s entries into the pool: blocks in feature order, each
+    with room for the next power of two of its entries (as ``table_add`` expects).
+    Returns the pool entries used."""
+    cdef Py_ssize_t d = feat_start.shape[0], j, e, b
+    cdef int64_t used = 0, room
+    cdef int32_t length
+    with nogil:
+        for j in range(d):
+            length = feat_len[j]
+            if length == 0:
+                feat_start[j] = -1
+                continue
+            feat_start[j] = used
+            b = bucket_start[j]
+            for e in range(length):
+                ent_class[used + e] = bucket_class[b + e]
+                ent_count[used + e] = bucket_value[b + e]
+            room = 1
+            while room < length:
+                room = 2 * room
+            used += room
+    return used
+
+
 def refresh_multinomial(
     const int64_t[::1] features,      # IN: the features to refresh
     const int64_t[::1] feat_start,
@@ -217,13 +351,16 @@ def refresh_multinomial(
     const double[::1] ent_count,
     double[::1] ent_weight,           # OUT: log(N_cj + a_j) - log(a_j)
     const double[::1] alpha,          # IN: (d,) or (1,) smoothing
+    int n_threads,
 ):
     """MultinomialNB's entry weights: what a count adds over the smoothing alone."""
     cdef Py_ssize_t t, j, e, s
     cdef double a, log_a
     cdef bint scalar = alpha.shape[0] == 1
     with nogil:
-        for t in range(features.shape[0]):
+        # features are independent: parallel, the same bits for any thread count
+        for t in prange(features.shape[0], schedule='static', num_threads=n_threads,
+                        use_threads_if=n_threads > 1):
             j = features[t]
             a = alpha[0] if scalar else alpha[j]
             log_a = log(a)
@@ -241,6 +378,7 @@ def refresh_complement(
     double[::1] feature_all,          # OUT: (d,) F_j, the count over all classes
     double[::1] feat_base,            # OUT: (d,) log(F_j + a_j)
     const double[::1] alpha,          # IN: (d,) or (1,) smoothing
+    int n_threads,
 ):
     """ComplementNB's per-feature terms and entry weights.
 
@@ -251,7 +389,9 @@ def refresh_complement(
     cdef double a, total, log_all
     cdef bint scalar = alpha.shape[0] == 1
     with nogil:
-        for t in range(features.shape[0]):
+        # features are independent: parallel, the same bits for any thread count
+        for t in prange(features.shape[0], schedule='static', num_threads=n_threads,
+                        use_threads_if=n_threads > 1):
             j = features[t]
             a = alpha[0] if scalar else alpha[j]
             s = feat_start[j]

@@ -3,8 +3,14 @@
 import numpy as np
 
 from .._params import check_bool_param
+from .._threads import threads_for
 from ._base import _BaseDiscreteNB
 from ._shared import _table_kernels
+
+
+def _refresh_threads(model, features):
+    # a feature's refresh is a few logs per class with a count: ~8 non-zeros' work
+    return threads_for(model.n_threads, 8 * features.shape[0], "count_fit")
 
 
 class MultinomialNB(_BaseDiscreteNB):
@@ -86,7 +92,8 @@ class MultinomialNB(_BaseDiscreteNB):
 
     def _refresh_table(self, table, features, alpha):
         _table_kernels.refresh_multinomial(features, table.feat_start, table.feat_len,
-                                           table.ent_count, table.ent_weight, alpha)
+                                           table.ent_count, table.ent_weight, alpha,
+                                           _refresh_threads(self, features))
 
     def _table_terms(self):
         # jll_c = log prior_c + sum_j x_j log a_j + sum_{N_cj > 0} x_j [log(N_cj + a_j)
@@ -192,7 +199,8 @@ class ComplementNB(_BaseDiscreteNB):
         self._table_norm = bool(self.norm)
         _table_kernels.refresh_complement(
             features, table.feat_start, table.feat_len, table.ent_count,
-            table.ent_weight, self.feature_all_, self._feat_base, alpha)
+            table.ent_weight, self.feature_all_, self._feat_base, alpha,
+            _refresh_threads(self, features))
 
     def _table_terms(self):
         # log complement count: log(F_j + a_j) + w_cj; normaliser

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._count_table import SparseCountTable, wants_table
 from .._params import resolve_alpha, resolve_priors
+from .._threads import threads_for
 from .._validation import CSRInput
 from ._shared import (
     _DENSE_ONLY,
@@ -70,8 +71,6 @@ class _TableMixin:
         if first_call:
             for key in _DENSE_ONLY:
                 self.__dict__.pop(key, None)
-            table = SparseCountTable(n_classes, n_features,
-                                     capacity=max(1024, Xv.data.shape[0]))
             self._missing_table = None
             self._table_alpha = None
         alpha_changed = (self._table_alpha is None
@@ -80,9 +79,17 @@ class _TableMixin:
         # change), unless alpha changed and every weight is recomputed anyway
         weights_in_add = self._table_weights_in_add and not alpha_changed
         observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
-        touched = table.add(observed, codes, weights, binarize, thr,
-                            weight_alpha=(np.atleast_1d(self._table_alpha)
-                                          if weights_in_add else None))
+        if first_call:
+            # a fresh table is built by features (the same entries and bits as
+            # adding the batch row by row); every weight is computed below
+            table = SparseCountTable.build(
+                observed, codes, weights, n_classes, binarize, thr,
+                threads_for(self.n_threads, observed.data.shape[0], "count_fit"))
+            touched = None
+        else:
+            touched = table.add(observed, codes, weights, binarize, thr,
+                                weight_alpha=(np.atleast_1d(self._table_alpha)
+                                              if weights_in_add else None))
         if missing is not None:
             if self._missing_table is None:
                 self._missing_table = SparseCountTable(n_classes, n_features)
@@ -90,8 +97,8 @@ class _TableMixin:
             if self._table_missing_entries:
                 # the pairs with missing values get count entries (of zero where
                 # nothing was observed): their entry weights differ from the rest
-                touched = np.union1d(touched, table.add(missing, codes, weights, False,
-                                                        0.0, zero_entries=True))
+                more = table.add(missing, codes, weights, False, 0.0, zero_entries=True)
+                touched = None if touched is None else np.union1d(touched, more)
         if first_call:
             table.compact()
         if alpha_changed:
