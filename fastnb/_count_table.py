@@ -59,8 +59,10 @@ class SparseCountTable:
 
     # -- updating ------------------------------------------------------------------
     def add(self, X, codes, weights, binarize, threshold, weight_alpha=None,
-            zero_entries=False):
-        """Add a validated CSR batch; return the features it touched (int64 array).
+            zero_entries=False, track=True):
+        """Add a validated CSR batch; return the features it touched (int64 array;
+        with ``track=False`` they are not listed and None is returned: no O(d)
+        scratch, for callers that refresh nothing).
 
         With ``weight_alpha`` ((d,) or (1,) float64), the MultinomialNB weights
         of the entries that change are kept current on the way. With
@@ -69,8 +71,8 @@ class SparseCountTable:
         if weight_alpha is None:
             weight_alpha = _NO_WEIGHTS
         sizes = np.array([self.used, 0], dtype=np.int64)
-        touched = np.empty(X.data.shape[0], dtype=np.int64)
-        marks = np.zeros(self.n_features, dtype=np.uint8)
+        touched = np.empty(X.data.shape[0] if track else 0, dtype=np.int64)
+        marks = np.zeros(self.n_features if track else 0, dtype=np.uint8)
         row, pos = 0, 0
         while True:
             row, pos = _kernels.table_add(
@@ -83,7 +85,7 @@ class SparseCountTable:
             self._grow(2 * self.ent_class.shape[0])
         self.used = int(sizes[0])
         self.version += 1
-        return touched[:sizes[1]]
+        return touched[:sizes[1]] if track else None
 
     @classmethod
     def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads):

@@ -116,7 +116,8 @@ def table_add(
     double[::1] class_total,          # IN/OUT: (k,) sum of the counts per class
     double[::1] ent_weight,           # IN/OUT: (capacity,) pool (moved with blocks)
     const double[::1] weight_alpha,   # IN: (d,) or (1,) alpha, or (0,): no weights
-    uint8_t[::1] feat_mark,           # IN/OUT: (d,) 1 while a feature is in `touched`
+    uint8_t[::1] feat_mark,           # IN/OUT: (d,) 1 while a feature is in `touched`,
+                                      # or (0,): the touched features are not listed
     int64_t[::1] touched,             # OUT: features touched, in first-touch order
     int64_t[::1] sizes,               # IN/OUT: [pool entries used, len(touched)]
     Py_ssize_t row0,
@@ -148,6 +149,7 @@ def table_add(
     cdef double x, w, a = 0.0, log_a = 0.0
     cdef bint weights = weight_alpha.shape[0] > 0
     cdef bint scalar_alpha = weight_alpha.shape[0] == 1
+    cdef bint track = feat_mark.shape[0] > 0
     cdef Py_ssize_t stop_row = -1, stop_pos = -1
     if scalar_alpha:
         a = weight_alpha[0]
@@ -198,7 +200,7 @@ def table_add(
                         a = weight_alpha[j]
                         log_a = log(a)
                     ent_weight[e] = log(ent_count[e] + a) - log_a
-                if feat_mark[j] == 0:
+                if track and feat_mark[j] == 0:
                     feat_mark[j] = 1
                     touched[n_touched] = j
                     n_touched += 1

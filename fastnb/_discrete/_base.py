@@ -42,6 +42,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     # Whether the (class, feature) pairs with missing values need count entries
     # of their own (BernoulliNB: a missing value changes the pair's denominator).
     _table_missing_entries = False
+    # Whether the entry weights are refreshed after each batch (False: the model
+    # derives them at predict time and the batch's features need not be listed).
+    _table_refreshes = True
 
     feature_count_ = _table_backed("feature_count_", "Weighted (class, feature) counts.")
     feature_log_prob_ = _table_backed("feature_log_prob_", "Log feature probabilities.")

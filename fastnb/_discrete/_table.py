@@ -87,9 +87,12 @@ class _TableMixin:
                 threads_for(self.n_threads, observed.data.shape[0], "count_fit"))
             touched = None
         else:
+            # the features to refresh are listed only when some will be refreshed
+            refresh = not weights_in_add and self._table_refreshes and not alpha_changed
             touched = table.add(observed, codes, weights, binarize, thr,
                                 weight_alpha=(np.atleast_1d(self._table_alpha)
-                                              if weights_in_add else None))
+                                              if weights_in_add else None),
+                                track=refresh)
         if missing is not None:
             if self._missing_table is None:
                 self._missing_table = SparseCountTable(n_classes, n_features)
@@ -97,15 +100,16 @@ class _TableMixin:
             if self._table_missing_entries:
                 # the pairs with missing values get count entries (of zero where
                 # nothing was observed): their entry weights differ from the rest
-                more = table.add(missing, codes, weights, False, 0.0, zero_entries=True)
+                more = table.add(missing, codes, weights, False, 0.0, zero_entries=True,
+                                 track=touched is not None)
                 touched = None if touched is None else np.union1d(touched, more)
         if first_call:
             table.compact()
         if alpha_changed:
             self._table_alpha = np.array(alpha, dtype=np.float64)
             self._reset_table_terms(table, alpha)
-            touched = table.all_features()
-        if not weights_in_add:
+            touched = table.all_features() if self._table_refreshes else None
+        if not weights_in_add and self._table_refreshes:
             self._refresh_table(table, touched, np.atleast_1d(self._table_alpha))
         self.n_features_in_ = n_features
         self.classes_ = classes
