@@ -22,6 +22,12 @@ from ._shared import (
 )
 
 
+# A fresh table is built by features (bucketing the batch, a few O(d) passes)
+# when its first batch has at least d / this many non-zeros; a smaller first batch
+# (a stream's) is added row by row, in O(its non-zeros).
+TABLE_BUILD_NNZ_RATIO = 4
+
+
 class _TableMixin:
     """fit, partial_fit, predict and restore of a model whose counts are in a
     ``SparseCountTable`` (mixed into ``_BaseDiscreteNB``; not public)."""
@@ -79,13 +85,21 @@ class _TableMixin:
         # change), unless alpha changed and every weight is recomputed anyway
         weights_in_add = self._table_weights_in_add and not alpha_changed
         observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
-        if first_call:
-            # a fresh table is built by features (the same entries and bits as
-            # adding the batch row by row); every weight is computed below
+        nnz = observed.data.shape[0]
+        if first_call and nnz * TABLE_BUILD_NNZ_RATIO >= n_features:
+            # a fresh table for a large batch is built by features (the same
+            # entries and bits as adding the batch row by row, in a few O(d)
+            # passes); every weight is computed below
             table = SparseCountTable.build(
                 observed, codes, weights, n_classes, binarize, thr,
-                threads_for(self.n_threads, observed.data.shape[0], "count_fit"))
+                threads_for(self.n_threads, nnz, "count_fit"))
             touched = None
+        elif first_call:
+            # a small first batch (a stream's first call): added row by row, and
+            # the features it touched are the table's features
+            table = SparseCountTable(n_classes, n_features, capacity=max(1024, nnz))
+            touched = table.add(observed, codes, weights, binarize, thr,
+                                track=self._table_refreshes)
         else:
             # the features to refresh are listed only when some will be refreshed
             refresh = not weights_in_add and self._table_refreshes and not alpha_changed
@@ -108,7 +122,8 @@ class _TableMixin:
         if alpha_changed:
             self._table_alpha = np.array(alpha, dtype=np.float64)
             self._reset_table_terms(table, alpha)
-            touched = table.all_features() if self._table_refreshes else None
+            if not first_call or touched is None:
+                touched = table.all_features() if self._table_refreshes else None
         if not weights_in_add and self._table_refreshes:
             self._refresh_table(table, touched, np.atleast_1d(self._table_alpha))
         self.n_features_in_ = n_features
