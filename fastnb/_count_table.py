@@ -58,29 +58,61 @@ class SparseCountTable:
         self.version = 0
 
     # -- updating ------------------------------------------------------------------
-    def add(self, X, codes, weights, binarize, threshold, weight_alpha=None):
-        """Add a validated CSR batch; return the features it touched (int64 array).
+    def add(self, X, codes, weights, binarize, threshold, weight_alpha=None,
+            zero_entries=False, track=True):
+        """Add a validated CSR batch; return the features it touched (int64 array;
+        with ``track=False`` they are not listed and None is returned: no O(d)
+        scratch, for callers that refresh nothing).
 
         With ``weight_alpha`` ((d,) or (1,) float64), the MultinomialNB weights
-        of the entries that change are kept current on the way."""
+        of the entries that change are kept current on the way. With
+        ``zero_entries``, the batch's positions get entries (for their rows'
+        classes) but no counts."""
         if weight_alpha is None:
             weight_alpha = _NO_WEIGHTS
         sizes = np.array([self.used, 0], dtype=np.int64)
-        touched = np.empty(X.data.shape[0], dtype=np.int64)
-        marks = np.zeros(self.n_features, dtype=np.uint8)
+        touched = np.empty(X.data.shape[0] if track else 0, dtype=np.int64)
+        marks = np.zeros(self.n_features if track else 0, dtype=np.uint8)
         row, pos = 0, 0
         while True:
             row, pos = _kernels.table_add(
                 X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
                 self.feat_start, self.feat_len, self.ent_class, self.ent_count,
                 self.class_total, self.ent_weight, weight_alpha, marks, touched, sizes,
-                row, pos)
+                row, pos, zero_entries)
             if row < 0:
                 break
             self._grow(2 * self.ent_class.shape[0])
         self.used = int(sizes[0])
         self.version += 1
-        return touched[:sizes[1]]
+        return touched[:sizes[1]] if track else None
+
+    @classmethod
+    def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads):
+        """A table holding a validated CSR batch (no NaN): the entries and bits of
+        ``add`` into an empty table, built by features (``table_build``: the
+        non-zeros bucketed by feature, each feature reduced in parallel), with the
+        pool sized to fit."""
+        n_features = X.shape[1]
+        table = cls(n_classes, n_features, capacity=1)
+        nnz = X.data.shape[0]
+        bucket_start = np.empty(n_features + 1, dtype=np.int64)
+        bucket_class = np.empty(nnz, dtype=np.int32)
+        bucket_value = np.empty(nnz, dtype=np.float64)
+        slots = np.full((max(1, n_threads), n_classes), -1, dtype=np.int32)
+        _, pool = _kernels.table_build(
+            X.data, X.indices, X.indptr, codes, weights, binarize, threshold, n_classes,
+            table.feat_start, table.feat_len, table.class_total, bucket_start,
+            bucket_class, bucket_value, slots, n_threads)
+        pool = max(1, pool)
+        table.ent_class = np.zeros(pool, dtype=np.int32)
+        table.ent_count = np.zeros(pool, dtype=np.float64)
+        table.ent_weight = np.zeros(pool, dtype=np.float64)
+        table.used = _kernels.table_fill(bucket_start, bucket_class, bucket_value,
+                                         table.feat_start, table.feat_len,
+                                         table.ent_class, table.ent_count)
+        table.version += 1
+        return table
 
     def _grow(self, capacity):
         for name in ("ent_class", "ent_count", "ent_weight"):
@@ -93,7 +125,8 @@ class SparseCountTable:
         """Give back the pool's free tail (after a fit, the table only grows on)."""
         keep = max(1, self.used)
         for name in ("ent_class", "ent_count", "ent_weight"):
-            setattr(self, name, getattr(self, name)[:keep].copy())
+            if getattr(self, name).shape[0] != keep:
+                setattr(self, name, getattr(self, name)[:keep].copy())
 
     # -- reading -------------------------------------------------------------------
     def entries(self):

@@ -1,5 +1,5 @@
 """Type stubs of fastnb._sparse_counts, compiled from src_cython/_sparse_counts.pyx:
-the sparse per-class count table of MultinomialNB/ComplementNB on text-scale data
+the sparse per-class count table of the count models on text-scale data
 (also the stubs of its AVX2+FMA build, fastnb._sparse_counts_avx2)."""
 
 import numpy as np
@@ -20,14 +20,31 @@ def table_add(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.
               ent_class: NDArray[np.int32], ent_count: _Float64, class_total: _Float64,
               ent_weight: _Float64, weight_alpha: _Float64, feat_mark: NDArray[np.uint8],
               touched: NDArray[np.int64], sizes: NDArray[np.int64], row0: int,
-              pos0: int) -> object: ...
+              pos0: int, zero_entries: bool = ...) -> object: ...
+def table_build(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.intp],
+                sample_weight: _Float64 | None, binarize: bool, threshold: float,
+                n_classes: int, feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
+                class_total: _Float64, bucket_start: NDArray[np.int64],
+                bucket_class: NDArray[np.int32], bucket_value: _Float64,
+                slots: NDArray[np.int32], n_threads: int) -> tuple[int, int]: ...
+def table_fill(bucket_start: NDArray[np.int64], bucket_class: NDArray[np.int32],
+               bucket_value: _Float64, feat_start: NDArray[np.int64],
+               feat_len: NDArray[np.int32], ent_class: NDArray[np.int32],
+               ent_count: _Float64) -> int: ...
 def refresh_multinomial(features: NDArray[np.int64], feat_start: NDArray[np.int64],
                         feat_len: NDArray[np.int32], ent_count: _Float64,
-                        ent_weight: _Float64, alpha: _Float64) -> None: ...
+                        ent_weight: _Float64, alpha: _Float64, n_threads: int) -> None: ...
 def refresh_complement(features: NDArray[np.int64], feat_start: NDArray[np.int64],
                        feat_len: NDArray[np.int32], ent_count: _Float64,
                        ent_weight: _Float64, feature_all: _Float64, feat_base: _Float64,
-                       alpha: _Float64) -> None: ...
+                       alpha: _Float64, n_threads: int) -> None: ...
+def bernoulli_entry_terms(feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
+                          ent_class: NDArray[np.int32], ent_count: _Float64,
+                          miss_start: NDArray[np.int64], miss_len: NDArray[np.int32],
+                          miss_class: NDArray[np.int32], miss_count: _Float64,
+                          class_count: _Float64, alpha: float, w0: _Float64,
+                          ln0: _Float64, ent_weight: _Float64, const_delta: _Float64,
+                          scratch: _Float64, n_threads: int) -> None: ...
 def table_feature_major(feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                         ent_class: NDArray[np.int32], ent_weight: _Float64,
                         feat_base: _Float64, scale: _Float64, mult: _Float64,

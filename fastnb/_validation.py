@@ -363,6 +363,33 @@ def check_counts_X(X, name, *, canonical=False):
     return np.ascontiguousarray(arr)
 
 
+def ready_csr(X, canonical=False):
+    """A ``CSRInput`` for a SciPy CSR matrix or array that the kernels can read as
+    it is (float32/64 data, int32 or int64 indices and row pointers of one dtype,
+    at least one row and one column, canonical if asked), else None: the fast
+    path of small predict calls, where the general checks cost more than the
+    kernel. None sends the caller to ``check_counts_X``, which validates in full.
+    """
+    kind = type(X)
+    if kind.__name__ not in _CSR_TYPE_NAMES or not kind.__module__.startswith("scipy.sparse"):
+        return None
+    data, indices, indptr = X.data, X.indices, X.indptr
+    index_dtype = indices.dtype
+    shape = X.shape
+    if (data.dtype.char not in "fd" or index_dtype.kind != "i"
+            or index_dtype.itemsize not in (4, 8) or indptr.dtype != index_dtype
+            or shape[0] == 0 or shape[1] == 0
+            or indptr.shape[0] != shape[0] + 1 or data.shape[0] != indices.shape[0]
+            or not (data.flags.c_contiguous and indices.flags.c_contiguous
+                    and indptr.flags.c_contiguous)
+            or (canonical and not X.has_canonical_format)):
+        return None
+    return CSRInput(data, indices, indptr, shape, X)
+
+
+_CSR_TYPE_NAMES = ("csr_matrix", "csr_array")
+
+
 def _check_csr(X, name, canonical):
     if X.ndim != 2:
         raise ValueError(f"{name} needs a 2d sparse matrix, got ndim={X.ndim}.")

@@ -10,7 +10,9 @@ O(k d) whatever the size of the batch. The sparse table (layout in
 * ``table_add`` adds a CSR batch in O(nnz) (one short scan of the feature's
   block per non-zero; new classes are appended, a full block moves once);
 * the models' log-likelihood weights are refreshed only for the features a
-  batch touched (``refresh_*``), plus O(k) per-class terms in Python;
+  batch touched (``refresh_*``), plus O(k) per-class terms in Python
+  (BernoulliNB's weights depend on every class count, so they are derived at
+  predict time instead, once per model state: ``bernoulli_entry_terms``);
 * ``TablePredictor.predict`` scores a CSR row in O(nnz x classes with counts).
 
 Every count is summed in row order, starting from the current value, and the
@@ -27,14 +29,14 @@ with s(x) = sum_j x_j, ``base`` a per-feature term shared by the classes without
 a count, and ``w_e`` the difference a class's count makes.
 """
 
-from cython.parallel cimport prange
+from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.math cimport INFINITY, log
+from libc.stdlib cimport calloc, free, malloc
+from libc.math cimport INFINITY, exp, log
 
 from _common cimport intp_t, floating, finish_row, block_start, MODE_ARGMAX
 from _sparse_rows cimport block_is_full, find_entry, add_block_weights
 
-import numpy as np
 
 ctypedef fused index_t:
     int
@@ -114,13 +116,20 @@ def table_add(
     double[::1] class_total,          # IN/OUT: (k,) sum of the counts per class
     double[::1] ent_weight,           # IN/OUT: (capacity,) pool (moved with blocks)
     const double[::1] weight_alpha,   # IN: (d,) or (1,) alpha, or (0,): no weights
-    uint8_t[::1] feat_mark,           # IN/OUT: (d,) 1 while a feature is in `touched`
+    uint8_t[::1] feat_mark,           # IN/OUT: (d,) 1 while a feature is in `touched`,
+                                      # or (0,): the touched features are not listed
     int64_t[::1] touched,             # OUT: features touched, in first-touch order
     int64_t[::1] sizes,               # IN/OUT: [pool entries used, len(touched)]
     Py_ssize_t row0,
     Py_ssize_t pos0,
+    bint zero_entries=False,
 ):
     """Add w_i * x_ij (or w_i * [x_ij > threshold]) into the table, from (row0, pos0).
+
+    With ``zero_entries``, every stored position of the batch gets an entry for
+    its row's class but nothing is added to it (BernoulliNB: the (class, feature)
+    pairs with missing values need their own entry weights even where the count
+    is zero).
 
     With ``weight_alpha`` non-empty, each changed entry's MultinomialNB weight
     log(N_cj + a_j) - log(a_j) is rewritten as its count changes (the same
@@ -140,6 +149,7 @@ def table_add(
     cdef double x, w, a = 0.0, log_a = 0.0
     cdef bint weights = weight_alpha.shape[0] > 0
     cdef bint scalar_alpha = weight_alpha.shape[0] == 1
+    cdef bint track = feat_mark.shape[0] > 0
     cdef Py_ssize_t stop_row = -1, stop_pos = -1
     if scalar_alpha:
         a = weight_alpha[0]
@@ -150,12 +160,15 @@ def table_add(
             w = 1.0 if sample_weight is None else sample_weight[i]
             start = pos0 if i == row0 else indptr[i]
             for p in range(start, indptr[i + 1]):
-                x = data[p]
-                if binarize:
-                    x = 1.0 if x > threshold else 0.0
-                if x == 0.0:
-                    continue
-                x = w * x
+                if zero_entries:
+                    x = 0.0
+                else:
+                    x = data[p]
+                    if binarize:
+                        x = 1.0 if x > threshold else 0.0
+                    if x == 0.0:
+                        continue
+                    x = w * x
                 j = indices[p]
                 length = feat_len[j]
                 e = -1
@@ -179,14 +192,15 @@ def table_add(
                     ent_class[e] = c
                     ent_count[e] = 0.0
                     feat_len[j] = length + 1
-                ent_count[e] += x
-                class_total[c] += x
+                if not zero_entries:
+                    ent_count[e] += x
+                    class_total[c] += x
                 if weights:
                     if not scalar_alpha:
                         a = weight_alpha[j]
                         log_a = log(a)
                     ent_weight[e] = log(ent_count[e] + a) - log_a
-                if feat_mark[j] == 0:
+                if track and feat_mark[j] == 0:
                     feat_mark[j] = 1
                     touched[n_touched] = j
                     n_touched += 1
@@ -198,6 +212,140 @@ def table_add(
 
 
 
+def table_build(
+    const floating[::1] data,         # IN: CSR values (validated, no NaN)
+    const index_t[::1] indices,       # IN: CSR column indices (validated)
+    const index_t[::1] indptr,        # IN: (n + 1,) row pointers (validated)
+    const intp_t[::1] codes,          # IN: (n,) class index
+    const double[::1] sample_weight,  # IN: (n,) or None
+    bint binarize,
+    double threshold,
+    Py_ssize_t n_classes,
+    int64_t[::1] feat_start,          # OUT: (d,) block start, -1 when empty
+    int32_t[::1] feat_len,            # OUT: (d,) entries in the block
+    double[::1] class_total,          # IN/OUT: (k,) zeros in, sums of the counts out
+    int64_t[::1] bucket_start,        # SCRATCH: (d + 1,)
+    int32_t[::1] bucket_class,        # SCRATCH: (nnz,)
+    double[::1] bucket_value,         # SCRATCH: (nnz,)
+    int32_t[:, ::1] slots,            # SCRATCH: (n_threads, k), all -1 (and left so)
+    int n_threads,
+):
+    """The first batch of a fresh table, built by features instead of row by row.
+
+    Gives the entries ``table_add`` would give from an empty table (each feature's
+    classes in the order they first appear, each count summed in row order from
+    0.0, ``class_total`` summed in row order) in a layout of its own: the
+    non-zeros are bucketed by feature (two serial passes), then each feature's
+    bucket is reduced to its entries, in place, in parallel over features (no
+    feature shares anything with another, so the bits do not depend on the
+    thread count). ``table_fill`` then copies the entries into the pool, whose
+    blocks are sized by ``feat_len``. Returns ``(entries, pool size)``.
+    """
+    cdef Py_ssize_t n = codes.shape[0], d = feat_start.shape[0]
+    cdef Py_ssize_t i, p, j, t, b, e, n_entries = 0, pool = 0, room
+    cdef int32_t c, length
+    cdef int32_t* slot
+    cdef double x, w
+    with nogil:
+        for j in range(d + 1):
+            bucket_start[j] = 0
+        for i in range(n):
+            for p in range(indptr[i], indptr[i + 1]):
+                x = data[p]
+                if binarize:
+                    x = 1.0 if x > threshold else 0.0
+                if x != 0.0:
+                    bucket_start[indices[p] + 1] += 1
+        for j in range(d):
+            bucket_start[j + 1] += bucket_start[j]
+        # bucket_start[j] runs ahead while filling; feat_start holds the fill point
+        for j in range(d):
+            feat_start[j] = bucket_start[j]
+        for i in range(n):
+            c = <int32_t>codes[i]
+            w = 1.0 if sample_weight is None else sample_weight[i]
+            for p in range(indptr[i], indptr[i + 1]):
+                x = data[p]
+                if binarize:
+                    x = 1.0 if x > threshold else 0.0
+                if x == 0.0:
+                    continue
+                x = w * x
+                j = indices[p]
+                b = feat_start[j]
+                bucket_class[b] = c
+                bucket_value[b] = x
+                feat_start[j] = b + 1
+                class_total[c] += x
+    # reduce each bucket to its entries, in place: entry e of feature j is at
+    # bucket_start[j] + e (e never passes the element being read)
+    cdef int tid
+    with nogil:
+        for j in prange(d, schedule='static', num_threads=n_threads,
+                        use_threads_if=n_threads > 1):
+            tid = threadid()
+            slot = &slots[tid, 0]
+            b = bucket_start[j]
+            length = 0
+            for t in range(b, bucket_start[j + 1]):
+                c = bucket_class[t]
+                x = bucket_value[t]
+                e = slot[c]
+                if e < 0:
+                    e = length
+                    slot[c] = <int32_t>e
+                    length = length + 1
+                    bucket_class[b + e] = c
+                    bucket_value[b + e] = 0.0 + x
+                else:
+                    bucket_value[b + e] = bucket_value[b + e] + x
+            feat_len[j] = length
+            for e in range(length):
+                slot[bucket_class[b + e]] = -1
+        for j in range(d):
+            length = feat_len[j]
+            if length > 0:
+                n_entries += length
+                room = 1
+                while room < length:
+                    room = 2 * room
+                pool += room
+    return n_entries, pool
+
+
+def table_fill(
+    const int64_t[::1] bucket_start,  # IN: (d + 1,) from table_build
+    const int32_t[::1] bucket_class,  # IN: the entries, at the head of each bucket
+    const double[::1] bucket_value,
+    int64_t[::1] feat_start,          # OUT: (d,) block start in the pool, -1 when empty
+    const int32_t[::1] feat_len,      # IN: (d,) entries per feature
+    int32_t[::1] ent_class,           # OUT: the pool
+    double[::1] ent_count,
+):
+    """Copy ``table_build``'s entries into the pool: blocks in feature order, each
+    with room for the next power of two of its entries (as ``table_add`` expects).
+    Returns the pool entries used."""
+    cdef Py_ssize_t d = feat_start.shape[0], j, e, b
+    cdef int64_t used = 0, room
+    cdef int32_t length
+    with nogil:
+        for j in range(d):
+            length = feat_len[j]
+            if length == 0:
+                feat_start[j] = -1
+                continue
+            feat_start[j] = used
+            b = bucket_start[j]
+            for e in range(length):
+                ent_class[used + e] = bucket_class[b + e]
+                ent_count[used + e] = bucket_value[b + e]
+            room = 1
+            while room < length:
+                room = 2 * room
+            used += room
+    return used
+
+
 def refresh_multinomial(
     const int64_t[::1] features,      # IN: the features to refresh
     const int64_t[::1] feat_start,
@@ -205,13 +353,16 @@ def refresh_multinomial(
     const double[::1] ent_count,
     double[::1] ent_weight,           # OUT: log(N_cj + a_j) - log(a_j)
     const double[::1] alpha,          # IN: (d,) or (1,) smoothing
+    int n_threads,
 ):
     """MultinomialNB's entry weights: what a count adds over the smoothing alone."""
     cdef Py_ssize_t t, j, e, s
     cdef double a, log_a
     cdef bint scalar = alpha.shape[0] == 1
     with nogil:
-        for t in range(features.shape[0]):
+        # features are independent: parallel, the same bits for any thread count
+        for t in prange(features.shape[0], schedule='static', num_threads=n_threads,
+                        use_threads_if=n_threads > 1):
             j = features[t]
             a = alpha[0] if scalar else alpha[j]
             log_a = log(a)
@@ -229,6 +380,7 @@ def refresh_complement(
     double[::1] feature_all,          # OUT: (d,) F_j, the count over all classes
     double[::1] feat_base,            # OUT: (d,) log(F_j + a_j)
     const double[::1] alpha,          # IN: (d,) or (1,) smoothing
+    int n_threads,
 ):
     """ComplementNB's per-feature terms and entry weights.
 
@@ -239,7 +391,9 @@ def refresh_complement(
     cdef double a, total, log_all
     cdef bint scalar = alpha.shape[0] == 1
     with nogil:
-        for t in range(features.shape[0]):
+        # features are independent: parallel, the same bits for any thread count
+        for t in prange(features.shape[0], schedule='static', num_threads=n_threads,
+                        use_threads_if=n_threads > 1):
             j = features[t]
             a = alpha[0] if scalar else alpha[j]
             s = feat_start[j]
@@ -251,6 +405,63 @@ def refresh_complement(
             feat_base[j] = log_all
             for e in range(s, s + feat_len[j]):
                 ent_weight[e] = log((total + a) - ent_count[e]) - log_all
+
+
+def bernoulli_entry_terms(
+    const int64_t[::1] feat_start,    # IN: the count table (see _sparse_rows.pxd)
+    const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class,
+    const double[::1] ent_count,
+    const int64_t[::1] miss_start,    # IN: the missing-value table, or (0,) arrays
+    const int32_t[::1] miss_len,
+    const int32_t[::1] miss_class,
+    const double[::1] miss_count,
+    const double[::1] class_count,    # IN: (k,) C_c
+    double alpha,
+    const double[::1] w0,             # IN: (k,) weight of a feature without an entry
+    const double[::1] ln0,            # IN: (k,) log(1 - p) of a feature without an entry
+    double[::1] ent_weight,           # OUT: (capacity,) w_cj - w0_c at each entry
+    double[::1] const_delta,          # OUT: (k,) sum over c's entries of ln_cj - ln0_c
+    double[::1] scratch,              # (capacity,) ln_cj - ln0_c at each entry
+    int n_threads,
+):
+    """BernoulliNB's predict terms from its counts, O(entries + d / threads).
+
+    For class c and feature j, p_cj = (N_cj + a) / (C_c - M_cj + 2a) (M: the weight
+    of the missing values), with scikit-learn's formulas log p = log(N + a) -
+    log(C - M + 2a) and log(1 - p) = log(1 - exp(log p)). A feature without an
+    entry (N = M = 0) has the per-class values w0_c = log p0 - log(1 - p0) and
+    ln0_c = log(1 - p0), computed by the caller; an entry stores the difference
+    its counts make. Entries are independent (parallel over features); the
+    per-class sums are then added serially in feature order, so the bits do not
+    depend on the thread count.
+    """
+    cdef Py_ssize_t d = feat_start.shape[0], k = class_count.shape[0]
+    cdef Py_ssize_t j, e, s, me
+    cdef int32_t c
+    cdef double m, lp, ln
+    cdef bint has_missing = miss_start.shape[0] > 0
+    with nogil:
+        for j in prange(d, schedule='static', num_threads=n_threads,
+                        use_threads_if=n_threads > 1):
+            s = feat_start[j]
+            for e in range(s, s + feat_len[j]):
+                c = ent_class[e]
+                m = 0.0
+                if has_missing and miss_len[j] > 0:
+                    me = find_entry(&miss_class[0], miss_start[j], miss_len[j], c)
+                    if me >= 0:
+                        m = miss_count[me]
+                lp = log(ent_count[e] + alpha) - log((class_count[c] - m) + alpha * 2)
+                ln = log(1 - exp(lp))
+                ent_weight[e] = (lp - ln) - w0[c]
+                scratch[e] = ln - ln0[c]
+        for c in range(k):
+            const_delta[c] = 0.0
+        for j in range(d):
+            s = feat_start[j]
+            for e in range(s, s + feat_len[j]):
+                const_delta[ent_class[e]] += scratch[e]
 
 
 cdef inline int table_predict_row(
@@ -276,6 +487,9 @@ cdef inline int table_predict_row(
             return 2
         x = data[p]
         if binarize:
+            # thresholding would hide NaN (missing) and inf (an error): flag the row
+            if x != x or x == INFINITY or x == -INFINITY:
+                saw_nan = True
             x = 1.0 if x > threshold else 0.0
         s = s + x
         base = base + x * (feat_base[0] if scalar_base else feat_base[j])
@@ -380,25 +594,35 @@ cdef class TablePredictor:
         cdef Py_ssize_t n = indptr.shape[0] - 1
         cdef Py_ssize_t k = self.bias.shape[0]
         cdef Py_ssize_t block, n_blocks = max(1, min(n_threads, n))
-        # Per-block class scratch for arg-max rows, from NumPy: a failed
-        # allocation raises MemoryError here, as in every kernel.
-        scratch_arr = np.empty((n_blocks, k), dtype=np.float64)
-        malformed_arr = np.zeros(n_blocks, dtype=np.intp)
-        cdef double[:, ::1] scratch = scratch_arr
-        cdef intp_t[::1] malformed = malformed_arr
-        cdef Py_ssize_t n_suspect = 0
-        with nogil:
-            # One block never enters an OpenMP region (a 1-document call).
-            for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
-                                use_threads_if=n_blocks > 1):
-                n_suspect += table_predict_rows(
-                    data, indices, indptr, self.n_features, &self.feat_start[0],
-                    &self.feat_len[0], &self.ent_class[0], &self.ent_weight[0],
-                    &self.feat_base[0], self.feat_base.shape[0] == 1, &self.bias[0],
-                    &self.scale[0], &self.mult[0], k, binarize, threshold, mode,
-                    labels_out, out, &scratch[block, 0], block_start(block, n_blocks, n),
-                    block_start(block + 1, n_blocks, n), &malformed[block])
-        return n_suspect, int(malformed_arr.sum())
+        cdef Py_ssize_t n_suspect = 0, n_malformed = 0
+        # Per-block class scratch for arg-max rows and malformed-row counts, from
+        # malloc (a 1-document call is a few hundred nanoseconds of arithmetic:
+        # two NumPy allocations cost more than that); failure raises MemoryError.
+        cdef double* scratch = <double*>malloc(n_blocks * k * sizeof(double))
+        cdef intp_t* malformed = <intp_t*>calloc(n_blocks, sizeof(intp_t))
+        if scratch == NULL or malformed == NULL:
+            free(scratch)
+            free(malformed)
+            raise MemoryError()
+        try:
+            with nogil:
+                # One block never enters an OpenMP region (a 1-document call).
+                for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
+                                    use_threads_if=n_blocks > 1):
+                    n_suspect += table_predict_rows(
+                        data, indices, indptr, self.n_features, &self.feat_start[0],
+                        &self.feat_len[0], &self.ent_class[0], &self.ent_weight[0],
+                        &self.feat_base[0], self.feat_base.shape[0] == 1, &self.bias[0],
+                        &self.scale[0], &self.mult[0], k, binarize, threshold, mode,
+                        labels_out, out, &scratch[block * k],
+                        block_start(block, n_blocks, n),
+                        block_start(block + 1, n_blocks, n), &malformed[block])
+            for block in range(n_blocks):
+                n_malformed += malformed[block]
+        finally:
+            free(scratch)
+            free(malformed)
+        return n_suspect, n_malformed
 
 
 def table_feature_major(

@@ -1,0 +1,104 @@
+"""asv benchmarks of the count models at text scale (issue 11): T1 and S1.
+
+T1: hashed-text CSR counts, 2**20 features, ~30 non-zeros per row, 35 classes
+(fit, predict, 1-document predict, peak memory of fit); S1: the same documents
+as a stream of ``partial_fit`` batches of 1,000. A ``library`` parameter runs
+fastnb and scikit-learn side by side on the same data; River's ``learn_one``
+stream is a third library where River is installed (the ``bench`` extra).
+"""
+
+import pathlib
+import sys
+
+import numpy as np
+
+from .common import library_estimator
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[1]))
+from workloads_textscale import BATCH, N_CLASSES, N_FEATURES  # noqa: E402
+from workloads_discrete import text_counts  # noqa: E402
+
+MODELS = ["MultinomialNB", "ComplementNB", "BernoulliNB"]
+
+
+def _t1(n_samples):
+    return text_counts(n_samples, N_FEATURES, N_CLASSES, nnz_per_row=30, seed=11)
+
+
+class TextScaleT1(object):
+    """T1 fit, predict and 1-document predict."""
+
+    param_names = ["library", "model", "n_samples"]
+    params = (["fastnb", "sklearn"], MODELS, [10_000, 100_000])
+    timeout = 600
+
+    def setup(self, library, model, n_samples):
+        self.X, self.y = _t1(n_samples)
+        self.one = self.X[:1]
+        self.model = library_estimator(library, model).fit(self.X, self.y)
+
+    def time_fit(self, *params):
+        self.model.fit(self.X, self.y)
+
+    def time_predict(self, *params):
+        self.model.predict(self.X)
+
+    def time_predict_one_document(self, *params):
+        self.model.predict(self.one)
+
+    def peakmem_fit(self, *params):
+        self.model.fit(self.X, self.y)
+
+
+class TextScaleS1(object):
+    """S1: one partial_fit batch of 1,000 documents into a model trained on T1."""
+
+    param_names = ["library", "model"]
+    params = (["fastnb", "sklearn"], MODELS)
+    timeout = 600
+
+    def setup(self, library, model):
+        X, y = _t1(100_000)
+        self.classes = np.unique(y)
+        self.batches = [(X[i:i + BATCH], y[i:i + BATCH]) for i in range(0, X.shape[0], BATCH)]
+        self.model = library_estimator(library, model).fit(X, y)
+        self.i = 0
+
+    def time_partial_fit_batch(self, *params):
+        Xb, yb = self.batches[self.i % len(self.batches)]
+        self.i += 1
+        self.model.partial_fit(Xb, yb, classes=self.classes)
+
+
+class TextScaleStreamRiver(object):
+    """2,000 documents streamed into MultinomialNB: fastnb's partial_fit per 1,000
+    documents against River's learn_one per document (skipped without River)."""
+
+    param_names = ["library"]
+    params = (["fastnb", "river"],)
+    timeout = 600
+
+    def setup(self, library):
+        X, y = _t1(2_000)
+        self.X, self.y, self.classes = X, y, np.unique(y)
+        if library == "river":
+            try:
+                from river import naive_bayes as river_nb
+            except ImportError:
+                raise NotImplementedError("River is not installed")
+            self.make = river_nb.MultinomialNB
+            self.docs = [dict(zip(X.indices[X.indptr[i]:X.indptr[i + 1]].tolist(),
+                                  X.data[X.indptr[i]:X.indptr[i + 1]].tolist()))
+                         for i in range(X.shape[0])]
+            self.labels = y.tolist()
+
+    def time_stream(self, library):
+        if library == "river":
+            model = self.make()
+            for doc, label in zip(self.docs, self.labels):
+                model.learn_one(doc, label)
+            return
+        model = library_estimator("fastnb", "MultinomialNB")
+        for start in range(0, self.X.shape[0], BATCH):
+            model.partial_fit(self.X[start:start + BATCH], self.y[start:start + BATCH],
+                              classes=self.classes)

@@ -1,0 +1,377 @@
+"""The shared fit machinery of the discrete models: parameters, counting with
+the dense and CSR kernels, derived state, persistence and merging."""
+
+import numpy as np
+
+from .._base import _BaseNB
+from .._params import (
+    check_alpha_param,
+    check_bool_param,
+    check_n_threads,
+    check_prior_param,
+    resolve_alpha,
+    resolve_priors,
+)
+from .._threads import PARALLEL_MIN_WORK, threads_for
+from .._validation import CSRInput, check_counts_X, check_sample_weight, check_y
+from ._predict import _PredictMixin
+from ._shared import (
+    _TABLE_ONLY,
+    _MissingValues,
+    _kernel_view,
+    _kernels,
+    _only_nan_among_nonfinite,
+    _raise_malformed_csr,
+    _split_missing,
+    _table_backed,
+)
+from ._table import _TableMixin
+
+
+class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
+    """Shared fit/predict machinery of the discrete models (not public)."""
+
+    # Set by subclasses.
+    _check_negative = False
+    # Which refresh kernel keeps the entry weights of a sparse count table (None:
+    # the model always uses the dense table).
+    _table_model = None
+    # Whether an entry's weight depends on its own count only (MultinomialNB), so
+    # that the add kernel can update exactly the entries a batch changes.
+    _table_weights_in_add = False
+    # Whether the (class, feature) pairs with missing values need count entries
+    # of their own (BernoulliNB: a missing value changes the pair's denominator).
+    _table_missing_entries = False
+    # Whether the entry weights are refreshed after each batch (False: the model
+    # derives them at predict time and the batch's features need not be listed).
+    _table_refreshes = True
+
+    feature_count_ = _table_backed("feature_count_", "Weighted (class, feature) counts.")
+    feature_log_prob_ = _table_backed("feature_log_prob_", "Log feature probabilities.")
+    _missing_count = _table_backed("_missing_count", "Weight of the missing values.")
+
+    def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
+                 class_prior=None, n_threads=None):
+        self.alpha = alpha
+        self.force_alpha = force_alpha
+        self.fit_prior = fit_prior
+        self.class_prior = class_prior
+        self.n_threads = n_threads
+
+    # -- model-specific hooks ----------------------------------------------------------
+    def _threshold(self):
+        """The binarize threshold, or None for no thresholding."""
+        return None
+
+    def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
+        raise NotImplementedError
+
+    def _predict_weights(self, feature_log_prob, class_log_prior):
+        """(W, bias) such that jll = X @ W.T + bias."""
+        raise NotImplementedError
+
+
+    def _update_tags(self, tags):
+        tags.input_tags.sparse = True
+        tags.input_tags.allow_nan = True  # NaN means missing
+        tags.classifier_tags.poor_score = True
+        if self._check_negative:
+            tags.input_tags.positive_only = True
+
+    # -- parameters ----------------------------------------------------------------------
+    def _validate_params(self):
+        owner = type(self).__name__
+        check_alpha_param(self.alpha, owner, allow_array=True)
+        check_bool_param(self.fit_prior, "fit_prior", owner)
+        check_bool_param(self.force_alpha, "force_alpha", owner)
+        check_prior_param(self.class_prior, "class_prior", owner)
+        check_n_threads(self.n_threads, owner)
+
+    def _class_log_prior(self, class_count):
+        n_classes = class_count.shape[0]
+        prior = resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
+        if prior is not None:
+            with np.errstate(divide="ignore"):
+                return np.log(prior)
+        if self.fit_prior:
+            with np.errstate(divide="ignore"):
+                return np.log(class_count) - np.log(class_count.sum())
+        return np.full(n_classes, -np.log(n_classes))
+
+    # -- fitting -------------------------------------------------------------------------
+    def fit(self, X, y, sample_weight=None):
+        """Fit Naive Bayes classifier according to X, y.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors. Dense arrays are read in their own dtype; sparse
+            matrices are read as CSR without densifying.
+        y : array-like of shape (n_samples,)
+            Target values.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights applied to individual samples (1. for unweighted).
+
+        Returns
+        -------
+        self : object
+            Returns the instance itself.
+        """
+        return self._fit(X, y, None, sample_weight, refit=True)
+
+    def partial_fit(self, X, y, classes=None, sample_weight=None):
+        """Incremental fit on a batch of samples.
+
+        Any split of the data into batches gives the same model as one ``fit``
+        (the counts are summed in the same row order). A call that raises leaves
+        the model exactly as it was.
+
+        Parameters
+        ----------
+        X : {array-like, sparse matrix} of shape (n_samples, n_features)
+            Training vectors.
+        y : array-like of shape (n_samples,)
+            Target values.
+        classes : array-like of shape (n_classes,), default=None
+            All the classes that can appear in y. Required on the first call; on
+            later calls it must be the same classes, or None.
+        sample_weight : array-like of shape (n_samples,), default=None
+            Non-negative weights applied to individual samples.
+
+        Returns
+        -------
+        self : object
+            Returns the instance itself.
+        """
+        return self._fit(X, y, classes, sample_weight, refit=False)
+
+    def _fit(self, X, y, classes, sample_weight, refit):
+        """Validate, run the kernel on copies, and only then commit the new state."""
+        first_call = self._begin_fit(classes, refit)
+        name = type(self).__name__
+        threshold = self._threshold()
+        Xv = check_counts_X(X, name, canonical=threshold is not None)
+        n_samples, n_features = Xv.shape
+        y = check_y(y, n_samples, name)
+        weights = check_sample_weight(sample_weight, n_samples)
+        fitted_classes, codes = self._encode_targets(
+            y, classes, refit=refit, first_call=first_call, n_features=n_features)
+        n_classes = fitted_classes.shape[0]
+        alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
+        resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
+        if self._use_table(Xv, n_classes, alpha, first_call):
+            return self._fit_table(X, Xv, codes, weights, fitted_classes, alpha, first_call)
+
+        def running_counts():
+            if first_call:
+                return (np.zeros((n_classes, n_features), dtype=np.float64),
+                        np.zeros(n_classes, dtype=np.float64),
+                        np.zeros((n_classes, n_features), dtype=np.float64))
+            return (self.feature_count_.copy(), self.class_count_.copy(),
+                    self._missing_count.copy())
+
+        feature_count, class_count, missing_count = running_counts()
+        try:
+            self._count(Xv, codes, weights, feature_count, class_count, threshold)
+        except _MissingValues:
+            # NaN means missing: count the observed values (a missing entry adds
+            # nothing), and the weight of the missing entries per class and
+            # feature, which BernoulliNB takes out of its denominators.
+            feature_count, class_count, missing_count = running_counts()
+            observed, missing = _split_missing(Xv)
+            self._count(observed, codes, weights, feature_count, class_count, threshold)
+            self._count(missing, codes, weights, missing_count,
+                        np.zeros(n_classes), None)
+        if first_call and class_count.sum() <= 0:
+            raise ValueError("The sum of sample_weight is zero: nothing to fit.")
+        self._commit(X, fitted_classes, feature_count, class_count, alpha,
+                     reset=first_call, missing_count=missing_count)
+        return self
+
+    def _count(self, Xv, codes, weights, feature_count, class_count, threshold):
+        """Run the fit kernel into feature_count/class_count; raise on bad input."""
+        name = type(self).__name__
+        n_samples, n_features = Xv.shape
+        binarize = threshold is not None
+        thr = float(threshold) if binarize else 0.0
+        sparse = isinstance(Xv, CSRInput)
+        work = Xv.data.shape[0] if sparse else n_samples * n_features
+        n_threads = threads_for(self.n_threads, work, "count_fit")
+        if sparse:
+            n_bad, n_neg, n_malformed = _kernels.csr_fit(
+                Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights,
+                feature_count, class_count, binarize, thr, self._check_negative,
+                n_threads,
+            )
+            if n_malformed:
+                _raise_malformed_csr(name, n_malformed, "entries")
+            values = Xv.data
+        else:
+            # The dense fit is bound by one read of X, which one core nearly
+            # saturates; threads split the columns, which pays only when each
+            # thread's share of a row spans whole pages (narrower strided reads
+            # defeat the prefetchers: 2 threads were 2x slower on B1's 1.6 kB rows).
+            row_bytes = n_features * Xv.dtype.itemsize
+            min_block = max(1, PARALLEL_MIN_WORK["count_fit_block_bytes"])
+            if row_bytes < min_block * n_threads:
+                n_threads = max(1, min(n_threads, row_bytes // min_block))
+            align = max(1, 64 // Xv.dtype.itemsize)
+            n_bad, n_neg = _kernels.dense_fit(
+                _kernel_view(Xv), codes, weights, feature_count, class_count, binarize, thr,
+                self._check_negative, align, n_threads,
+            )
+            values = Xv
+        if n_bad or _kernels.count_nonfinite(feature_count):
+            if _only_nan_among_nonfinite(values):
+                raise _MissingValues
+            self._raise_non_finite(values)
+        if n_neg:
+            raise ValueError(f"Negative values in data passed to {name} (input X).")
+
+    @staticmethod
+    def _raise_non_finite(values):
+        if values.dtype.kind == "f":
+            # NaN alone means missing and never reaches here; infinity is an error.
+            if np.isinf(values).any():
+                raise ValueError(
+                    f"Input X contains infinity or a value too large for "
+                    f"{values.dtype!r}."
+                )
+            if np.isnan(values).any():
+                raise ValueError("Input X contains NaN.")
+        raise ValueError(
+            "Input X has values too large in magnitude: the feature counts overflow "
+            "float64. Rescale the features."
+        )
+
+    def _commit(self, X, classes, feature_count, class_count, alpha, reset,
+                missing_count):
+        derived = self._derived_state(feature_count, class_count, alpha, missing_count)
+        # All validation is done: commit the new state.
+        self._check_feature_names(X, reset=reset)
+        self._set_state(classes, feature_count, class_count, *derived)
+        self._missing_count = missing_count
+
+    def _derived_state(self, feature_count, class_count, alpha, missing_count):
+        feature_log_prob, extra = self._update_feature_log_prob(
+            feature_count, class_count, alpha, missing_count
+        )
+        class_log_prior = self._class_log_prior(class_count)
+        weights, bias = self._predict_weights(feature_log_prob, class_log_prior)
+        return feature_log_prob, extra, class_log_prior, weights, bias
+
+    def _set_state(self, classes, feature_count, class_count, feature_log_prob,
+                   extra, class_log_prior, weights, bias):
+        for key in _TABLE_ONLY:
+            self.__dict__.pop(key, None)
+        self.n_features_in_ = feature_count.shape[1]
+        self.classes_ = classes
+        self.class_count_ = class_count
+        self.feature_count_ = feature_count
+        self.feature_log_prob_ = feature_log_prob
+        self.class_log_prior_ = class_log_prior
+        for key, value in extra.items():
+            setattr(self, key, value)
+        self._weights = np.ascontiguousarray(weights)
+        self._bias = np.ascontiguousarray(bias, dtype=np.float64)
+
+    # -- persistence and merging (fastnb.load, fastnb.merge) -----------------------------
+    # The sufficient statistics are the weighted counts; everything else is derived
+    # by the same code as fit, so a loaded model is the saved one bit for bit.
+    _STATE_SPEC = {
+        "class_count_": (("k",), ("finite", "nonneg")),
+        "feature_count_": (("k", "d"), ("finite", "nonneg")),
+        "missing_count": (("k", "d"), ("finite", "nonneg")),
+    }
+
+    # A table-backed model saves its table's entries instead (format version 2):
+    # feature and class of each non-zero count, grouped by feature in the table's
+    # block order, and the per-class totals as summed at fit time, so that the
+    # loaded table is the saved one and predicts the same bits.
+    _TABLE_STATE_SPEC = {
+        "class_count_": (("k",), ("finite", "nonneg")),
+        "table_class_total": (("k",), ("finite", "nonneg")),
+        "table_feature": (("n",), ()),
+        "table_class": (("n",), ()),
+        "table_count": (("n",), ("finite", "nonneg")),
+        "missing_feature": (("m",), ()),
+        "missing_class": (("m",), ()),
+        "missing_count": (("m",), ("finite", "nonneg")),
+    }
+
+    @classmethod
+    def _state_spec_for(cls, names, format_version):
+        if (cls._table_model is not None and format_version >= 2
+                and names == ["classes"] + sorted(cls._TABLE_STATE_SPEC)):
+            return cls._TABLE_STATE_SPEC
+        return cls._STATE_SPEC
+
+    def _sufficient_state(self):
+        table = self.__dict__.get("_table")
+        if table is None:
+            return {"class_count_": self.class_count_,
+                    "feature_count_": self.feature_count_,
+                    "missing_count": self._missing_count}
+        state = {"class_count_": self.class_count_,
+                 "table_class_total": table.class_total}
+        missing = self._missing_table
+        for prefix, counts, part in (("table", "table_count", table),
+                                     ("missing", "missing_count", missing)):
+            if part is None:
+                features = classes = np.zeros(0, dtype=np.int64)
+                values = np.zeros(0)
+            else:
+                features, classes, positions = part.entries()
+                values = part.ent_count[positions]
+            state[f"{prefix}_feature"] = features.astype(np.int64)
+            state[f"{prefix}_class"] = classes.astype(np.int64)
+            state[counts] = values
+        return state
+
+    def _restore(self, classes, arrays, n_features, feature_names):
+        self._validate_params()
+        if "table_count" in arrays:
+            self._restore_table(classes, arrays, n_features)
+            self._finish_restore(n_features, feature_names)
+            return
+        class_count = np.array(arrays["class_count_"], dtype=np.float64)
+        feature_count = np.array(arrays["feature_count_"], dtype=np.float64)
+        missing_count = np.array(arrays["missing_count"], dtype=np.float64)
+        if class_count.sum() <= 0:
+            raise ValueError("class_count_ sums to zero")
+        if np.any(missing_count > class_count[:, None] * (1 + 1e-9)):
+            raise ValueError("missing_count exceeds class_count_")
+        alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
+        resolve_priors(self.class_prior, classes.shape[0], name="class_prior", sum_to_one=False)
+        derived = self._derived_state(feature_count, class_count, alpha, missing_count)
+        self._set_state(classes, feature_count, class_count, *derived)
+        self._missing_count = missing_count
+        self._finish_restore(n_features, feature_names)
+
+
+    def _merged_with(self, other):
+        """A new model with the counts of both: equal to one fit on both datasets
+        (to rounding; exactly for integer counts), whatever classes each saw."""
+        from .._persist import union_classes
+
+        classes, where_a, where_b = union_classes(self.classes_, other.classes_)
+        shape = (classes.shape[0], self.n_features_in_)
+        feature_count = np.zeros(shape)
+        class_count = np.zeros(shape[0])
+        feature_count[where_a] += self.feature_count_
+        feature_count[where_b] += other.feature_count_
+        class_count[where_a] += self.class_count_
+        class_count[where_b] += other.class_count_
+        missing_count = np.zeros(shape)
+        missing_count[where_a] += self._missing_count
+        missing_count[where_b] += other._missing_count
+        merged = type(self)(**self.get_params())
+        merged._validate_params()
+        alpha = resolve_alpha(merged.alpha, merged.force_alpha, shape[1])
+        resolve_priors(merged.class_prior, shape[0], name="class_prior", sum_to_one=False)
+        derived = merged._derived_state(feature_count, class_count, alpha, missing_count)
+        merged._set_state(classes, feature_count, class_count, *derived)
+        merged._missing_count = missing_count
+        merged._finish_restore(self.n_features_in_,
+                               getattr(self, "feature_names_in_", None))
+        return merged

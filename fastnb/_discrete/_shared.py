@@ -1,0 +1,134 @@
+"""Shared pieces of the discrete models: the compiled kernels, the predict
+cache, input helpers (missing values, CSR views) and the table-backed attributes."""
+
+import weakref
+from numbers import Real
+
+import numpy as np
+
+from .._dispatch import load_kernels
+from .._validation import CSRInput
+
+_kernels = load_kernels("_discrete_kernels")
+_table_kernels = load_kernels("_sparse_counts")
+
+# Bool input is predicted through a table of 256 partial sums per 8 features when
+# it fits: at most this many classes (the kernel's local accumulator) and bytes.
+_BOOL_TABLE_OK = _kernels.bool_table_supported()
+_BOOL_TABLE_MAX_CLASSES = 64
+_BOOL_TABLE_MAX_BYTES = 16 << 20
+
+
+# Arrays derived from a fitted model that only some inputs need (the (d, k)
+# weights for CSR input, the byte-pattern table), made on first use. They live
+# here, keyed weakly by the model, not in its __dict__: they are not state, so
+# predict changes no attribute, and pickles, copies and saved files never hold them.
+_PREDICT_CACHE = weakref.WeakKeyDictionary()
+
+# A table-backed model predicts a CSR batch through dense feature-major weights
+# (built once from the table, O(k d)) when the batch has at least d / this many
+# non-zeros: past that, reading one contiguous row per non-zero repays the build.
+TABLE_DENSE_PREDICT_NNZ_RATIO = 8
+
+
+class _MissingValues(Exception):
+    """Signal from the fit kernels' pass: X holds NaN (and no infinity)."""
+
+
+def _only_nan_among_nonfinite(values):
+    """True when every non-finite value of a float array is NaN (missing)."""
+    if values.dtype.kind != "f":
+        return False
+    return bool(np.isnan(values).any() and not np.isinf(values).any())
+
+
+def _split_missing(X):
+    """(X with NaN read as 0, the indicator of the NaN entries), dense or CSR.
+
+    Used only when X has missing values: a zero contributes nothing to the counts
+    or to a linear score, so the observed part is scored by the ordinary kernels.
+    """
+    if isinstance(X, CSRInput):
+        nan = np.isnan(X.data)
+        observed = CSRInput(np.where(nan, 0, X.data).astype(X.data.dtype), X.indices,
+                            X.indptr, X.shape, X.source)
+        # Row pointers of the NaN entries: the running count of NaN at each row start.
+        indptr = np.concatenate([[0], np.cumsum(nan, dtype=np.int64)])[X.indptr]
+        indptr = indptr.astype(X.indptr.dtype)
+        missing = CSRInput(np.ones(int(nan.sum()), dtype=np.float64),
+                           np.ascontiguousarray(X.indices[nan]), indptr, X.shape, None)
+        return observed, missing
+    nan = np.isnan(X)
+    return np.where(nan, 0, X).astype(X.dtype), nan.astype(np.float64)
+
+
+def _kernel_view(X):
+    """The array a dense kernel reads: bool as uint8 (a view, no copy)."""
+    return X.view(np.uint8) if X.dtype == np.bool_ else X
+
+
+def _nonnegative_threshold(value):
+    return (
+        isinstance(value, Real)
+        and not isinstance(value, bool)
+        and value >= 0
+        and np.isfinite(value)
+    )
+
+
+def _dense_to_csr(X):
+    """A dense batch as CSR arrays (float64 values, int64 indices), for a model
+    whose counts are in a sparse table."""
+    rows, cols = np.nonzero(X)
+    data = np.ascontiguousarray(X[rows, cols], dtype=np.float64)
+    indptr = np.zeros(X.shape[0] + 1, dtype=np.int64)
+    np.cumsum(np.bincount(rows, minlength=X.shape[0]), out=indptr[1:])
+    return CSRInput(data, cols.astype(np.int64), indptr, X.shape, None)
+
+
+def _aligned_feature_major(n_features, n_classes):
+    """A zeroed (d, kp) array for the dense CSR predict kernel: one feature's
+    weights contiguous, rows padded to 8/16/24/32 classes (a fixed-length,
+    register-resident loop) and 64-byte aligned (a row of 24 doubles is exactly
+    three cache lines)."""
+    k, d = n_classes, n_features
+    padded_k = -(-k // 8) * 8 if k <= 32 else k
+    raw = np.zeros(d * padded_k + 8, dtype=np.float64)
+    offset = (-raw.ctypes.data % 64) // 8
+    return raw[offset:offset + d * padded_k].reshape(d, padded_k)
+
+
+def _raise_malformed_csr(name, count, counted):
+    """The error of a CSR matrix whose row pointers or column indices the kernel
+    found out of range (``count`` of them, counted in ``counted``)."""
+    raise ValueError(
+        f"{name} got a malformed CSR matrix: row pointers or column indices out of "
+        f"range ({count} {counted})."
+    )
+
+
+def _table_backed(name, doc):
+    """A fitted attribute that a dense model stores and a table-backed model
+    computes when asked for (never stored: no second copy of the model)."""
+
+    def get(self):
+        try:
+            return self.__dict__[name]
+        except KeyError:
+            pass
+        if self.__dict__.get("_table") is None:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        return self._dense_from_table(name)
+
+    def set(self, value):
+        self.__dict__[name] = value
+
+    def delete(self):
+        del self.__dict__[name]
+
+    return property(get, set, delete, doc)
+
+
+# State that only one of the two representations has.
+_DENSE_ONLY = ("feature_count_", "feature_log_prob_", "_missing_count", "_weights", "_bias")
+_TABLE_ONLY = ("_table", "_missing_table", "_table_alpha", "_feat_base", "_table_norm")

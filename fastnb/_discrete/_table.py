@@ -1,0 +1,295 @@
+"""The sparse count table side of the discrete models (text scale; see
+fastnb/_count_table.py): fit/partial_fit into the table, its predict paths, and
+restoring a table from a saved file."""
+
+import numpy as np
+
+from .._count_table import SparseCountTable, wants_table
+from .._params import resolve_alpha, resolve_priors
+from .._threads import threads_for
+from .._validation import CSRInput
+from ._shared import (
+    _DENSE_ONLY,
+    _PREDICT_CACHE,
+    TABLE_DENSE_PREDICT_NNZ_RATIO,
+    _aligned_feature_major,
+    _dense_to_csr,
+    _kernel_view,
+    _kernels,
+    _raise_malformed_csr,
+    _split_missing,
+    _table_kernels,
+)
+
+
+# A fresh table is built by features (bucketing the batch, a few O(d) passes)
+# when its first batch has at least d / this many non-zeros; a smaller first batch
+# (a stream's) is added row by row, in O(its non-zeros).
+TABLE_BUILD_NNZ_RATIO = 4
+
+
+class _TableMixin:
+    """fit, partial_fit, predict and restore of a model whose counts are in a
+    ``SparseCountTable`` (mixed into ``_BaseDiscreteNB``; not public)."""
+
+    def _use_table(self, Xv, n_classes, alpha, first_call):
+        """Whether this call fits into a sparse count table: a later partial_fit
+        keeps the representation the model has; a fit picks it from the data."""
+        if self._table_model is None:
+            return False
+        if not first_call:
+            return self.__dict__.get("_table") is not None
+        return (isinstance(Xv, CSRInput)
+                and wants_table(n_classes, Xv.shape[1], Xv.data.shape[0])
+                and bool(np.all(alpha > 0)))
+
+    def _fit_table(self, X, Xv, codes, weights, classes, alpha, first_call):
+        """fit/partial_fit into the sparse table: the batch is validated in full
+        first (a call that raises changes nothing), then added in O(nnz) and only
+        the features it touched are refreshed."""
+        name = type(self).__name__
+        n_classes, n_features = classes.shape[0], Xv.shape[1]
+        if not isinstance(Xv, CSRInput):
+            Xv = _dense_to_csr(_kernel_view(Xv) if Xv.dtype == np.bool_ else Xv)
+        threshold = self._threshold()
+        binarize = threshold is not None
+        thr = float(threshold) if binarize else 0.0
+        batch_total = np.zeros(n_classes)
+        n_nan, n_inf, n_neg, n_malformed = _table_kernels.csr_check(
+            Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights, batch_total,
+            binarize, thr)
+        if n_malformed:
+            _raise_malformed_csr(name, n_malformed, "entries")
+        if n_inf:
+            self._raise_non_finite(Xv.data)
+        if n_neg and self._check_negative:
+            raise ValueError(f"Negative values in data passed to {name} (input X).")
+        table = None if first_call else self._table
+        running = np.zeros(n_classes) if table is None else table.class_total
+        if not np.all(np.isfinite(running + batch_total)):
+            self._raise_non_finite(np.zeros(1))
+        class_count = np.zeros(n_classes) if first_call else self.class_count_.copy()
+        _table_kernels.add_class_counts(codes, weights, class_count)
+        if first_call and class_count.sum() <= 0:
+            raise ValueError("The sum of sample_weight is zero: nothing to fit.")
+        self._check_feature_names(X, reset=first_call)
+        # Everything is checked: from here on the model changes.
+        if first_call:
+            for key in _DENSE_ONLY:
+                self.__dict__.pop(key, None)
+            self._missing_table = None
+            self._table_alpha = None
+        alpha_changed = (self._table_alpha is None
+                         or not np.array_equal(self._table_alpha, alpha))
+        # weights kept current by the add kernel itself (only the entries that
+        # change), unless alpha changed and every weight is recomputed anyway
+        weights_in_add = self._table_weights_in_add and not alpha_changed
+        observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
+        nnz = observed.data.shape[0]
+        if first_call and nnz * TABLE_BUILD_NNZ_RATIO >= n_features:
+            # a fresh table for a large batch is built by features (the same
+            # entries and bits as adding the batch row by row, in a few O(d)
+            # passes); every weight is computed below
+            table = SparseCountTable.build(
+                observed, codes, weights, n_classes, binarize, thr,
+                threads_for(self.n_threads, nnz, "count_fit"))
+            touched = None
+        elif first_call:
+            # a small first batch (a stream's first call): added row by row, and
+            # the features it touched are the table's features
+            table = SparseCountTable(n_classes, n_features, capacity=max(1024, nnz))
+            touched = table.add(observed, codes, weights, binarize, thr,
+                                track=self._table_refreshes)
+        else:
+            # the features to refresh are listed only when some will be refreshed
+            refresh = not weights_in_add and self._table_refreshes and not alpha_changed
+            touched = table.add(observed, codes, weights, binarize, thr,
+                                weight_alpha=(np.atleast_1d(self._table_alpha)
+                                              if weights_in_add else None),
+                                track=refresh)
+        if missing is not None:
+            if self._missing_table is None:
+                self._missing_table = SparseCountTable(n_classes, n_features)
+            self._missing_table.add(missing, codes, weights, False, 0.0)
+            if self._table_missing_entries:
+                # the pairs with missing values get count entries (of zero where
+                # nothing was observed): their entry weights differ from the rest
+                more = table.add(missing, codes, weights, False, 0.0, zero_entries=True,
+                                 track=touched is not None)
+                touched = None if touched is None else np.union1d(touched, more)
+        if first_call:
+            table.compact()
+        if alpha_changed:
+            self._table_alpha = np.array(alpha, dtype=np.float64)
+            self._reset_table_terms(table, alpha)
+            if not first_call or touched is None:
+                touched = table.all_features() if self._table_refreshes else None
+        if not weights_in_add and self._table_refreshes:
+            self._refresh_table(table, touched, np.atleast_1d(self._table_alpha))
+        self.n_features_in_ = n_features
+        self.classes_ = classes
+        self.class_count_ = class_count
+        self.class_log_prior_ = self._class_log_prior(class_count)
+        self._table = table
+        return self
+
+    def _reset_table_terms(self, table, alpha):
+        """Per-feature terms of a fresh table, or after alpha changed."""
+        with np.errstate(divide="ignore"):
+            self._feat_base = np.atleast_1d(np.log(np.asarray(alpha, dtype=np.float64)))
+
+    def _refresh_table(self, table, features, alpha):
+        """Recompute the entry weights (and per-feature terms) of ``features``."""
+        raise NotImplementedError
+
+    def _table_terms(self):
+        """(feat_base, bias, scale, mult[, entry weights]) of the table predict
+        kernel."""
+        raise NotImplementedError
+
+    def _dense_from_table(self, name):
+        table = self._table
+        if name == "feature_count_":
+            return table.to_dense()
+        if name == "_missing_count":
+            missing = self._missing_table
+            if missing is None:
+                return np.zeros((table.n_classes, table.n_features))
+            return missing.to_dense()
+        if name == "feature_log_prob_":
+            return self._update_feature_log_prob(
+                table.to_dense(), self.class_count_, self._table_alpha, None)[0]
+        raise AttributeError(name)
+
+    def _table_predict_state(self):
+        """The predict terms of the table (and, once made, its dense feature-major
+        weights), cached outside ``__dict__`` and tied to the objects they were
+        computed from: a fit or partial_fit changes the table's version or
+        replaces those objects, so a stale entry is never read (the cache holds
+        them, so their ids cannot be reused while it lives)."""
+        table = self._table
+        cache = _PREDICT_CACHE.get(self)
+        if cache is not None:
+            sources = cache.get("table_sources")
+            if (sources is not None and cache["table_version"] == table.version
+                    and sources[0] is table and sources[1] is self.class_log_prior_
+                    and sources[2] is self._feat_base
+                    and sources[3] is self._table_alpha):
+                return cache
+        terms = self._table_terms()
+        # a model may derive its entry weights here (a fifth term, pool-aligned)
+        # instead of keeping them in the table's ent_weight
+        cache = {"table_sources": (table, self.class_log_prior_, self._feat_base,
+                                   self._table_alpha),
+                 "table_version": table.version, "table_terms": terms[:4],
+                 "table_entry_weights": terms[4] if len(terms) > 4 else table.ent_weight}
+        _PREDICT_CACHE[self] = cache
+        return cache
+
+    def _table_dense_weights(self, cache):
+        """(d, kp) feature-major weights and (k,) bias built from the table, for the
+        dense CSR predict kernel (kp as in ``_make_feature_major_weights``)."""
+        weights = cache.get("table_weights_fm")
+        if weights is None:
+            table = self._table
+            feat_base, bias, scale, mult = cache["table_terms"]
+            weights = _aligned_feature_major(table.n_features, table.n_classes)
+            _table_kernels.table_feature_major(
+                table.feat_start, table.feat_len, table.ent_class,
+                cache["table_entry_weights"], feat_base, scale, mult, weights)
+            cache["table_weights_fm"] = weights
+        return weights
+
+    def _run_table_predict(self, X, mode, labels_out, out):
+        """CSR predict of a table-backed model: walking each feature's class list
+        costs O(nnz x classes with a count) and nothing up front, the dense
+        feature-major weights cost one O(k d) build (then cached) and read one
+        contiguous row per non-zero. Small batches (single documents, streams
+        interleaved with partial_fit) take the table; a batch with at least
+        d / TABLE_DENSE_PREDICT_NNZ_RATIO non-zeros takes the dense kernel. The
+        choice depends on the batch alone, not on what is cached, so a batch
+        gets the same bits from a model and from its saved-and-loaded copy."""
+        table = self._table
+        if not isinstance(X, CSRInput):
+            X = _dense_to_csr(_kernel_view(X) if X.dtype == np.bool_ else X)
+        threshold = self._threshold()
+        binarize = threshold is not None
+        thr = float(threshold) if binarize else 0.0
+        cache = self._table_predict_state()
+        feat_base, bias, scale, mult = cache["table_terms"]
+        n_samples = X.shape[0]
+        nnz = X.data.shape[0]
+        if n_samples == 1:
+            n_threads = 1  # one row is one block whatever the thread count
+        else:
+            per_row = table.n_classes * max(1, nnz // n_samples)
+            n_threads = self._predict_threads(n_samples, per_row)
+        if nnz * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features:
+            n_suspect, n_malformed = _kernels.csr_predict(
+                X.data, X.indices, X.indptr, self._table_dense_weights(cache), bias,
+                binarize, thr, mode, labels_out, out, n_threads)
+        else:
+            predictor = cache.get("table_predictor")
+            if predictor is None:
+                predictor = _table_kernels.TablePredictor(
+                    table.feat_start, table.feat_len, table.ent_class,
+                    cache["table_entry_weights"], feat_base, bias, scale, mult)
+                cache["table_predictor"] = predictor
+            n_suspect, n_malformed = predictor.predict(
+                X.data, X.indices, X.indptr, binarize, thr, mode, labels_out, out,
+                n_threads)
+        if n_malformed:
+            _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
+        return n_suspect, X.data
+
+    def _restore_table(self, classes, arrays, n_features):
+        k = classes.shape[0]
+        class_count = np.array(arrays["class_count_"], dtype=np.float64)
+        if class_count.sum() <= 0:
+            raise ValueError("class_count_ sums to zero")
+        parts = []
+        for prefix, counts in (("table", "table_count"), ("missing", "missing_count")):
+            features, entry_classes = arrays[f"{prefix}_feature"], arrays[f"{prefix}_class"]
+            if features.dtype != np.int64 or entry_classes.dtype != np.int64:
+                raise ValueError(f"{prefix} entries must be int64")
+            if features.size and (features.min() < 0 or features.max() >= n_features
+                                  or entry_classes.min() < 0 or entry_classes.max() >= k
+                                  or np.any(np.diff(features) < 0)):
+                raise ValueError(f"{prefix} entries out of range or not grouped by feature")
+            if np.unique(features * k + entry_classes).size != features.size:
+                raise ValueError(f"{prefix} entries repeat a (feature, class) pair")
+            values = np.array(arrays[counts], dtype=np.float64)
+            parts.append((features, entry_classes, values))
+        alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
+        resolve_priors(self.class_prior, k, name="class_prior", sum_to_one=False)
+        if not np.all(alpha > 0):
+            raise ValueError("a table-backed model needs alpha > 0")
+        table = SparseCountTable.from_entries(k, n_features, *parts[0],
+                                              arrays["table_class_total"])
+        missing = None
+        if parts[1][0].size:
+            features, entry_classes, values = parts[1]
+            missing = SparseCountTable.from_entries(
+                k, n_features, features, entry_classes, values,
+                np.bincount(entry_classes, values, minlength=k))
+        for key in _DENSE_ONLY:
+            self.__dict__.pop(key, None)
+        self._missing_table = missing
+        self._table_alpha = np.array(alpha, dtype=np.float64)
+        self._reset_table_terms(table, alpha)
+        self._refresh_table(table, table.all_features(), np.atleast_1d(self._table_alpha))
+        self.classes_ = classes
+        self.class_count_ = class_count
+        self.class_log_prior_ = self._class_log_prior(class_count)
+        self._table = table
+
+    def _table_to_dense_state(self):
+        """Replace the table by the dense representation of the same counts."""
+        feature_count = self.feature_count_
+        missing_count = self._missing_count
+        alpha = self._table_alpha
+        alpha = float(alpha) if np.ndim(alpha) == 0 else alpha
+        derived = self._derived_state(feature_count, self.class_count_, alpha,
+                                      missing_count)
+        self._set_state(self.classes_, feature_count, self.class_count_, *derived)
+        self._missing_count = missing_count
