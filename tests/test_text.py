@@ -23,6 +23,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import fastnb  # noqa: E402
 from fastnb import text as fast_text  # noqa: E402
+from fastnb.text import _params as text_params  # noqa: E402
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "text_corpus.txt"
 VECTORIZERS = ("HashingVectorizer", "CountVectorizer")
@@ -392,8 +393,8 @@ def test_parameters_are_validated_in_fit_not_init():
                                     {"analyzer": "char_wb", "ngram_range": (2, 4)},
                                     {"max_features": 50, "min_df": 2}])
 def test_threads_give_the_same_bits(monkeypatch, params):
-    monkeypatch.setattr(fast_text, "_PARALLEL_MIN_CHARS", 0)
-    monkeypatch.setattr(fast_text, "_PARALLEL_MIN_VALUES", 0)
+    monkeypatch.setattr(text_params, "PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(text_params, "PARALLEL_MIN_VALUES", 0)
     docs = corpus() * 3
     for name in VECTORIZERS:
         kwargs = params_for(name, params)
@@ -411,8 +412,8 @@ def test_threads_give_the_same_bits(monkeypatch, params):
 @settings(deadline=None, max_examples=20)
 @given(docs=st.lists(_document, min_size=1, max_size=12))
 def test_threads_on_generated_text(docs):
-    saved = fast_text._PARALLEL_MIN_CHARS, fast_text._PARALLEL_MIN_VALUES
-    fast_text._PARALLEL_MIN_CHARS = fast_text._PARALLEL_MIN_VALUES = 0
+    saved = text_params.PARALLEL_MIN_CHARS, text_params.PARALLEL_MIN_VALUES
+    text_params.PARALLEL_MIN_CHARS = text_params.PARALLEL_MIN_VALUES = 0
     try:
         for name in VECTORIZERS:
             X1, error1 = outcome(
@@ -423,7 +424,7 @@ def test_threads_on_generated_text(docs):
             if error1 is None:
                 assert_same_csr(X2, X1)
     finally:
-        fast_text._PARALLEL_MIN_CHARS, fast_text._PARALLEL_MIN_VALUES = saved
+        text_params.PARALLEL_MIN_CHARS, text_params.PARALLEL_MIN_VALUES = saved
 
 
 # -- the estimator API -----------------------------------------------------------------
