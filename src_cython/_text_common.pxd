@@ -27,6 +27,8 @@ cdef enum:
     N_HOT = 4096          # entries of a worker's cache of recent terms
     PREFETCH_AHEAD = 6    # tokens between a slot's prefetch and its use
     N_CODE_POINTS = 0x110000
+    SHORT_TERM = 12       # murmur_short() hashes terms up to this long
+    BUF_SLACK = 16        # readable code points past a document's end in w.buf
 
 cdef extern from *:
     """

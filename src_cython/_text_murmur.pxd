@@ -100,6 +100,42 @@ cdef inline int32_t murmur_ascii(const ucs4_t *term, Py_ssize_t n,
     return murmur_finish(h1, tail, n)
 
 
+cdef inline int32_t murmur_short(const ucs4_t *term, Py_ssize_t n,
+                                 uint32_t *seen) noexcept nogil:
+    """murmur_ascii() for 1 <= n <= SHORT_TERM code points, without a branch on
+    n: term[n:SHORT_TERM] is read (it must be readable; its values are masked
+    off), the three possible blocks are all mixed and the right state selected.
+    Word lengths are unpredictable, and the loops of murmur_ascii mispredict at
+    almost every token."""
+    cdef uint32_t c[12]
+    cdef uint32_t words[4]
+    cdef uint32_t any_bits = 0, h, mixed
+    cdef Py_ssize_t i, nblocks = n >> 2
+    for i in range(12):
+        c[i] = term[i] & (<uint32_t> 0 - <uint32_t> (i < n))
+        any_bits |= c[i]
+    seen[0] = any_bits
+    for i in range(3):
+        words[i] = c[4 * i] | (c[4 * i + 1] << 8) | (c[4 * i + 2] << 16) | (
+            c[4 * i + 3] << 24)
+    words[3] = 0
+    h = murmur_block(0, words[0])
+    h = h if nblocks >= 1 else 0
+    mixed = murmur_block(h, words[1])
+    h = mixed if nblocks >= 2 else h
+    mixed = murmur_block(h, words[2])
+    h = mixed if nblocks >= 3 else h
+    # the tail is words[nblocks], zero past the end: its mix is 0 when n % 4 == 0
+    h ^= rotl32(words[nblocks] * FASTNB_MURMUR_C1, 15) * FASTNB_MURMUR_C2
+    h ^= <uint32_t> n
+    h ^= h >> 16
+    h *= FASTNB_MURMUR_F1
+    h ^= h >> 13
+    h *= FASTNB_MURMUR_F2
+    h ^= h >> 16
+    return <int32_t> h
+
+
 cdef inline int murmur_term(Vec *utf8, const ucs4_t *term, Py_ssize_t n, bint ascii,
                             int32_t *out) noexcept nogil:
     """*out = MurmurHash3 of the UTF-8 of term[:n] (``ascii``: every code point

@@ -51,6 +51,18 @@ cdef inline void sort_u64(uint64_t *a, Py_ssize_t n) noexcept nogil:
         a[j + 1] = x
 
 
+cdef inline void insertion_sort_u64(uint64_t *a, Py_ssize_t n) noexcept nogil:
+    cdef Py_ssize_t i, j
+    cdef uint64_t x
+    for i in range(1, n):
+        x = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > x:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = x
+
+
 cdef inline int bit_length(uint64_t x) noexcept nogil:
     cdef int bits = 0
     while x:
@@ -91,7 +103,11 @@ cdef inline int bucket_sort_u64(uint64_t *a, Py_ssize_t n, int key_bits, Vec *tm
         b = <Py_ssize_t> (a[i] >> shift)
         out[ends[b]] = a[i]
         ends[b] += 1
-    if shift:
+    if shift and n <= 4096:
+        # about one key a bucket: the scattered keys are nearly sorted, and one
+        # insertion pass costs less than a (mispredicted) branch per bucket
+        insertion_sort_u64(out, n)
+    elif shift:
         start = 0
         for b in range(n_buckets):
             stop = ends[b]

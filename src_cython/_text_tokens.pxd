@@ -5,10 +5,10 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 
 from _text_common cimport (
     ucs4_t, char_t, vec_reserve, unlikely, prefetch, C_MODE_HASH, C_MODE_FIT,
-    F_WORD, F_SPECIAL, ERR_NOMEM, PREFETCH_AHEAD,
+    F_WORD, F_SPECIAL, ERR_NOMEM, PREFETCH_AHEAD, SHORT_TERM, BUF_SLACK,
 )
 from _text_table cimport TermTable, table_find, hash_ucs4
-from _text_murmur cimport murmur_ascii, murmur_term, hashed_key
+from _text_murmur cimport murmur_ascii, murmur_short, murmur_term, hashed_key
 from _text_worker cimport Worker, Params, sink_hash, sink_term
 from _text_lower cimport lower_special
 
@@ -116,7 +116,10 @@ cdef inline int hash_unigrams(Worker *w, const Params *p, const int32_t *bounds,
         length = bounds[j + 1] - start
         if length < min_token_len:
             continue
-        h = murmur_ascii(buf + start, length, &seen)
+        if length <= SHORT_TERM:
+            h = murmur_short(buf + start, length, &seen)
+        else:
+            h = murmur_ascii(buf + start, length, &seen)
         if seen >= 0x80:
             err = murmur_term(&w.utf8, buf + start, length, False, &h)
             if err:
@@ -170,7 +173,7 @@ cdef inline int scan_words_branchless(Worker *w, const Params *p, const char_t *
     cdef int32_t *bounds
     if n >= 2147483647:
         return -1  # positions must fit int32: scan_words() does it
-    if vec_reserve(&w.buf, n + 4) < 0 or vec_reserve(&w.bounds, n + 2) < 0:
+    if vec_reserve(&w.buf, n + BUF_SLACK) < 0 or vec_reserve(&w.bounds, n + 2) < 0:
         return ERR_NOMEM
     buf = <ucs4_t *> w.buf.data
     bounds = <int32_t *> w.bounds.data

@@ -226,6 +226,7 @@ cdef inline int finish_row(Worker *w, const Params *p) noexcept nogil:
     cdef uint64_t *keys
     cdef uint64_t column
     cdef int32_t value
+    cdef int64_t n_negative = 0
     cdef int32_t *ids
     cdef int32_t *counts
     if p.mode == C_MODE_HASH:
@@ -243,15 +244,14 @@ cdef inline int finish_row(Worker *w, const Params *p) noexcept nogil:
             column = keys[i] >> 1
             value = 0
             while i < n and (keys[i] >> 1) == column:
-                if keys[i] & 1:
-                    value -= 1
-                    w.n_negative += 1
-                else:
-                    value += 1
+                # +1, or -1 for a negative sign, without a branch on the sign
+                value += 1 - 2 * <int32_t> (keys[i] & 1)
+                n_negative += <int64_t> (keys[i] & 1)
                 i += 1
             ids[n_out] = <int32_t> column
             counts[n_out] = value
             n_out += 1
+        w.n_negative += n_negative
         w.keys.n = 0
     else:
         n_out = w.row_ids.n

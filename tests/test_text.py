@@ -387,6 +387,23 @@ def test_parameters_are_validated_in_fit_not_init():
         fast_text.CountVectorizer(n_threads=0).fit(["a b"])
 
 
+@pytest.mark.parametrize("alphabet", ["abcdefghijklmnopqrstuvwxyz0123456789_",
+                                      "aé_ßçñ9", "\u4e00\u4e8c\u4e09a"])
+@pytest.mark.parametrize("pattern", [r"(?u)\b\w\w+\b", r"(?u)\b\w+\b"])
+def test_every_token_length_hashes_as_sklearn(alphabet, pattern):
+    """Tokens of 1 to 40 code points, at every position of a document: the
+    short-token hash (up to 12 code points, no branch on the length) and the
+    long one give scikit-learn's columns and signs."""
+    rng = np.random.default_rng(len(alphabet))
+    letters = np.array(list(alphabet))
+    words = ["".join(rng.choice(letters, size=n)) for n in range(1, 41) for _ in range(3)]
+    docs = [" ".join(words[i:] + words[:i]) for i in range(0, len(words), 7)]
+    docs += [w for w in words]  # one token, at the very end of its buffer
+    for n_features in (2**20, 1000, 1):
+        assert_same_as_sklearn(docs, {"token_pattern": pattern,
+                                      "n_features": n_features})
+
+
 # -- threads ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("params", [{}, {"ngram_range": (1, 2), "stop_words": "english"},
