@@ -7,7 +7,7 @@ from libc.string cimport memcpy
 from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
 
 from _text_common cimport (
-    ucs4_t, Vec, vec_init, vec_free, vec_reserve, LONG_TERM,
+    ucs4_t, Vec, vec_init, vec_free, vec_reserve, LONG_TERM, SHORT_TERM,
     FASTNB_HASH_SEED, FASTNB_HASH_MULTIPLIER, FASTNB_FMIX_1, FASTNB_FMIX_2,
 )
 
@@ -77,11 +77,38 @@ cdef inline uint64_t hash_finish(uint64_t h, Py_ssize_t n) noexcept nogil:
     return h
 
 
+cdef inline uint64_t rotl64(uint64_t x, int r) noexcept nogil:
+    return (x << r) | (x >> (64 - r))
+
+
+cdef inline uint64_t hash_padded(const ucs4_t *p, Py_ssize_t n) noexcept nogil:
+    """hash_ucs4() of p[:n] for n <= SHORT_TERM, without a branch on n: reads
+    p[:SHORT_TERM] (readable; the values past n are masked off). The 21-bit code
+    points are packed three to a word, and the four words multiplied
+    independently (no chain of dependent multiplies), then finalised."""
+    cdef uint64_t c[12]
+    cdef Py_ssize_t i
+    cdef uint64_t h
+    for i in range(12):
+        c[i] = p[i] & (<uint32_t> 0 - <uint32_t> (i < n))
+    h = ((c[0] | (c[1] << 21) | (c[2] << 42)) ^ FASTNB_HASH_SEED) * FASTNB_HASH_MULTIPLIER
+    h ^= rotl64(((c[3] | (c[4] << 21) | (c[5] << 42)) + 1) * FASTNB_FMIX_1, 17)
+    h ^= rotl64(((c[6] | (c[7] << 21) | (c[8] << 42)) + 2) * FASTNB_FMIX_2, 31)
+    h ^= rotl64(((c[9] | (c[10] << 21) | (c[11] << 42)) + 3) * FASTNB_HASH_MULTIPLIER, 47)
+    return hash_finish(h, n)
+
+
 cdef inline uint64_t hash_ucs4(const ucs4_t *p, Py_ssize_t n) noexcept nogil:
-    """The table hash of a term: two code points at a time are xored into the
+    """The table hash of a term. Up to SHORT_TERM code points, hash_padded() of a
+    zero-padded copy; longer, two code points at a time are xored into the
     state, which is multiplied and rotated; then MurmurHash3's finaliser."""
     cdef uint64_t h = FASTNB_HASH_SEED
     cdef Py_ssize_t i = 0
+    cdef ucs4_t padded[SHORT_TERM]
+    if n <= SHORT_TERM:
+        for i in range(SHORT_TERM):
+            padded[i] = p[i] if i < n else 0
+        return hash_padded(padded, n)
     while i + 1 < n:
         h = (h ^ (p[i] | (<uint64_t> p[i + 1] << 32))) * FASTNB_HASH_MULTIPLIER
         h = (h << 29) | (h >> 35)

@@ -7,7 +7,7 @@ from _text_common cimport (
     ucs4_t, char_t, vec_reserve, unlikely, prefetch, C_MODE_HASH, C_MODE_FIT,
     F_WORD, F_SPECIAL, ERR_NOMEM, PREFETCH_AHEAD, SHORT_TERM, BUF_SLACK,
 )
-from _text_table cimport TermTable, table_find, hash_ucs4
+from _text_table cimport TermTable, table_find, hash_ucs4, hash_padded
 from _text_murmur cimport murmur_ascii, murmur_short, murmur_term, hashed_key
 from _text_worker cimport Worker, Params, sink_hash, sink_term
 from _text_lower cimport lower_special
@@ -149,7 +149,9 @@ cdef inline int count_tokens(Worker *w, const Params *p, const int32_t *bounds,
             continue
         spans[2 * m] = start
         spans[2 * m + 1] = length
-        hashes[m] = hash_ucs4(buf + start, length)
+        # w.buf has BUF_SLACK readable code points past the document
+        hashes[m] = (hash_padded(buf + start, length) if length <= SHORT_TERM
+                     else hash_ucs4(buf + start, length))
         m += 1
     w.spans.n = m
     return 0
