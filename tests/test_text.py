@@ -408,7 +408,9 @@ def test_every_token_length_hashes_as_sklearn(alphabet, pattern):
 
 @pytest.mark.parametrize("params", [{}, {"ngram_range": (1, 2), "stop_words": "english"},
                                     {"analyzer": "char_wb", "ngram_range": (2, 4)},
-                                    {"max_features": 50, "min_df": 2}])
+                                    {"max_features": 50, "min_df": 2},
+                                    {"norm": "l1", "binary": True, "dtype": np.float32},
+                                    {"norm": None, "alternate_sign": False}])
 def test_threads_give_the_same_bits(monkeypatch, params):
     monkeypatch.setattr(text_params, "PARALLEL_MIN_CHARS", 0)
     monkeypatch.setattr(text_params, "PARALLEL_MIN_VALUES", 0)
