@@ -27,6 +27,7 @@ cdef enum:
     N_HOT = 4096          # entries of a worker's cache of recent terms
     PREFETCH_AHEAD = 6    # tokens between a slot's prefetch and its use
     N_CODE_POINTS = 0x110000
+    BLOCKS_PER_THREAD = 8  # hashing: blocks a thread claims, one at a time
     SHORT_TERM = 12       # murmur_short() hashes terms up to this long
     BUF_SLACK = 16        # readable code points past a document's end in w.buf
 
@@ -64,6 +65,26 @@ cdef extern from * nogil:
     #endif
     """
     bint unlikely(bint)  # Cython's own __builtin_expect macro
+
+cdef extern from * nogil:
+    """
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static __inline Py_ssize_t fastnb_claim(Py_ssize_t *counter) {
+    #if defined(_WIN64)
+        return (Py_ssize_t) _InterlockedExchangeAdd64((volatile __int64 *) counter, 1);
+    #else
+        return (Py_ssize_t) _InterlockedExchangeAdd((volatile long *) counter, 1);
+    #endif
+    }
+    #else
+    static inline Py_ssize_t fastnb_claim(Py_ssize_t *counter) {
+        return __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+    }
+    #endif
+    """
+    # The next unclaimed block (atomically: each value is returned once)
+    Py_ssize_t claim "fastnb_claim"(Py_ssize_t *counter)
     void prefetch "FASTNB_PREFETCH"(const void *p)
 
 ctypedef fused char_t:

@@ -68,7 +68,7 @@ from libc.string cimport memcpy
 from _text_common cimport (
     ucs4_t, Vec, vec_init, vec_free, vec_reserve, vec_resize, widen,
     C_MODE_HASH, C_MODE_FIT, C_MODE_FIXED, F_WORD, F_SPACE, ERR_NOMEM,
-    ERR_NEED_SIGMA, ERR_SURROGATE, N_CODE_POINTS,
+    ERR_NEED_SIGMA, ERR_SURROGATE, N_CODE_POINTS, BLOCKS_PER_THREAD, claim,
 )
 from _text_table cimport (
     TermTable, table_zero, table_init, table_free, table_find, table_insert,
@@ -271,7 +271,7 @@ def analyze(
     status (STATUS_NEED_SIGMA, STATUS_SURROGATE) means nothing was produced;
     ``result`` is then the first document concerned.
     """
-    cdef Py_ssize_t n_docs = len(docs), i, b, n_blocks, doc
+    cdef Py_ssize_t n_docs = len(docs), i, b, t, n_blocks, doc, next_block = 0
     cdef Params p
     cdef Worker *workers = NULL
     cdef const void **doc_data = NULL
@@ -298,6 +298,12 @@ def analyze(
     if n_threads < 1:
         n_threads = 1
     n_blocks = n_threads if n_threads < n_docs else (n_docs if n_docs > 0 else 1)
+    if mode == C_MODE_HASH and n_blocks > 1:
+        # Hashing: more blocks than threads, each thread claiming the next block
+        # when done with one, so that a thread the system holds up (another
+        # process on its core) leaves its share to the others instead of making
+        # them wait. The rows are still placed by block order: the same output.
+        n_blocks = min(n_docs, BLOCKS_PER_THREAD * n_threads)
     lengths = np.empty(n_docs, dtype=np.intp)
     cdef Py_ssize_t[::1] lengths_view = lengths
     row_nnz = np.zeros(n_docs, dtype=np.int64)
@@ -380,7 +386,13 @@ def analyze(
 
         # Phase 1: every block analyses its documents.
         with nogil:
-            if n_blocks > 1:
+            if n_blocks > n_threads:
+                for t in prange(n_threads, schedule="static", num_threads=n_threads):
+                    b = claim(&next_block)
+                    while b < n_blocks:
+                        analyze_block(&workers[b], &p, bounds[b], bounds[b + 1])
+                        b = claim(&next_block)
+            elif n_blocks > 1:
                 for b in prange(n_blocks, schedule="static", num_threads=n_threads):
                     analyze_block(&workers[b], &p, bounds[b], bounds[b + 1])
             else:
