@@ -41,13 +41,8 @@ so 1 or 16 threads give the same bits. Buffers come from ``PyMem_RawMalloc``
 (thread-safe without the GIL, and seen by ``tracemalloc``); a failed allocation
 raises MemoryError.
 
-The point functions live in .pxd files, each building on the ones before it:
-``_text_common`` (constants, growable arrays), ``_text_table`` (term tables),
-``_text_murmur`` (MurmurHash3), ``_text_sort``, ``_text_worker`` (per-thread
-state and the sinks), ``_text_lower`` (lowercasing, accent marks),
-``_text_tokens`` (word tokenising), ``_text_ngrams`` (n-grams, one document's
-analysis) and ``_text_rows`` (the merge and the CSR output). This file holds
-the loops over documents and the Python entry points.
+The point functions are in ``_text_*.pxd`` (see each file's header); this file
+holds the loops over documents and the Python entry points.
 """
 
 from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
