@@ -23,6 +23,7 @@ from hypothesis import strategies as st  # noqa: E402
 
 import fastnb  # noqa: E402
 from fastnb import text as fast_text  # noqa: E402
+from fastnb.text import _params as text_params  # noqa: E402
 
 DATA = pathlib.Path(__file__).resolve().parent / "data" / "text_corpus.txt"
 VECTORIZERS = ("HashingVectorizer", "CountVectorizer")
@@ -386,14 +387,33 @@ def test_parameters_are_validated_in_fit_not_init():
         fast_text.CountVectorizer(n_threads=0).fit(["a b"])
 
 
+@pytest.mark.parametrize("alphabet", ["abcdefghijklmnopqrstuvwxyz0123456789_",
+                                      "aé_ßçñ9", "\u4e00\u4e8c\u4e09a"])
+@pytest.mark.parametrize("pattern", [r"(?u)\b\w\w+\b", r"(?u)\b\w+\b"])
+def test_every_token_length_hashes_as_sklearn(alphabet, pattern):
+    """Tokens of 1 to 40 code points, at every position of a document: the
+    short-token hash (up to 12 code points, no branch on the length) and the
+    long one give scikit-learn's columns and signs."""
+    rng = np.random.default_rng(len(alphabet))
+    letters = np.array(list(alphabet))
+    words = ["".join(rng.choice(letters, size=n)) for n in range(1, 41) for _ in range(3)]
+    docs = [" ".join(words[i:] + words[:i]) for i in range(0, len(words), 7)]
+    docs += [w for w in words]  # one token, at the very end of its buffer
+    for n_features in (2**20, 1000, 1):
+        assert_same_as_sklearn(docs, {"token_pattern": pattern,
+                                      "n_features": n_features})
+
+
 # -- threads ---------------------------------------------------------------------------
 
 @pytest.mark.parametrize("params", [{}, {"ngram_range": (1, 2), "stop_words": "english"},
                                     {"analyzer": "char_wb", "ngram_range": (2, 4)},
-                                    {"max_features": 50, "min_df": 2}])
+                                    {"max_features": 50, "min_df": 2},
+                                    {"norm": "l1", "binary": True, "dtype": np.float32},
+                                    {"norm": None, "alternate_sign": False}])
 def test_threads_give_the_same_bits(monkeypatch, params):
-    monkeypatch.setattr(fast_text, "_PARALLEL_MIN_CHARS", 0)
-    monkeypatch.setattr(fast_text, "_PARALLEL_MIN_VALUES", 0)
+    monkeypatch.setattr(text_params, "PARALLEL_MIN_CHARS", 0)
+    monkeypatch.setattr(text_params, "PARALLEL_MIN_VALUES", 0)
     docs = corpus() * 3
     for name in VECTORIZERS:
         kwargs = params_for(name, params)
@@ -411,8 +431,8 @@ def test_threads_give_the_same_bits(monkeypatch, params):
 @settings(deadline=None, max_examples=20)
 @given(docs=st.lists(_document, min_size=1, max_size=12))
 def test_threads_on_generated_text(docs):
-    saved = fast_text._PARALLEL_MIN_CHARS, fast_text._PARALLEL_MIN_VALUES
-    fast_text._PARALLEL_MIN_CHARS = fast_text._PARALLEL_MIN_VALUES = 0
+    saved = text_params.PARALLEL_MIN_CHARS, text_params.PARALLEL_MIN_VALUES
+    text_params.PARALLEL_MIN_CHARS = text_params.PARALLEL_MIN_VALUES = 0
     try:
         for name in VECTORIZERS:
             X1, error1 = outcome(
@@ -423,7 +443,7 @@ def test_threads_on_generated_text(docs):
             if error1 is None:
                 assert_same_csr(X2, X1)
     finally:
-        fast_text._PARALLEL_MIN_CHARS, fast_text._PARALLEL_MIN_VALUES = saved
+        text_params.PARALLEL_MIN_CHARS, text_params.PARALLEL_MIN_VALUES = saved
 
 
 # -- the estimator API -----------------------------------------------------------------
