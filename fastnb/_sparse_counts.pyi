@@ -45,16 +45,3 @@ def bernoulli_entry_terms(feat_start: NDArray[np.int64], feat_len: NDArray[np.in
                           class_count: _Float64, alpha: float, w0: _Float64,
                           ln0: _Float64, ent_weight: _Float64, const_delta: _Float64,
                           scratch: _Float64, n_threads: int) -> None: ...
-def table_feature_major(feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
-                        ent_class: NDArray[np.int32], ent_weight: _Float64,
-                        feat_base: _Float64, scale: _Float64, mult: _Float64,
-                        out: _Float64) -> None: ...
-
-class TablePredictor:
-    def __init__(self, feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
-                 ent_class: NDArray[np.int32], ent_weight: _Float64,
-                 feat_base: _Float64, bias: _Float64, scale: _Float64,
-                 mult: _Float64) -> None: ...
-    def predict(self, data: _Values, indices: _Index, indptr: _Index, binarize: bool,
-                threshold: float, mode: int, labels_out: NDArray[np.intp] | None,
-                out: _Float64 | None, n_threads: int) -> tuple[int, int]: ...

@@ -11,6 +11,7 @@ from .._validation import CSRInput
 
 _kernels = load_kernels("_discrete_kernels")
 _table_kernels = load_kernels("_sparse_counts")
+_table_predict_kernels = load_kernels("_sparse_predict")
 
 # Bool input is predicted through a table of 256 partial sums per 8 features when
 # it fits: at most this many classes (the kernel's local accumulator) and bytes.

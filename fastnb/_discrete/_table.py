@@ -19,6 +19,7 @@ from ._shared import (
     _raise_malformed_csr,
     _split_missing,
     _table_kernels,
+    _table_predict_kernels,
 )
 
 
@@ -194,7 +195,7 @@ class _TableMixin:
             table = self._table
             feat_base, bias, scale, mult = cache["table_terms"]
             weights = _aligned_feature_major(table.n_features, table.n_classes)
-            _table_kernels.table_feature_major(
+            _table_predict_kernels.table_feature_major(
                 table.feat_start, table.feat_len, table.ent_class,
                 cache["table_entry_weights"], feat_base, scale, mult, weights)
             cache["table_weights_fm"] = weights
@@ -231,7 +232,7 @@ class _TableMixin:
         else:
             predictor = cache.get("table_predictor")
             if predictor is None:
-                predictor = _table_kernels.TablePredictor(
+                predictor = _table_predict_kernels.TablePredictor(
                     table.feat_start, table.feat_len, table.ent_class,
                     cache["table_entry_weights"], feat_base, bias, scale, mult)
                 cache["table_predictor"] = predictor

@@ -1,0 +1,223 @@
+"""Predict over the sparse per-class count table (text-scale discrete models).
+
+The table and its entry weights are built and refreshed by ``_sparse_counts.pyx``
+(layout in ``_sparse_rows.pxd``). Here a CSR row is scored in O(nnz x classes with
+counts): ``TablePredictor`` scores rows in parallel over row blocks, each row
+computed alone, so results do not depend on the thread count;
+``table_feature_major`` writes the dense feature-major weights for large batches.
+
+The joint log likelihood of row x is, for every model here,
+
+    jll[c] = bias[c] + mult[c] * (sum_j x_j base_j + s(x) scale[c] + sum_{e of j} x_j w_e)
+
+with s(x) = sum_j x_j, ``base`` a per-feature term shared by the classes without
+a count, and ``w_e`` the difference a class's count makes.
+"""
+
+from cython.parallel cimport prange
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport calloc, free, malloc
+from libc.math cimport INFINITY
+
+from _common cimport intp_t, floating, finish_row, block_start, MODE_ARGMAX
+from _sparse_rows cimport add_block_weights
+
+
+ctypedef fused index_t:
+    int
+    long long
+
+
+cdef inline int table_predict_row(
+    const floating[::1] data, const index_t[::1] indices,
+    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t d,
+    const int64_t* feat_start, const int32_t* feat_len,
+    const int32_t* ent_class, const double* ent_weight, const double* feat_base,
+    bint scalar_base, const double* bias, const double* scale, const double* mult,
+    Py_ssize_t k, bint binarize, double threshold, int mode,
+    intp_t* label_out, double* acc,
+) noexcept nogil:
+    """One row's output; 0 fine, 1 suspect (non-finite), 2 malformed."""
+    cdef Py_ssize_t p, j, c
+    cdef double x, s = 0.0, base = 0.0, value
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
+    for c in range(k):
+        acc[c] = 0.0
+    for p in range(start, stop):
+        j = indices[p]
+        if j < 0 or j >= d:
+            return 2
+        x = data[p]
+        if binarize:
+            # thresholding would hide NaN (missing) and inf (an error): flag the row
+            if x != x or x == INFINITY or x == -INFINITY:
+                saw_nan = True
+            x = 1.0 if x > threshold else 0.0
+        s = s + x
+        base = base + x * (feat_base[0] if scalar_base else feat_base[j])
+        if feat_len[j] > 0:
+            add_block_weights(acc, ent_class, ent_weight, feat_start[j], feat_len[j], x)
+    for c in range(k):
+        value = bias[c] + mult[c] * ((base + s * scale[c]) + acc[c])
+        acc[c] = value
+        if value > best:
+            best = value
+            best_class = c
+        elif value != value:
+            saw_nan = True
+    if mode == MODE_ARGMAX:
+        label_out[0] = best_class
+    else:
+        finish_row(acc, k, mode)
+    return 1 if (saw_nan or best == -INFINITY or best == INFINITY) else 0
+
+
+cdef Py_ssize_t table_predict_rows(
+    const floating[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
+    Py_ssize_t d, const int64_t* feat_start, const int32_t* feat_len,
+    const int32_t* ent_class, const double* ent_weight, const double* feat_base,
+    bint scalar_base, const double* bias, const double* scale, const double* mult,
+    Py_ssize_t k, bint binarize, double threshold, int mode, intp_t[::1] labels_out,
+    double[:, ::1] out, double* scratch, Py_ssize_t row_start, Py_ssize_t row_stop,
+    intp_t* n_malformed,
+) noexcept nogil:
+    """Rows [row_start, row_stop) of a CSR batch; returns how many came out suspect
+    (non-finite) and counts malformed rows into ``n_malformed``."""
+    cdef Py_ssize_t i, start, stop, nnz = data.shape[0], n_suspect = 0
+    cdef int status
+    cdef intp_t dummy_label
+    cdef intp_t* label_out = &dummy_label
+    cdef double* acc
+    for i in range(row_start, row_stop):
+        start = indptr[i]
+        stop = indptr[i + 1]
+        if mode == MODE_ARGMAX:
+            label_out = &labels_out[i]
+            acc = scratch
+        else:
+            acc = &out[i, 0]
+        if start < 0 or stop > nnz or stop < start:
+            n_malformed[0] += 1
+            continue
+        status = table_predict_row(
+            data, indices, start, stop, d, feat_start, feat_len, ent_class, ent_weight,
+            feat_base, scalar_base, bias, scale, mult, k, binarize, threshold, mode,
+            label_out, acc)
+        if status == 2:
+            n_malformed[0] += 1
+        else:
+            n_suspect += status
+    return n_suspect
+
+
+cdef class TablePredictor:
+    """The table's arrays and predict terms of one model state, typed once.
+
+    A 1-document predict is a few hundred nanoseconds of arithmetic; converting
+    a dozen arrays to memoryviews on every call cost more than that, so the
+    model keeps one of these per state (in its predict cache) and a call
+    converts only the batch.
+    """
+    cdef const int64_t[::1] feat_start
+    cdef const int32_t[::1] feat_len
+    cdef const int32_t[::1] ent_class
+    cdef const double[::1] ent_weight
+    cdef const double[::1] feat_base   # (d,) or (1,) per-feature base term
+    cdef const double[::1] bias        # (k,)
+    cdef const double[::1] scale       # (k,) times s(x)
+    cdef const double[::1] mult        # (k,) outer factor
+    cdef Py_ssize_t n_features
+
+    def __init__(self, feat_start, feat_len, ent_class, ent_weight, feat_base, bias,
+                 scale, mult):
+        self.feat_start = feat_start
+        self.feat_len = feat_len
+        self.ent_class = ent_class
+        self.ent_weight = ent_weight
+        self.feat_base = feat_base
+        self.bias = bias
+        self.scale = scale
+        self.mult = mult
+        self.n_features = feat_start.shape[0]
+
+    def predict(
+        self,
+        const floating[::1] data,     # IN: CSR values
+        const index_t[::1] indices,   # IN: CSR column indices
+        const index_t[::1] indptr,    # IN: (n + 1,) row pointers
+        bint binarize,
+        double threshold,
+        int mode,
+        intp_t[::1] labels_out,
+        double[:, ::1] out,
+        int n_threads,
+    ):
+        """Score CSR rows against the table. Returns ``(n_suspect, n_malformed)``."""
+        cdef Py_ssize_t n = indptr.shape[0] - 1
+        cdef Py_ssize_t k = self.bias.shape[0]
+        cdef Py_ssize_t block, n_blocks = max(1, min(n_threads, n))
+        cdef Py_ssize_t n_suspect = 0, n_malformed = 0
+        # Per-block class scratch for arg-max rows and malformed-row counts, from
+        # malloc (a 1-document call is a few hundred nanoseconds of arithmetic:
+        # two NumPy allocations cost more than that); failure raises MemoryError.
+        cdef double* scratch = <double*>malloc(n_blocks * k * sizeof(double))
+        cdef intp_t* malformed = <intp_t*>calloc(n_blocks, sizeof(intp_t))
+        if scratch == NULL or malformed == NULL:
+            free(scratch)
+            free(malformed)
+            raise MemoryError()
+        try:
+            with nogil:
+                # One block never enters an OpenMP region (a 1-document call).
+                for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
+                                    use_threads_if=n_blocks > 1):
+                    n_suspect += table_predict_rows(
+                        data, indices, indptr, self.n_features, &self.feat_start[0],
+                        &self.feat_len[0], &self.ent_class[0], &self.ent_weight[0],
+                        &self.feat_base[0], self.feat_base.shape[0] == 1, &self.bias[0],
+                        &self.scale[0], &self.mult[0], k, binarize, threshold, mode,
+                        labels_out, out, &scratch[block * k],
+                        block_start(block, n_blocks, n),
+                        block_start(block + 1, n_blocks, n), &malformed[block])
+            for block in range(n_blocks):
+                n_malformed += malformed[block]
+        finally:
+            free(scratch)
+            free(malformed)
+        return n_suspect, n_malformed
+
+
+def table_feature_major(
+    const int64_t[::1] feat_start,    # IN: the table (see _sparse_rows.pxd)
+    const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class,
+    const double[::1] ent_weight,
+    const double[::1] feat_base,      # IN: (d,) or (1,) per-feature base term
+    const double[::1] scale,          # IN: (k,)
+    const double[::1] mult,           # IN: (k,)
+    double[:, ::1] out,               # OUT: (d, kp) feature-major weights, kp >= k
+):
+    """The table's weights as the dense feature-major (d, kp) table of the dense
+    CSR predict kernel: out[j, c] = mult[c] * ((base_j + scale[c]) + w_cj), with
+    w_cj = 0 where class c has no count of j, and zero padding beyond k.
+
+    For large batches one O(k d) pass and contiguous rows beat walking each
+    feature's class list per non-zero; the result is cached by the caller.
+    """
+    cdef Py_ssize_t d = out.shape[0], kp = out.shape[1], k = scale.shape[0]
+    cdef Py_ssize_t j, c, e, s
+    cdef double base
+    cdef bint scalar_base = feat_base.shape[0] == 1
+    with nogil:
+        for j in range(d):
+            base = feat_base[0] if scalar_base else feat_base[j]
+            for c in range(k):
+                out[j, c] = mult[c] * (base + scale[c])
+            for c in range(k, kp):
+                out[j, c] = 0.0
+            s = feat_start[j]
+            for e in range(s, s + feat_len[j]):
+                c = ent_class[e]
+                out[j, c] = mult[c] * ((base + scale[c]) + ent_weight[e])
