@@ -383,44 +383,31 @@ cdef inline void gather_strided(
             acc[c] = acc[c] + p[c * class_stride]
 
 
-cdef inline void gather4(const intp_t* rows, Py_ssize_t d, const double* table,
-                         const intp_t* starts, double* acc) noexcept nogil:
-    """gather_strided for rows of 4 contiguous classes, in registers: the same sums."""
-    cdef double a[4]
-    cdef const double* p
-    cdef Py_ssize_t j, c
-    for c in range(4):
-        a[c] = 0.0
-    for j in range(d):
-        if rows[j] >= 0:
-            p = table + starts[j] + rows[j] * 4
-            for c in range(4):
-                a[c] = a[c] + p[c]
-    for c in range(4):
-        acc[c] = a[c]
-
-
-cdef inline void gather8(const intp_t* rows, Py_ssize_t d, const double* table,
-                         const intp_t* starts, double* acc) noexcept nogil:
-    """gather_strided for rows of 8 contiguous classes, in registers: the same sums."""
+cdef inline void gather_fixed(const intp_t* rows, Py_ssize_t d, const double* table,
+                              const intp_t* starts, double* acc,
+                              const Py_ssize_t width) noexcept nogil:
+    """gather_strided for rows of ``width`` contiguous classes (at most 8), in
+    registers: the same sums. Call it with a literal width (4 or 8): once inlined,
+    the class loops have constant bounds and gcc keeps the accumulators in
+    registers."""
     cdef double a[8]
     cdef const double* p
     cdef Py_ssize_t j, c
-    for c in range(8):
+    for c in range(width):
         a[c] = 0.0
     for j in range(d):
         if rows[j] >= 0:
-            p = table + starts[j] + rows[j] * 8
-            for c in range(8):
+            p = table + starts[j] + rows[j] * width
+            for c in range(width):
                 a[c] = a[c] + p[c]
-    for c in range(8):
+    for c in range(width):
         acc[c] = a[c]
 
 
 cdef inline void gather8_codes(const value_t* x, Py_ssize_t d, const intp_t* n_categories,
                                const double* table, const intp_t* starts,
                                double* acc) noexcept nogil:
-    """gather8 straight from a row of integers when every feature is an
+    """gather_fixed (width 8) straight from a row of integers when every feature is an
     integer-code feature: the row of a value is itself, or n_categories (unseen)
     outside [0, n_categories). The same sums as resolving first."""
     cdef double a[8]

@@ -37,7 +37,7 @@ from _common cimport intp_t, MODE_ARGMAX
 cimport _categorical_point as point
 from _categorical_point cimport (
     value_t, LOOKUP_CODE, TAG_EMPTY, SMALL_COUNTS, slot_hash, table_find, table_row,
-    fill_small_logs, smooth_counts, gather4, gather8, gather8_codes, gather_strided,
+    fill_small_logs, smooth_counts, gather_fixed, gather8_codes, gather_strided,
     finish_prediction, fastnb_malloc, fastnb_free, fastnb_exp_shifted8,
 )
 
@@ -220,9 +220,9 @@ cdef inline void sum_row(const intp_t* rows, Py_ssize_t d, const Tables* t,
                          double* acc) noexcept nogil:
     """The sums of a row's log probabilities, class accumulators in registers."""
     if t.row_width == 4:
-        gather4(rows, d, t.log_prob, t.block_start, acc)
+        gather_fixed(rows, d, t.log_prob, t.block_start, acc, 4)
     elif t.row_width == 8:
-        gather8(rows, d, t.log_prob, t.block_start, acc)
+        gather_fixed(rows, d, t.log_prob, t.block_start, acc, 8)
     else:
         gather_strided(rows, d, t.log_prob, t.block_start, t.row_width, 1, t.k, acc)
 
