@@ -55,6 +55,18 @@ cdef inline const floating* row_of(
     return gathered
 
 
+cdef object row_scratch(Py_ssize_t n_blocks, Py_ssize_t d, bint strided, bint single):
+    """One row of scratch per block for ``row_of`` when X's rows are strided, else
+    None: a C-ordered predict of one row allocates nothing here."""
+    if not strided:
+        return None
+    return np.empty((n_blocks, max(d, 1)), dtype=np.float32 if single else np.float64)
+
+
+cdef inline floating* scratch_row(floating[:, ::1] scratch, Py_ssize_t block) noexcept nogil:
+    return NULL if scratch is None else &scratch[block, 0]
+
+
 cdef void accumulate_chunk(
     const floating[:, :] X,
     floating* gathered,         # SCRATCH: d values when X's rows are strided, else NULL
@@ -188,21 +200,17 @@ def gaussian_fit(
     # Rows whose values are not adjacent (a DataFrame's columns) are copied one at
     # a time into a per-block row of scratch.
     cdef bint strided = d > 1 and X.strides[1] != sizeof(floating)
-    if floating is float:
-        gathered_arr = np.empty((n_blocks, max(d, 1)), dtype=np.float32)
-    else:
-        gathered_arr = np.empty((n_blocks, max(d, 1)), dtype=np.float64)
-    cdef floating[:, ::1] gathered = gathered_arr
+    cdef floating[:, ::1] gathered = row_scratch(n_blocks, d, strided, floating is float)
 
     with nogil:
         if n_blocks == 1:
-            accumulate_chunks(X, &gathered[0, 0] if strided else NULL, codes, weights,
+            accumulate_chunks(X, scratch_row(gathered, 0), codes, weights,
                               global_slot, missing, n_chunks,
                               0, n_chunks, chunk_rows, chunk_count, chunk_shift,
                               chunk_mean, chunk_ssd)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
-                accumulate_chunks(X, &gathered[block, 0] if strided else NULL, codes,
+                accumulate_chunks(X, scratch_row(gathered, block), codes,
                                   weights, global_slot, missing, n_chunks,
                                   block_start(block, n_blocks, n_chunks),
                                   block_start(block + 1, n_blocks, n_chunks),
@@ -317,20 +325,16 @@ def gaussian_predict(
     cdef Py_ssize_t n_blocks = max(n_threads, 1)
     cdef Py_ssize_t d = X.shape[1]
     cdef bint strided = d > 1 and X.strides[1] != sizeof(floating)
-    if floating is float:
-        gathered_arr = np.empty((n_blocks, max(d, 1)), dtype=np.float32)
-    else:
-        gathered_arr = np.empty((n_blocks, max(d, 1)), dtype=np.float64)
-    cdef floating[:, ::1] gathered = gathered_arr
+    cdef floating[:, ::1] gathered = row_scratch(n_blocks, d, strided, floating is float)
     with nogil:
         if n_blocks == 1:
-            n_suspect = predict_rows(X, &gathered[0, 0] if strided else NULL, theta,
+            n_suspect = predict_rows(X, scratch_row(gathered, 0), theta,
                                      half_inv_var, half_log_2pi_var, log_norm,
                                      log_prior, mode, labels_out, out, 0, n)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 n_suspect += predict_rows(
-                    X, &gathered[block, 0] if strided else NULL, theta, half_inv_var, half_log_2pi_var, log_norm, log_prior,
+                    X, scratch_row(gathered, block), theta, half_inv_var, half_log_2pi_var, log_norm, log_prior,
                     mode, labels_out, out,
                     block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n),
                 )
