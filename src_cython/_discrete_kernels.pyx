@@ -37,7 +37,7 @@ row; the other modes write the (n, k) output and finish it in place.
 
 from cython.parallel cimport prange
 
-from _common cimport intp_t, floating, block_start, MODE_ARGMAX
+from _common cimport intp_t, floating, block_start, block_scratch_bytes, MODE_ARGMAX
 from _counts cimport (
     uint8_t_, value_t, LOCAL_K, integer_threshold, native_threshold, add_count_row, add_int_count_row,
     count_negative,
@@ -415,9 +415,10 @@ def csr_predict(
     cdef Py_ssize_t n_suspect = 0
     cdef double* spill = NULL
     cdef double[:, ::1] spill_view
+    cdef Py_ssize_t spill_stride = block_scratch_bytes(k * sizeof(double)) // sizeof(double)
     if mode == MODE_ARGMAX and k > LOCAL_K:
         # Rows of more than LOCAL_K classes need k doubles of their own for argmax.
-        spill_view = np.empty((n_blocks, k))
+        spill_view = np.empty((n_blocks, spill_stride))
         spill = &spill_view[0, 0]
     blocks_malformed_arr = np.zeros(n_blocks, dtype=np.intp)
     cdef intp_t[::1] blocks_malformed = blocks_malformed_arr
@@ -430,7 +431,7 @@ def csr_predict(
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 n_suspect += csr_predict_rows(
                     data, indices, indptr, WT, bias, binarize, <floating>threshold,
-                    mode, labels_out, out, spill + block * k if spill != NULL else NULL,
+                    mode, labels_out, out, spill + block * spill_stride if spill != NULL else NULL,
                     block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n),
                     &blocks_malformed[block],
                 )
@@ -542,8 +543,8 @@ cdef Py_ssize_t table_predict(
     cdef long long ithr = integer_threshold(threshold)
     cdef unsigned char* bits = NULL
     cdef unsigned char[:, ::1] bits_view
-    # One row buffer per block for the thresholded rows, each on its own cache lines.
-    cdef Py_ssize_t bits_stride = ((X.shape[1] + 8 + 63) // 64) * 64
+    # One row buffer per block for the thresholded rows, each in pages of its own.
+    cdef Py_ssize_t bits_stride = block_scratch_bytes(X.shape[1] + 8)
     if table.shape[2] > LOCAL_K or table.shape[2] < bias.shape[0]:
         raise ValueError(f"the byte-pattern table supports at most {LOCAL_K} classes")
     if threshold_rows:

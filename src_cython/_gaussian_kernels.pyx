@@ -31,7 +31,7 @@ Predict. One row at a time, one class at a time, with no n x d temporary;
 
 from cython.parallel cimport prange
 
-from _common cimport intp_t, floating, block_start, MODE_ARGMAX
+from _common cimport intp_t, floating, block_start, block_scratch_bytes, MODE_ARGMAX
 from _gaussian cimport (
     welford_update_row, welford_update_row_missing, unshift_mean,
     chan_merge_feature_moments, gaussian_predict_row,
@@ -60,7 +60,9 @@ cdef object row_scratch(Py_ssize_t n_blocks, Py_ssize_t d, bint strided, bint si
     None: a C-ordered predict of one row allocates nothing here."""
     if not strided:
         return None
-    return np.empty((n_blocks, max(d, 1)), dtype=np.float32 if single else np.float64)
+    cdef Py_ssize_t size = 4 if single else 8
+    return np.empty((n_blocks, block_scratch_bytes(max(d, 1) * size) // size),
+                    dtype=np.float32 if single else np.float64)
 
 
 cdef inline floating* scratch_row(floating[:, ::1] scratch, Py_ssize_t block) noexcept nogil:
