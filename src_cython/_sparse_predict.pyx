@@ -19,7 +19,8 @@ from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.math cimport INFINITY
 
-from _common cimport intp_t, floating, finish_row, block_start, MODE_ARGMAX
+from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
+                     MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
 
 
@@ -162,7 +163,10 @@ cdef class TablePredictor:
         # Per-block class scratch for arg-max rows and malformed-row counts, from
         # malloc (a 1-document call is a few hundred nanoseconds of arithmetic:
         # two NumPy allocations cost more than that); failure raises MemoryError.
-        cdef double* scratch = <double*>malloc(n_blocks * k * sizeof(double))
+        # (block_scratch_bytes: each thread's row in pages of its own)
+        cdef Py_ssize_t stride = (
+            k if n_blocks == 1 else block_scratch_bytes(k * sizeof(double)) // sizeof(double))
+        cdef double* scratch = <double*>malloc(n_blocks * stride * sizeof(double))
         cdef intp_t* malformed = <intp_t*>calloc(n_blocks, sizeof(intp_t))
         if scratch == NULL or malformed == NULL:
             free(scratch)
@@ -178,7 +182,7 @@ cdef class TablePredictor:
                         &self.feat_len[0], &self.ent_class[0], &self.ent_weight[0],
                         &self.feat_base[0], self.feat_base.shape[0] == 1, &self.bias[0],
                         &self.scale[0], &self.mult[0], k, binarize, threshold, mode,
-                        labels_out, out, &scratch[block * k],
+                        labels_out, out, &scratch[block * stride],
                         block_start(block, n_blocks, n),
                         block_start(block + 1, n_blocks, n), &malformed[block])
             for block in range(n_blocks):
