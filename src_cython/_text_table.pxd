@@ -81,26 +81,42 @@ cdef inline uint64_t rotl64(uint64_t x, int r) noexcept nogil:
     return (x << r) | (x >> (64 - r))
 
 
-cdef inline uint64_t hash_padded(const ucs4_t *p, Py_ssize_t n) noexcept nogil:
-    """hash_ucs4() of p[:n] for n <= SHORT_TERM, without a branch on n: reads
-    p[:SHORT_TERM] (readable; the values past n are masked off). The 21-bit code
-    points are packed three to a word, and the four words multiplied
-    independently (no chain of dependent multiplies), then finalised."""
-    cdef uint64_t c[12]
+cdef inline void pack_padded(const ucs4_t *p, Py_ssize_t n, uint64_t *k) noexcept nogil:
+    """k[0:4] = the packed key of p[:n], n <= SHORT_TERM: code points 0-2, 3-5,
+    6-8 and 9-11, each plus one in 21 bits (0 past the end, so that the key is
+    the term, its length included). Reads p[:SHORT_TERM] (readable; the values
+    past n are masked off), without a branch on n."""
+    cdef uint64_t c[SHORT_TERM]
     cdef Py_ssize_t i
-    cdef uint64_t h
-    for i in range(12):
-        c[i] = p[i] & (<uint32_t> 0 - <uint32_t> (i < n))
-    h = ((c[0] | (c[1] << 21) | (c[2] << 42)) ^ FASTNB_HASH_SEED) * FASTNB_HASH_MULTIPLIER
-    h ^= rotl64(((c[3] | (c[4] << 21) | (c[5] << 42)) + 1) * FASTNB_FMIX_1, 17)
-    h ^= rotl64(((c[6] | (c[7] << 21) | (c[8] << 42)) + 2) * FASTNB_FMIX_2, 31)
-    h ^= rotl64(((c[9] | (c[10] << 21) | (c[11] << 42)) + 3) * FASTNB_HASH_MULTIPLIER, 47)
+    for i in range(SHORT_TERM):
+        c[i] = (<uint64_t> p[i] + 1) & (<uint64_t> 0 - <uint64_t> (i < n))
+    k[0] = c[0] | (c[1] << 21) | (c[2] << 42)
+    k[1] = c[3] | (c[4] << 21) | (c[5] << 42)
+    k[2] = c[6] | (c[7] << 21) | (c[8] << 42)
+    k[3] = c[9] | (c[10] << 21) | (c[11] << 42)
+
+
+cdef inline uint64_t hash_packed(const uint64_t *k, Py_ssize_t n) noexcept nogil:
+    """hash_ucs4() of a term of n <= SHORT_TERM code points from its packed key:
+    the four words multiplied independently (no chain of dependent
+    multiplies), then finalised."""
+    cdef uint64_t h = (k[0] ^ FASTNB_HASH_SEED) * FASTNB_HASH_MULTIPLIER
+    h ^= rotl64((k[1] + 1) * FASTNB_FMIX_1, 17)
+    h ^= rotl64((k[2] + 2) * FASTNB_FMIX_2, 31)
+    h ^= rotl64((k[3] + 3) * FASTNB_HASH_MULTIPLIER, 47)
     return hash_finish(h, n)
+
+
+cdef inline uint64_t hash_padded(const ucs4_t *p, Py_ssize_t n) noexcept nogil:
+    """hash_ucs4() of p[:n] for n <= SHORT_TERM, reading p[:SHORT_TERM]."""
+    cdef uint64_t k[4]
+    pack_padded(p, n, k)
+    return hash_packed(k, n)
 
 
 cdef inline uint64_t hash_ucs4(const ucs4_t *p, Py_ssize_t n) noexcept nogil:
     """The table hash of a term. Up to SHORT_TERM code points, hash_padded() of a
-    zero-padded copy; longer, two code points at a time are xored into the
+    padded copy; longer, two code points at a time are xored into the
     state, which is multiplied and rotated; then MurmurHash3's finaliser."""
     cdef uint64_t h = FASTNB_HASH_SEED
     cdef Py_ssize_t i = 0

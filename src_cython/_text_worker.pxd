@@ -7,7 +7,7 @@ from libc.string cimport memcpy
 from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
 
 from _text_common cimport (
-    ucs4_t, Vec, vec_init, vec_free, vec_reserve,
+    ucs4_t, Vec, vec_init, vec_free, vec_reserve, unlikely,
     C_MODE_HASH, C_MODE_FIT, C_MODE_FIXED, ERR_NOMEM, N_HOT,
 )
 from _text_table cimport (
@@ -16,6 +16,10 @@ from _text_table cimport (
 )
 from _text_murmur cimport murmur_term, hashed_key
 from _text_sort cimport bucket_sort_u64, radix_sort_u64
+from _text_index cimport (
+    ShortIndex, ShortSlot, index_zero, index_alloc, index_free, index_grow,
+    index_probe, NO_POS,
+)
 
 cdef struct Params:
     int mode
@@ -55,6 +59,8 @@ cdef struct Worker:
     Vec buf          # ucs4_t: the preprocessed document
     Vec spans        # int64 pairs (start, length): the document's word tokens
     Vec span_hashes  # uint64: their table hashes (counting)
+    Vec span_keys    # 4 uint64: the packed keys of those of up to SHORT_TERM code
+                     # points (counting; pack_padded)
     Vec bounds       # int32: token starts and ends (scan_words_branchless)
     Vec gram         # ucs4_t: an n-gram, or a padded word
     Vec utf8         # uint8: a term's UTF-8 bytes
@@ -68,6 +74,7 @@ cdef struct Worker:
     Vec row_ids      # int32: the current row's terms, in first-appearance order
     Vec row_counts   # int32
     TermTable table  # MODE_FIT: this block's terms
+    ShortIndex index # MODE_FIT: its unigrams of up to SHORT_TERM code points
     HotEntry *hot    # counting: N_HOT recently found terms
     int64_t *to_global   # MODE_FIT: block term id -> corpus term id
     Py_ssize_t doc   # the document being analysed
@@ -84,6 +91,7 @@ cdef inline int worker_init(Worker *w, int mode) noexcept nogil:
     vec_init(&w.buf, sizeof(ucs4_t))
     vec_init(&w.spans, 2 * sizeof(int64_t))
     vec_init(&w.span_hashes, sizeof(uint64_t))
+    vec_init(&w.span_keys, 4 * sizeof(uint64_t))
     vec_init(&w.bounds, sizeof(int32_t))
     vec_init(&w.gram, sizeof(ucs4_t))
     vec_init(&w.utf8, sizeof(uint8_t))
@@ -101,6 +109,7 @@ cdef inline int worker_init(Worker *w, int mode) noexcept nogil:
     w.error = 0
     w.error_doc = -1
     w.n_negative = 0
+    index_zero(&w.index)
     cdef Py_ssize_t i
     if mode != C_MODE_HASH:
         w.hot = <HotEntry *> PyMem_RawMalloc(N_HOT * sizeof(HotEntry))
@@ -109,6 +118,8 @@ cdef inline int worker_init(Worker *w, int mode) noexcept nogil:
         for i in range(N_HOT):
             w.hot[i].term = -1
     if mode == C_MODE_FIT:
+        if index_alloc(&w.index, 4096) < 0:
+            return -1
         return table_init(&w.table, 1024)
     table_zero(&w.table)
     return 0
@@ -118,6 +129,7 @@ cdef inline void worker_free_scratch(Worker *w) noexcept nogil:
     vec_free(&w.buf)
     vec_free(&w.spans)
     vec_free(&w.span_hashes)
+    vec_free(&w.span_keys)
     vec_free(&w.bounds)
     vec_free(&w.gram)
     vec_free(&w.utf8)
@@ -127,6 +139,7 @@ cdef inline void worker_free_scratch(Worker *w) noexcept nogil:
     vec_free(&w.seen_in)
     PyMem_RawFree(w.hot)
     w.hot = NULL
+    index_free(&w.index)
     vec_free(&w.row_ids)
     vec_free(&w.row_counts)
 
@@ -202,6 +215,54 @@ cdef inline int sink_term(Worker *w, const Params *p, const ucs4_t *term, Py_ssi
     else:
         (<int32_t *> w.row_counts.data)[slot.pos] += 1
     return 0
+
+
+cdef inline int count_in_row(Worker *w, int32_t term_id, uint32_t *pos) noexcept nogil:
+    """Count one more of term_id in the current row. *pos is the term's place in
+    the row that last counted it: it is in this row when row_ids[*pos] is the
+    term (a row lists a term once), else it is appended and *pos updated."""
+    cdef Py_ssize_t n = w.row_ids.n
+    if <Py_ssize_t> pos[0] < n and (<int32_t *> w.row_ids.data)[pos[0]] == term_id:
+        (<int32_t *> w.row_counts.data)[pos[0]] += 1
+        return 0
+    if n == w.row_ids.cap and (vec_reserve(&w.row_ids, n + 1) < 0
+                               or vec_reserve(&w.row_counts, n + 1) < 0):
+        return ERR_NOMEM
+    pos[0] = <uint32_t> n
+    (<int32_t *> w.row_ids.data)[n] = term_id
+    (<int32_t *> w.row_counts.data)[n] = 1
+    w.row_ids.n = n + 1
+    w.row_counts.n = n + 1
+    return 0
+
+
+cdef inline int sink_short(Worker *w, const ucs4_t *term, Py_ssize_t n, uint64_t h,
+                           const uint64_t *k) noexcept nogil:
+    """MODE_FIT: the unigram term[:n] (n <= SHORT_TERM), of table hash h and
+    packed key k[0:4], is counted through the short-term index."""
+    cdef ShortSlot *s = index_probe(&w.index, k, h)
+    cdef int64_t term_id
+    if unlikely(s.term < 0):
+        # new to the index: learn its id (the table has it if another path saw
+        # it; word n-grams never equal a unigram, having a space), then hold it
+        term_id = table_find(&w.table, term, n, h)
+        if term_id < 0:
+            term_id = table_insert(&w.table, term, n, h, 0)
+            if term_id < 0:
+                return ERR_NOMEM
+        if 2 * (w.index.n + 1) > w.index.mask + 1:
+            if index_grow(&w.index) < 0:
+                return ERR_NOMEM
+            s = index_probe(&w.index, k, h)
+        s.k0 = k[0]
+        s.k1 = k[1]
+        s.k2 = k[2]
+        s.k3 = k[3]
+        s.hash = h
+        s.term = <int32_t> term_id
+        s.pos = NO_POS
+        w.index.n += 1
+    return count_in_row(w, s.term, &s.pos)
 
 
 cdef inline int emit(Worker *w, const Params *p, const ucs4_t *term, Py_ssize_t n) noexcept nogil:
