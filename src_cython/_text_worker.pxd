@@ -80,6 +80,8 @@ cdef struct Worker:
     Py_ssize_t doc   # the document being analysed
     int32_t doc_in_block   # ... counted from the block's first document
     Py_ssize_t first_doc   # the block's first document
+    Py_ssize_t chars_total # the block's code points (plus one a document)
+    Py_ssize_t chars_done  # ... of its documents read so far
     int error
     Py_ssize_t error_doc
     int64_t n_negative   # hashed terms with a negative sign
@@ -109,6 +111,8 @@ cdef inline int worker_init(Worker *w, int mode) noexcept nogil:
     w.error = 0
     w.error_doc = -1
     w.n_negative = 0
+    w.chars_total = 0
+    w.chars_done = 0
     index_zero(&w.index)
     cdef Py_ssize_t i
     if mode != C_MODE_HASH:
@@ -281,6 +285,23 @@ cdef inline int emit(Worker *w, const Params *p, const ucs4_t *term, Py_ssize_t 
     return sink_term(w, p, term, n, hash_ucs4(term, n))
 
 
+cdef inline int reserve_out(Worker *w, Py_ssize_t need) noexcept nogil:
+    """Room for ``need`` entries in the block's output. It grows to what the
+    whole block will need at the rate so far (entries per code point read),
+    plus 1/16: one or two reallocations, where growing by half each time makes
+    about twenty, each copying the output to new pages. 0, or ERR_NOMEM."""
+    cdef Py_ssize_t target = need
+    if need <= w.out_ids.cap and need <= w.out_counts.cap:
+        return 0
+    if 0 < w.chars_done < w.chars_total:
+        target = <Py_ssize_t> (<double> need * w.chars_total / w.chars_done * 1.0625)
+        if target < need:
+            target = need
+    if vec_reserve(&w.out_ids, target) < 0 or vec_reserve(&w.out_counts, target) < 0:
+        return ERR_NOMEM
+    return 0
+
+
 cdef inline int finish_row(Worker *w, const Params *p) noexcept nogil:
     """Append the current document's row to the block's output."""
     cdef Py_ssize_t i, start = w.out_ids.n, n_out = 0, n
@@ -295,8 +316,7 @@ cdef inline int finish_row(Worker *w, const Params *p) noexcept nogil:
         keys = <uint64_t *> w.keys.data
         if bucket_sort_u64(keys, n, w.key_bits, &w.sort_tmp, &w.sort_buckets) < 0:
             return ERR_NOMEM
-        if (vec_reserve(&w.out_ids, start + n) < 0
-                or vec_reserve(&w.out_counts, start + n) < 0):
+        if reserve_out(w, start + n):
             return ERR_NOMEM
         ids = (<int32_t *> w.out_ids.data) + start
         counts = (<int32_t *> w.out_counts.data) + start
@@ -316,8 +336,7 @@ cdef inline int finish_row(Worker *w, const Params *p) noexcept nogil:
         w.keys.n = 0
     else:
         n_out = w.row_ids.n
-        if (vec_reserve(&w.out_ids, start + n_out) < 0
-                or vec_reserve(&w.out_counts, start + n_out) < 0):
+        if reserve_out(w, start + n_out):
             return ERR_NOMEM
         ids = (<int32_t *> w.out_ids.data) + start
         counts = (<int32_t *> w.out_counts.data) + start
