@@ -16,7 +16,7 @@ cdef enum:
 
 
 cdef struct ShortSlot:
-    uint64_t k0           # the term's packed key (pack_padded)
+    uint64_t k0           # the term's packed key (pack_padded())
     uint64_t k1
     uint64_t k2
     uint64_t k3

@@ -292,6 +292,7 @@ def analyze(
 
     table_zero(&merged)
     p.rank = NULL
+    p.n_terms = 0
     docs = list(docs)  # our own references: the strings outlive the nogil sections
     if n_threads < 1:
         n_threads = 1
@@ -424,8 +425,6 @@ def analyze(
                 error = merge_tables(workers, n_blocks, &merged)
             if error:
                 raise MemoryError()
-            for b in range(n_blocks):
-                workers[b].key_bits = 32 + bit_length(<uint64_t> merged.n)
             # each term's place in code-point order
             rank = np.empty(merged.n, dtype=np.int64)
             rank_view = rank
@@ -440,6 +439,7 @@ def analyze(
             if error:
                 raise MemoryError()
             p.rank = &rank_view[0] if merged.n else NULL
+            p.n_terms = merged.n
 
         # Phase 2: the blocks' rows go to their place in the output. The output
         # is the first block's buffers, grown to the total (its rows come first,

@@ -9,12 +9,10 @@ from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
 
 from _text_common cimport vec_reserve, C_MODE_FIT, ERR_NOMEM
 from _text_table cimport TermTable, table_zero, table_free, table_find, table_insert, table_term
-from _text_sort cimport radix_sort_u64
+from _text_sort cimport (
+    BitSorter, bitsorter_init, bitsorter_free, bitsorter_add, bitsorter_take, count_t,
+)
 from _text_worker cimport Worker, Params
-
-ctypedef fused count_t:
-    int32_t
-    int64_t
 
 
 cdef inline void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssize_t stop,
@@ -27,7 +25,7 @@ cdef inline void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssi
     cdef Py_ssize_t doc, i, n, src = 0, dst
     cdef const int32_t *block_ids = <const int32_t *> w.out_ids.data
     cdef const int32_t *block_counts = <const int32_t *> w.out_counts.data
-    cdef uint64_t *keys
+    cdef BitSorter sorter
     if p.mode != C_MODE_FIT:
         n = w.out_ids.n
         if n and ids + indptr[start] != block_ids:  # the first block is in place
@@ -39,24 +37,18 @@ cdef inline void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssi
             for i in range(n):
                 counts[indptr[start] + i] = block_counts[i]
         return
+    if bitsorter_init(&sorter, p.n_terms) < 0:
+        bitsorter_free(&sorter)
+        w.error = ERR_NOMEM
+        return
     for doc in range(start, stop):
         dst = indptr[doc]
         n = indptr[doc + 1] - dst
-        if vec_reserve(&w.keys, n) < 0:
-            w.error = ERR_NOMEM
-            return
-        keys = <uint64_t *> w.keys.data
         for i in range(n):
-            keys[i] = ((<uint64_t> w.to_global[block_ids[src + i]]) << 32) | (
-                <uint32_t> block_counts[src + i])
-        if radix_sort_u64(keys, n, 32, w.key_bits - 32, &w.sort_tmp,
-                          &w.sort_buckets) < 0:
-            w.error = ERR_NOMEM
-            return
-        for i in range(n):
-            ids[dst + i] = <int32_t> p.rank[keys[i] >> 32]
-            counts[dst + i] = <int32_t> <uint32_t> keys[i]
+            bitsorter_add(&sorter, w.to_global[block_ids[src + i]], block_counts[src + i])
+        bitsorter_take(&sorter, p.rank, ids + dst, counts + dst)
         src += n
+    bitsorter_free(&sorter)
 
 
 cdef inline int merge_tables(Worker *workers, Py_ssize_t n_blocks,

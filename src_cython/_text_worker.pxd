@@ -43,6 +43,7 @@ cdef struct Params:
     const Py_ssize_t *doc_length
     int64_t *row_nnz            # OUT: entries of each row
     const int64_t *rank         # MODE_FIT, phase 2: each term's place in sorted order
+    int64_t n_terms             # MODE_FIT, phase 2: the corpus's terms
 
 
 cdef struct HotEntry:
