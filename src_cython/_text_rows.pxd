@@ -37,16 +37,21 @@ cdef inline void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssi
             for i in range(n):
                 counts[indptr[start] + i] = block_counts[i]
         return
-    if bitsorter_init(&sorter, p.n_terms) < 0:
+    if bitsorter_init(&sorter, p.n_terms, p.rank) < 0:
         bitsorter_free(&sorter)
         w.error = ERR_NOMEM
         return
     for doc in range(start, stop):
         dst = indptr[doc]
         n = indptr[doc + 1] - dst
-        for i in range(n):
-            bitsorter_add(&sorter, w.to_global[block_ids[src + i]], block_counts[src + i])
-        bitsorter_take(&sorter, p.rank, ids + dst, counts + dst)
+        if w.to_global == NULL:  # the first block: its term ids are the corpus's
+            for i in range(n):
+                bitsorter_add(&sorter, block_ids[src + i], block_counts[src + i])
+        else:
+            for i in range(n):
+                bitsorter_add(&sorter, w.to_global[block_ids[src + i]],
+                              block_counts[src + i])
+        bitsorter_take(&sorter, ids + dst, counts + dst)
         src += n
     bitsorter_free(&sorter)
 
@@ -62,16 +67,11 @@ cdef inline int merge_tables(Worker *workers, Py_ssize_t n_blocks,
     cdef TermTable *bt
     merged[0] = workers[0].table
     table_zero(&workers[0].table)
-    for b in range(n_blocks):
+    for b in range(1, n_blocks):  # the first block's to_global stays NULL: identity
         bt = &workers[b].table
-        workers[b].to_global = <int64_t *> PyMem_RawMalloc(
-            ((merged.n if b == 0 else bt.n) + 1) * sizeof(int64_t))
+        workers[b].to_global = <int64_t *> PyMem_RawMalloc((bt.n + 1) * sizeof(int64_t))
         if workers[b].to_global == NULL:
             return ERR_NOMEM
-        if b == 0:
-            for term in range(merged.n):
-                workers[b].to_global[term] = term
-            continue
         for term in range(bt.n):
             g = table_find(merged, table_term(bt, term),
                            (<int64_t *> bt.lengths.data)[term],

@@ -299,22 +299,28 @@ cdef struct BitSorter:
     uint64_t *bits        # a bit per term: the row's terms
     uint64_t *words       # a bit per word of bits that is not 0
     uint64_t *groups      # a bit per word of words that is not 0
-    int32_t *value        # per term: its count in the row
+    int32_t *pairs        # per term: its rank and its count in the row, side by
+                          # side (one cache line for both)
     Py_ssize_t n_groups
 
 
-cdef inline int bitsorter_init(BitSorter *s, int64_t n_terms) noexcept nogil:
-    """Room for term numbers below n_terms, all bits clear; 0, or -1 when out of
-    memory (bitsorter_free() is still to be called)."""
+cdef inline int bitsorter_init(BitSorter *s, int64_t n_terms,
+                               const int64_t *rank) noexcept nogil:
+    """Room for term numbers below n_terms (< 2**31), all bits clear, and each
+    term's rank; 0, or -1 when out of memory (bitsorter_free() is still to be
+    called)."""
     cdef Py_ssize_t n_bits = (n_terms + 63) >> 6
     cdef Py_ssize_t n_words = (n_bits + 63) >> 6
+    cdef int64_t term
     s.n_groups = (n_words + 63) >> 6
     s.bits = <uint64_t *> PyMem_RawCalloc(n_bits + 1, sizeof(uint64_t))
     s.words = <uint64_t *> PyMem_RawCalloc(n_words + 1, sizeof(uint64_t))
     s.groups = <uint64_t *> PyMem_RawCalloc(s.n_groups + 1, sizeof(uint64_t))
-    s.value = <int32_t *> PyMem_RawMalloc((n_terms + 1) * sizeof(int32_t))
-    if s.bits == NULL or s.words == NULL or s.groups == NULL or s.value == NULL:
+    s.pairs = <int32_t *> PyMem_RawMalloc((2 * n_terms + 1) * sizeof(int32_t))
+    if s.bits == NULL or s.words == NULL or s.groups == NULL or s.pairs == NULL:
         return -1
+    for term in range(n_terms):
+        s.pairs[2 * term] = <int32_t> rank[term]
     return 0
 
 
@@ -322,14 +328,14 @@ cdef inline void bitsorter_free(BitSorter *s) noexcept nogil:
     PyMem_RawFree(s.bits)
     PyMem_RawFree(s.words)
     PyMem_RawFree(s.groups)
-    PyMem_RawFree(s.value)
+    PyMem_RawFree(s.pairs)
     s.bits = s.words = s.groups = NULL
-    s.value = NULL
+    s.pairs = NULL
 
 
 cdef inline void bitsorter_add(BitSorter *s, int64_t term, int32_t value) noexcept nogil:
     """Put a term (not in the row yet) and its value in the row."""
-    s.value[term] = value
+    s.pairs[2 * term + 1] = value
     s.bits[term >> 6] |= (<uint64_t> 1) << (term & 63)
     s.words[term >> 12] |= (<uint64_t> 1) << ((term >> 6) & 63)
     s.groups[term >> 18] |= (<uint64_t> 1) << ((term >> 12) & 63)
@@ -340,7 +346,7 @@ ctypedef fused count_t:
     int64_t
 
 
-cdef inline Py_ssize_t bitsorter_take(BitSorter *s, const int64_t *rank, int32_t *ids,
+cdef inline Py_ssize_t bitsorter_take(BitSorter *s, int32_t *ids,
                                       count_t *counts) noexcept nogil:
     """Write the row's terms in increasing order (as rank[term]) with their
     values, and clear the bits; returns how many. A row of n terms costs O(n)
@@ -365,7 +371,7 @@ cdef inline Py_ssize_t bitsorter_take(BitSorter *s, const int64_t *rank, int32_t
                 while bit:
                     term = (b << 6) | ctz64(bit)
                     bit &= bit - 1
-                    ids[k] = <int32_t> rank[term]
-                    counts[k] = s.value[term]
+                    ids[k] = s.pairs[2 * term]
+                    counts[k] = s.pairs[2 * term + 1]
                     k += 1
     return k

@@ -77,7 +77,7 @@ cdef struct Worker:
     TermTable table  # MODE_FIT: this block's terms
     ShortIndex index # MODE_FIT: its unigrams of up to SHORT_TERM code points
     HotEntry *hot    # counting: N_HOT recently found terms
-    int64_t *to_global   # MODE_FIT: block term id -> corpus term id
+    int64_t *to_global   # MODE_FIT: block term id -> corpus term id (NULL: the same)
     Py_ssize_t doc   # the document being analysed
     int32_t doc_in_block   # ... counted from the block's first document
     Py_ssize_t first_doc   # the block's first document
