@@ -199,15 +199,15 @@ cdef inline int count_tokens(Worker *w, const Params *p, const int32_t *bounds,
 cdef inline int scan_words_branchless(Worker *w, const Params *p, const char_t *src,
                                Py_ssize_t n) noexcept nogil:
     """scan_words() for the common case (no combining marks to drop), without a
-    branch per character: every code point is stored, but the store position only
-    advances over word characters, and each word/non-word transition records
-    the position, so that the tokens are [bounds[2j], bounds[2j + 1]). Token
-    boundaries are unpredictable, and a mispredicted branch at each would cost
-    more than this loop's work. Returns -1 (having done nothing) for a document
-    with a FLAG_SPECIAL code point to lowercase: scan_words() does those."""
+    branch per character: every code point is stored at its place, and each
+    word/non-word transition records the position, so that the tokens are
+    [bounds[2j], bounds[2j + 1]). Token boundaries are unpredictable, and a
+    mispredicted branch at each would cost more than this loop's work. Returns
+    -1 (its work wasted) for a document with a FLAG_SPECIAL code point to
+    lowercase, which is rare: scan_words() does those."""
     cdef const uint32_t *info = p.info
-    cdef Py_ssize_t i, j, k = 0, nb = 0, start, length
-    cdef uint32_t entry, word, prev = 0, seen
+    cdef Py_ssize_t i, j, nb = 0, start, length
+    cdef uint32_t entry, word, prev = 0, seen, flags = 0
     cdef int err
     cdef bint kept
     cdef ucs4_t *buf
@@ -221,27 +221,26 @@ cdef inline int scan_words_branchless(Worker *w, const Params *p, const char_t *
     if p.lower:
         for i in range(n):
             entry = info[src[i]]
-            if unlikely(entry & F_SPECIAL):
-                return -1
+            flags |= entry  # (F_SPECIAL is looked at once, after the loop)
             word = (entry >> 3) & 1  # F_LOWER_WORD
-            buf[k] = entry >> 8
-            bounds[nb] = <int32_t> k
+            buf[i] = entry >> 8
+            bounds[nb] = <int32_t> i
             nb += word ^ prev
-            k += word
             prev = word
+        if flags & F_SPECIAL:
+            return -1
     else:
         for i in range(n):
             entry = src[i]
             word = info[entry] & F_WORD
-            buf[k] = entry
-            bounds[nb] = <int32_t> k
+            buf[i] = entry
+            bounds[nb] = <int32_t> i
             nb += word ^ prev
-            k += word
             prev = word
-    bounds[nb] = <int32_t> k
+    bounds[nb] = <int32_t> n
     nb += prev
     w.spans.n = 0
-    w.buf.n = k
+    w.buf.n = n
     if p.stop == NULL and p.max_n == 1:  # unigrams only: no n-grams to keep
         if p.mode == C_MODE_HASH:
             return hash_unigrams(w, p, bounds, nb)
