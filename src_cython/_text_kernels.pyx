@@ -1,4 +1,4 @@
-# Over the ~600-line guideline (about 610 lines) on purpose: ``analyze`` is one
+# Over the ~600-line guideline (about 620 lines) on purpose: ``analyze`` is one
 # ~280-line function because it owns the one GIL-free parallel region and the
 # per-thread state of all three sinks; its point functions are in _text_*.pxd.
 """Compiled text analysis for ``fastnb.text``: tokenise, hash and count documents.
@@ -205,6 +205,17 @@ cdef class TermSet:
         return self.table.n
 
 
+def exact_str_chars(docs):
+    """The code points of all the documents, or -1 when one of them is not
+    exactly a str (the only documents the kernels read as they are)."""
+    cdef Py_ssize_t total = 0
+    for doc in docs:
+        if type(doc) is not str:
+            return -1
+        total += PyUnicode_GET_LENGTH(doc)
+    return total
+
+
 # -- per-code-point character classes from CPython's own functions ------------------
 
 def char_classes():
@@ -280,7 +291,7 @@ def analyze(
     cdef int64_t[::1] indptr_view
     cdef int32_t *ids_ptr
     cdef int32_t *counts_ptr
-    cdef int64_t *counts64_ptr = NULL
+    cdef int64_t *counts64_ptr
     cdef int64_t[::1] rank_view
     cdef TermTable merged
     cdef int64_t *order = NULL
@@ -359,6 +370,9 @@ def analyze(
         p.doc_kind = doc_kind
         p.doc_length = doc_length
         p.row_nnz = &row_nnz_view[0] if n_docs else NULL
+        # counting into an int64 matrix: the workers write int64 counts, so that
+        # the output is their buffers, with no int32 copy to widen
+        p.wide_counts = wide_counts and mode != C_MODE_HASH
         if info.shape[0] < N_CODE_POINTS:
             raise ValueError("info must have 0x110000 entries")
         if p.sigma != NULL and sigma.shape[0] < N_CODE_POINTS:
@@ -373,6 +387,8 @@ def analyze(
         for b in range(n_blocks):
             if worker_init(&workers[b], mode) < 0:
                 raise MemoryError()
+            if p.wide_counts:
+                workers[b].out_counts.itemsize = sizeof(int64_t)  # nothing allocated yet
             if mode == C_MODE_HASH:
                 workers[b].key_bits = bit_length(<uint64_t> (2 * n_features - 1))
             elif mode == C_MODE_FIXED:
@@ -452,18 +468,15 @@ def analyze(
                 or vec_resize(&workers[0].out_counts, nnz) < 0):
             raise MemoryError()
         ids_ptr = <int32_t *> workers[0].out_ids.data
-        counts_ptr = <int32_t *> workers[0].out_counts.data
-        if wide_counts:
-            counts64_ptr = <int64_t *> PyMem_RawMalloc((nnz + 1) * sizeof(int64_t))
-            if counts64_ptr == NULL:
-                raise MemoryError()
+        counts_ptr = <int32_t *> workers[0].out_counts.data  # int64 with wide_counts
+        counts64_ptr = <int64_t *> workers[0].out_counts.data
         if nnz:
             with nogil:
                 # only MODE_FIT sorts rows here; the others copy, which one thread
                 # does as fast, without waking (and waiting for) another
                 if n_blocks > 1 and mode == C_MODE_FIT:
                     for b in prange(n_blocks, schedule="static", num_threads=n_threads):
-                        if wide_counts:
+                        if p.wide_counts:
                             copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
                                        &indptr_view[0], ids_ptr, counts64_ptr)
                         else:
@@ -471,7 +484,7 @@ def analyze(
                                        &indptr_view[0], ids_ptr, counts_ptr)
                 else:
                     for b in range(n_blocks):
-                        if wide_counts:
+                        if p.wide_counts:
                             copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
                                        &indptr_view[0], ids_ptr, counts64_ptr)
                         else:
@@ -482,12 +495,11 @@ def analyze(
                 raise MemoryError()
         # the output's buffers now belong to the arrays returned
         workers[0].out_ids.data = NULL
+        workers[0].out_counts.data = NULL
         ids = _take_array(ids_ptr, nnz, sizeof(int32_t), np.int32)
-        if wide_counts:
+        if p.wide_counts:
             counts = _take_array(counts64_ptr, nnz, sizeof(int64_t), np.int64)
-            counts64_ptr = NULL
         else:
-            workers[0].out_counts.data = NULL
             counts = _take_array(counts_ptr, nnz, sizeof(int32_t), np.int32)
         for b in range(n_blocks):
             worker_free(&workers[b])
@@ -512,7 +524,6 @@ def analyze(
         PyMem_RawFree(doc_kind)
         PyMem_RawFree(doc_length)
         PyMem_RawFree(order)
-        PyMem_RawFree(counts64_ptr)
         table_free(&merged)
 
 
@@ -535,6 +546,7 @@ def hash_features(rows, int64_t n_features, bint alternate_sign):
         raise ValueError("n_features must be in [1, 2**31 - 1]")
     worker_init(&w, C_MODE_HASH)
     p.mode = C_MODE_HASH
+    p.wide_counts = False
     p.n_features = n_features
     p.alternate_sign = alternate_sign
     p.row_nnz = &row_nnz

@@ -18,24 +18,20 @@ from _text_worker cimport Worker, Params
 cdef inline void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssize_t stop,
                      const int64_t *indptr, int32_t *ids, count_t *counts) noexcept nogil:
     """Write a block's rows at their place in the output (the first block's rows
-    are there already: its buffers are the output). In MODE_FIT, each row is
-    sorted by the terms' numbers of first appearance in the corpus (as
-    scikit-learn's rows are), and holds their places in sorted order; a row is
-    read whole before it is written, so this works in place too."""
+    are there already: its buffers are the output). Its counts are count_t
+    already (Params.wide_counts). In MODE_FIT, each row is sorted by the terms'
+    numbers of first appearance in the corpus (as scikit-learn's rows are), and
+    holds their places in sorted order; a row is read whole before it is
+    written, so this works in place too."""
     cdef Py_ssize_t doc, i, n, src = 0, dst
     cdef const int32_t *block_ids = <const int32_t *> w.out_ids.data
-    cdef const int32_t *block_counts = <const int32_t *> w.out_counts.data
+    cdef const count_t *block_counts = <const count_t *> w.out_counts.data
     cdef BitSorter sorter
     if p.mode != C_MODE_FIT:
         n = w.out_ids.n
         if n and ids + indptr[start] != block_ids:  # the first block is in place
             memcpy(ids + indptr[start], block_ids, n * sizeof(int32_t))
-        if count_t is int32_t:
-            if n and counts + indptr[start] != block_counts:
-                memcpy(counts + indptr[start], block_counts, n * sizeof(int32_t))
-        else:
-            for i in range(n):
-                counts[indptr[start] + i] = block_counts[i]
+            memcpy(counts + indptr[start], block_counts, n * sizeof(count_t))
         return
     if bitsorter_init(&sorter, p.n_terms, p.rank) < 0:
         bitsorter_free(&sorter)
@@ -46,11 +42,11 @@ cdef inline void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssi
         n = indptr[doc + 1] - dst
         if w.to_global == NULL:  # the first block: its term ids are the corpus's
             for i in range(n):
-                bitsorter_add(&sorter, block_ids[src + i], block_counts[src + i])
+                bitsorter_add(&sorter, block_ids[src + i], <int32_t> block_counts[src + i])
         else:
             for i in range(n):
                 bitsorter_add(&sorter, w.to_global[block_ids[src + i]],
-                              block_counts[src + i])
+                              <int32_t> block_counts[src + i])
         bitsorter_take(&sorter, ids + dst, counts + dst)
         src += n
     bitsorter_free(&sorter)

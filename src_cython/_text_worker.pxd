@@ -42,6 +42,7 @@ cdef struct Params:
     const int *doc_kind
     const Py_ssize_t *doc_length
     int64_t *row_nnz            # OUT: entries of each row
+    bint wide_counts            # the workers' out_counts are int64 (else int32)
     const int64_t *rank         # MODE_FIT, phase 2: each term's place in sorted order
     int64_t n_terms             # MODE_FIT, phase 2: the corpus's terms
 
@@ -70,7 +71,7 @@ cdef struct Worker:
     Vec sort_buckets # int64: bucket_sort_u64's bucket ends
     int key_bits     # the keys of a row are below 2**key_bits
     Vec out_ids      # int32: columns (hash), term ids (fit) or indices (fixed)
-    Vec out_counts   # int32: the values
+    Vec out_counts   # int32 (int64 with Params.wide_counts): the values
     Vec seen_in      # RowSlot per term: the last document that used it, and where
     Vec row_ids      # int32: the current row's terms, in first-appearance order
     Vec row_counts   # int32
@@ -312,6 +313,8 @@ cdef inline int finish_row(Worker *w, const Params *p) noexcept nogil:
     cdef int64_t n_negative = 0
     cdef int32_t *ids
     cdef int32_t *counts
+    cdef int64_t *counts64
+    cdef const int32_t *row_counts
     if p.mode == C_MODE_HASH:
         n = w.keys.n
         keys = <uint64_t *> w.keys.data
@@ -341,6 +344,8 @@ cdef inline int finish_row(Worker *w, const Params *p) noexcept nogil:
             return ERR_NOMEM
         ids = (<int32_t *> w.out_ids.data) + start
         counts = (<int32_t *> w.out_counts.data) + start
+        counts64 = (<int64_t *> w.out_counts.data) + start
+        row_counts = <const int32_t *> w.row_counts.data
         if p.mode == C_MODE_FIXED:
             # rows sorted by vocabulary index (scikit-learn's sort_indices)
             if vec_reserve(&w.keys, n_out) < 0:
@@ -348,16 +353,25 @@ cdef inline int finish_row(Worker *w, const Params *p) noexcept nogil:
             keys = <uint64_t *> w.keys.data
             for i in range(n_out):
                 keys[i] = ((<uint64_t> (<int32_t *> w.row_ids.data)[i]) << 32) | (
-                    <uint32_t> (<int32_t *> w.row_counts.data)[i])
+                    <uint32_t> row_counts[i])
             if radix_sort_u64(keys, n_out, 32, w.key_bits - 32, &w.sort_tmp,
                               &w.sort_buckets) < 0:
                 return ERR_NOMEM
             for i in range(n_out):
                 ids[i] = <int32_t> (keys[i] >> 32)
-                counts[i] = <int32_t> <uint32_t> keys[i]
+            if p.wide_counts:
+                for i in range(n_out):
+                    counts64[i] = <int32_t> <uint32_t> keys[i]
+            else:
+                for i in range(n_out):
+                    counts[i] = <int32_t> <uint32_t> keys[i]
         else:
             memcpy(ids, w.row_ids.data, n_out * sizeof(int32_t))
-            memcpy(counts, w.row_counts.data, n_out * sizeof(int32_t))
+            if p.wide_counts:
+                for i in range(n_out):
+                    counts64[i] = row_counts[i]
+            else:
+                memcpy(counts, row_counts, n_out * sizeof(int32_t))
         w.row_ids.n = 0
         w.row_counts.n = 0
     w.out_ids.n = start + n_out
