@@ -188,6 +188,18 @@ cdef inline int64_t cached_find(HotEntry *hot, const TermTable *t, const ucs4_t 
     return term
 
 
+cdef inline int row_grow(Worker *w) noexcept nogil:
+    """Room for one more entry in the current row (row_ids and row_counts); the
+    new room in row_ids is set to -1, so that count_in_row() may read
+    row_ids[n] (no term) before it writes it. 0, or -1 when out of memory."""
+    cdef Py_ssize_t i, n = w.row_ids.n
+    if vec_reserve(&w.row_ids, n + 1) < 0 or vec_reserve(&w.row_counts, n + 1) < 0:
+        return -1
+    for i in range(n, w.row_ids.cap):
+        (<int32_t *> w.row_ids.data)[i] = -1
+    return 0
+
+
 cdef inline int sink_term(Worker *w, const Params *p, const ucs4_t *term, Py_ssize_t n,
                    uint64_t h) noexcept nogil:
     """MODE_FIT / MODE_FIXED: the term term[:n], of table hash h, is counted."""
@@ -210,8 +222,7 @@ cdef inline int sink_term(Worker *w, const Params *p, const ucs4_t *term, Py_ssi
     if slot.doc != w.doc_in_block:
         slot.doc = w.doc_in_block
         pos = w.row_ids.n
-        if pos == w.row_ids.cap and (vec_reserve(&w.row_ids, pos + 1) < 0
-                                     or vec_reserve(&w.row_counts, pos + 1) < 0):
+        if pos == w.row_ids.cap and row_grow(w) < 0:
             return ERR_NOMEM
         slot.pos = <int32_t> pos
         (<int32_t *> w.row_ids.data)[pos] = <int32_t> term_id
@@ -234,13 +245,12 @@ cdef inline int count_in_row(Worker *w, int32_t term_id, uint32_t *pos) noexcept
     cdef int32_t *ids
     cdef int32_t *counts
     cdef bint again
-    if n == w.row_ids.cap and (vec_reserve(&w.row_ids, n + 1) < 0
-                               or vec_reserve(&w.row_counts, n + 1) < 0):
+    if n == w.row_ids.cap and row_grow(w) < 0:
         return ERR_NOMEM
     ids = <int32_t *> w.row_ids.data
     counts = <int32_t *> w.row_counts.data
     at = <Py_ssize_t> pos[0]
-    at = at if at < n else n  # row_ids[n] is allocated (it may be read)
+    at = at if at < n else n  # row_ids[n] is allocated and set (row_grow)
     again = ids[at] == term_id and at < n
     at = at if again else n
     counts[at] = (counts[at] if again else 0) + 1
