@@ -307,14 +307,16 @@ cdef inline int emit(Worker *w, const Params *p, const ucs4_t *term, Py_ssize_t 
 
 
 cdef inline int reserve_out(Worker *w, Py_ssize_t need) noexcept nogil:
-    """Room for ``need`` entries in the block's output. It grows to what the
-    whole block will need at the rate so far (entries per code point read),
-    plus 1/16: one or two reallocations, where growing by half each time makes
-    about twenty, each copying the output to new pages. 0, or ERR_NOMEM."""
+    """Room for ``need`` entries in the block's output. Once a 64th of the block
+    is read, it grows to what the whole block will need at the rate so far
+    (entries per code point read), plus 1/16: one or two reallocations, where
+    growing by half each time makes about twenty, each copying the output to
+    new pages. (Earlier, the rate is too uncertain: it grows by half.) 0, or
+    ERR_NOMEM."""
     cdef Py_ssize_t target = need
     if need <= w.out_ids.cap and need <= w.out_counts.cap:
         return 0
-    if 0 < w.chars_done < w.chars_total:
+    if w.chars_total > w.chars_done >= (w.chars_total + 63) // 64:  # (so done > 0)
         target = <Py_ssize_t> (<double> need * w.chars_total / w.chars_done * 1.0625)
         if target < need:
             target = need
