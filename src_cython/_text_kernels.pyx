@@ -1,4 +1,4 @@
-# Over the ~600-line guideline (about 620 lines) on purpose: ``analyze`` is one
+# Over the ~600-line guideline (about 625 lines) on purpose: ``analyze`` is one
 # ~280-line function because it owns the one GIL-free parallel region and the
 # per-thread state of all three sinks; its point functions are in _text_*.pxd.
 """Compiled text analysis for ``fastnb.text``: tokenise, hash and count documents.
@@ -29,7 +29,9 @@ A term goes to one of three sinks:
   into one CSR row (a zero sum stays an explicit zero, as scipy's
   ``sum_duplicates`` leaves it).
 - ``MODE_FIT``: the term is interned in a per-thread open-addressing table that
-  numbers terms by first appearance; a row lists each term once with its count,
+  numbers terms by first appearance (a unigram of up to 12 code points is found
+  through the thread's short-term index, _text_index.pxd, which holds its code
+  points in the slot); a row lists each term once with its count,
   in first-appearance order. After the documents, the tables are merged in
   block order, which numbers every term by its first appearance in the corpus
   (scikit-learn's vocabulary order before sorting), rows are renumbered and

@@ -1,6 +1,7 @@
 # Sorting for the text kernels: a row's hashed keys (bucket sort), packed
-# (id, count) pairs (LSD radix sort), and the vocabulary in Python's str order
-# (an MSD string sort over three code points at a time).
+# (id, count) pairs (LSD radix sort), the vocabulary in Python's str order
+# (an MSD string sort over three code points at a time), and a fit's rows by
+# term number (a bitmap over the terms: BitSorter).
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
