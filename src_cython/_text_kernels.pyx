@@ -1,4 +1,4 @@
-# Over the ~600-line guideline (about 610 lines) on purpose: ``analyze`` is one
+# Over the ~600-line guideline (about 625 lines) on purpose: ``analyze`` is one
 # ~280-line function because it owns the one GIL-free parallel region and the
 # per-thread state of all three sinks; its point functions are in _text_*.pxd.
 """Compiled text analysis for ``fastnb.text``: tokenise, hash and count documents.
@@ -29,7 +29,9 @@ A term goes to one of three sinks:
   into one CSR row (a zero sum stays an explicit zero, as scipy's
   ``sum_duplicates`` leaves it).
 - ``MODE_FIT``: the term is interned in a per-thread open-addressing table that
-  numbers terms by first appearance; a row lists each term once with its count,
+  numbers terms by first appearance (a unigram of up to 12 code points is found
+  through the thread's short-term index, _text_index.pxd, which holds its code
+  points in the slot); a row lists each term once with its count,
   in first-appearance order. After the documents, the tables are merged in
   block order, which numbers every term by its first appearance in the corpus
   (scikit-learn's vocabulary order before sorting), rows are renumbered and
@@ -205,6 +207,17 @@ cdef class TermSet:
         return self.table.n
 
 
+def exact_str_chars(docs):
+    """The code points of all the documents, or -1 when one of them is not
+    exactly a str (the only documents the kernels read as they are)."""
+    cdef Py_ssize_t total = 0
+    for doc in docs:
+        if type(doc) is not str:
+            return -1
+        total += PyUnicode_GET_LENGTH(doc)
+    return total
+
+
 # -- per-code-point character classes from CPython's own functions ------------------
 
 def char_classes():
@@ -280,7 +293,7 @@ def analyze(
     cdef int64_t[::1] indptr_view
     cdef int32_t *ids_ptr
     cdef int32_t *counts_ptr
-    cdef int64_t *counts64_ptr = NULL
+    cdef int64_t *counts64_ptr
     cdef int64_t[::1] rank_view
     cdef TermTable merged
     cdef int64_t *order = NULL
@@ -292,6 +305,7 @@ def analyze(
 
     table_zero(&merged)
     p.rank = NULL
+    p.n_terms = 0
     docs = list(docs)  # our own references: the strings outlive the nogil sections
     if n_threads < 1:
         n_threads = 1
@@ -358,6 +372,9 @@ def analyze(
         p.doc_kind = doc_kind
         p.doc_length = doc_length
         p.row_nnz = &row_nnz_view[0] if n_docs else NULL
+        # counting into an int64 matrix: the workers write int64 counts, so that
+        # the output is their buffers, with no int32 copy to widen
+        p.wide_counts = wide_counts and mode != C_MODE_HASH
         if info.shape[0] < N_CODE_POINTS:
             raise ValueError("info must have 0x110000 entries")
         if p.sigma != NULL and sigma.shape[0] < N_CODE_POINTS:
@@ -372,6 +389,8 @@ def analyze(
         for b in range(n_blocks):
             if worker_init(&workers[b], mode) < 0:
                 raise MemoryError()
+            if p.wide_counts:
+                workers[b].out_counts.itemsize = sizeof(int64_t)  # nothing allocated yet
             if mode == C_MODE_HASH:
                 workers[b].key_bits = bit_length(<uint64_t> (2 * n_features - 1))
             elif mode == C_MODE_FIXED:
@@ -424,8 +443,6 @@ def analyze(
                 error = merge_tables(workers, n_blocks, &merged)
             if error:
                 raise MemoryError()
-            for b in range(n_blocks):
-                workers[b].key_bits = 32 + bit_length(<uint64_t> merged.n)
             # each term's place in code-point order
             rank = np.empty(merged.n, dtype=np.int64)
             rank_view = rank
@@ -440,6 +457,7 @@ def analyze(
             if error:
                 raise MemoryError()
             p.rank = &rank_view[0] if merged.n else NULL
+            p.n_terms = merged.n
 
         # Phase 2: the blocks' rows go to their place in the output. The output
         # is the first block's buffers, grown to the total (its rows come first,
@@ -452,18 +470,15 @@ def analyze(
                 or vec_resize(&workers[0].out_counts, nnz) < 0):
             raise MemoryError()
         ids_ptr = <int32_t *> workers[0].out_ids.data
-        counts_ptr = <int32_t *> workers[0].out_counts.data
-        if wide_counts:
-            counts64_ptr = <int64_t *> PyMem_RawMalloc((nnz + 1) * sizeof(int64_t))
-            if counts64_ptr == NULL:
-                raise MemoryError()
+        counts_ptr = <int32_t *> workers[0].out_counts.data  # int64 with wide_counts
+        counts64_ptr = <int64_t *> workers[0].out_counts.data
         if nnz:
             with nogil:
                 # only MODE_FIT sorts rows here; the others copy, which one thread
                 # does as fast, without waking (and waiting for) another
                 if n_blocks > 1 and mode == C_MODE_FIT:
                     for b in prange(n_blocks, schedule="static", num_threads=n_threads):
-                        if wide_counts:
+                        if p.wide_counts:
                             copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
                                        &indptr_view[0], ids_ptr, counts64_ptr)
                         else:
@@ -471,7 +486,7 @@ def analyze(
                                        &indptr_view[0], ids_ptr, counts_ptr)
                 else:
                     for b in range(n_blocks):
-                        if wide_counts:
+                        if p.wide_counts:
                             copy_block(&workers[b], &p, bounds[b], bounds[b + 1],
                                        &indptr_view[0], ids_ptr, counts64_ptr)
                         else:
@@ -482,12 +497,11 @@ def analyze(
                 raise MemoryError()
         # the output's buffers now belong to the arrays returned
         workers[0].out_ids.data = NULL
+        workers[0].out_counts.data = NULL
         ids = _take_array(ids_ptr, nnz, sizeof(int32_t), np.int32)
-        if wide_counts:
+        if p.wide_counts:
             counts = _take_array(counts64_ptr, nnz, sizeof(int64_t), np.int64)
-            counts64_ptr = NULL
         else:
-            workers[0].out_counts.data = NULL
             counts = _take_array(counts_ptr, nnz, sizeof(int32_t), np.int32)
         for b in range(n_blocks):
             worker_free(&workers[b])
@@ -512,7 +526,6 @@ def analyze(
         PyMem_RawFree(doc_kind)
         PyMem_RawFree(doc_length)
         PyMem_RawFree(order)
-        PyMem_RawFree(counts64_ptr)
         table_free(&merged)
 
 
@@ -535,6 +548,7 @@ def hash_features(rows, int64_t n_features, bint alternate_sign):
         raise ValueError("n_features must be in [1, 2**31 - 1]")
     worker_init(&w, C_MODE_HASH)
     p.mode = C_MODE_HASH
+    p.wide_counts = False
     p.n_features = n_features
     p.alternate_sign = alternate_sign
     p.row_nnz = &row_nnz

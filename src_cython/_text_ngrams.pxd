@@ -114,6 +114,7 @@ cdef inline int analyze_document(Worker *w, const Params *p, Py_ssize_t doc) noe
     cdef Py_ssize_t n = p.doc_length[doc]
     w.doc = doc
     w.doc_in_block = <int32_t> (doc - w.first_doc)
+    w.chars_done += n + 1
     if p.analyzer == C_WORD:
         err = -1
         if kind == 1:
@@ -160,6 +161,10 @@ cdef inline void analyze_block(Worker *w, const Params *p, Py_ssize_t start,
     cdef Py_ssize_t doc
     cdef int err
     w.first_doc = start
+    w.chars_total = 0
+    w.chars_done = 0
+    for doc in range(start, stop):
+        w.chars_total += p.doc_length[doc] + 1
     for doc in range(start, stop):
         err = analyze_document(w, p, doc)
         if err:

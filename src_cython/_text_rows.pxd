@@ -9,54 +9,47 @@ from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
 
 from _text_common cimport vec_reserve, C_MODE_FIT, ERR_NOMEM
 from _text_table cimport TermTable, table_zero, table_free, table_find, table_insert, table_term
-from _text_sort cimport radix_sort_u64
+from _text_sort cimport (
+    BitSorter, bitsorter_init, bitsorter_free, bitsorter_add, bitsorter_take, count_t,
+)
 from _text_worker cimport Worker, Params
-
-ctypedef fused count_t:
-    int32_t
-    int64_t
 
 
 cdef inline void copy_block(Worker *w, const Params *p, Py_ssize_t start, Py_ssize_t stop,
                      const int64_t *indptr, int32_t *ids, count_t *counts) noexcept nogil:
     """Write a block's rows at their place in the output (the first block's rows
-    are there already: its buffers are the output). In MODE_FIT, each row is
-    sorted by the terms' numbers of first appearance in the corpus (as
-    scikit-learn's rows are), and holds their places in sorted order; a row is
-    read whole before it is written, so this works in place too."""
+    are there already: its buffers are the output). Its counts are count_t
+    already (Params.wide_counts). In MODE_FIT, each row is sorted by the terms'
+    numbers of first appearance in the corpus (as scikit-learn's rows are), and
+    holds their places in sorted order; a row is read whole before it is
+    written, so this works in place too."""
     cdef Py_ssize_t doc, i, n, src = 0, dst
     cdef const int32_t *block_ids = <const int32_t *> w.out_ids.data
-    cdef const int32_t *block_counts = <const int32_t *> w.out_counts.data
-    cdef uint64_t *keys
+    cdef const count_t *block_counts = <const count_t *> w.out_counts.data
+    cdef BitSorter sorter
     if p.mode != C_MODE_FIT:
         n = w.out_ids.n
         if n and ids + indptr[start] != block_ids:  # the first block is in place
             memcpy(ids + indptr[start], block_ids, n * sizeof(int32_t))
-        if count_t is int32_t:
-            if n and counts + indptr[start] != block_counts:
-                memcpy(counts + indptr[start], block_counts, n * sizeof(int32_t))
-        else:
-            for i in range(n):
-                counts[indptr[start] + i] = block_counts[i]
+            memcpy(counts + indptr[start], block_counts, n * sizeof(count_t))
+        return
+    if bitsorter_init(&sorter, p.n_terms, p.rank) < 0:
+        bitsorter_free(&sorter)
+        w.error = ERR_NOMEM
         return
     for doc in range(start, stop):
         dst = indptr[doc]
         n = indptr[doc + 1] - dst
-        if vec_reserve(&w.keys, n) < 0:
-            w.error = ERR_NOMEM
-            return
-        keys = <uint64_t *> w.keys.data
-        for i in range(n):
-            keys[i] = ((<uint64_t> w.to_global[block_ids[src + i]]) << 32) | (
-                <uint32_t> block_counts[src + i])
-        if radix_sort_u64(keys, n, 32, w.key_bits - 32, &w.sort_tmp,
-                          &w.sort_buckets) < 0:
-            w.error = ERR_NOMEM
-            return
-        for i in range(n):
-            ids[dst + i] = <int32_t> p.rank[keys[i] >> 32]
-            counts[dst + i] = <int32_t> <uint32_t> keys[i]
+        if w.to_global == NULL:  # the first block: its term ids are the corpus's
+            for i in range(n):
+                bitsorter_add(&sorter, block_ids[src + i], <int32_t> block_counts[src + i])
+        else:
+            for i in range(n):
+                bitsorter_add(&sorter, w.to_global[block_ids[src + i]],
+                              <int32_t> block_counts[src + i])
+        bitsorter_take(&sorter, ids + dst, counts + dst)
         src += n
+    bitsorter_free(&sorter)
 
 
 cdef inline int merge_tables(Worker *workers, Py_ssize_t n_blocks,
@@ -70,16 +63,11 @@ cdef inline int merge_tables(Worker *workers, Py_ssize_t n_blocks,
     cdef TermTable *bt
     merged[0] = workers[0].table
     table_zero(&workers[0].table)
-    for b in range(n_blocks):
+    for b in range(1, n_blocks):  # the first block's to_global stays NULL: identity
         bt = &workers[b].table
-        workers[b].to_global = <int64_t *> PyMem_RawMalloc(
-            ((merged.n if b == 0 else bt.n) + 1) * sizeof(int64_t))
+        workers[b].to_global = <int64_t *> PyMem_RawMalloc((bt.n + 1) * sizeof(int64_t))
         if workers[b].to_global == NULL:
             return ERR_NOMEM
-        if b == 0:
-            for term in range(merged.n):
-                workers[b].to_global[term] = term
-            continue
         for term in range(bt.n):
             g = table_find(merged, table_term(bt, term),
                            (<int64_t *> bt.lengths.data)[term],

@@ -1,10 +1,11 @@
 # Sorting for the text kernels: a row's hashed keys (bucket sort), packed
-# (id, count) pairs (LSD radix sort), and the vocabulary in Python's str order
-# (an MSD string sort over three code points at a time).
+# (id, count) pairs (LSD radix sort), the vocabulary in Python's str order
+# (an MSD string sort over three code points at a time), and a fit's rows by
+# term number (a bitmap over the terms: BitSorter).
 
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint16_t, uint32_t, uint64_t
 from libc.string cimport memcpy
-from cpython.mem cimport PyMem_RawFree, PyMem_RawMalloc
+from cpython.mem cimport PyMem_RawCalloc, PyMem_RawFree, PyMem_RawMalloc
 
 from _text_common cimport ucs4_t, Vec, vec_init, vec_free, vec_reserve
 from _text_table cimport TermTable, table_term
@@ -274,3 +275,104 @@ cdef inline int sort_terms(const TermTable *t, int64_t *order) noexcept nogil:
     PyMem_RawFree(tmp)
     vec_free(&tasks)
     return -1 if n_tasks < 0 else 0
+
+
+# -- a fit's rows, sorted by term number through a bitmap ------------------------------
+
+cdef extern from * nogil:
+    """
+    #if defined(_MSC_VER)
+    #include <intrin.h>
+    static __inline int fastnb_ctz64(uint64_t x) {
+        unsigned long i;
+        _BitScanForward64(&i, x);
+        return (int) i;
+    }
+    #else
+    #define fastnb_ctz64(x) __builtin_ctzll(x)
+    #endif
+    """
+    # the index of the lowest set bit of x != 0
+    int ctz64 "fastnb_ctz64"(uint64_t x)
+
+
+cdef struct BitSorter:
+    uint64_t *bits        # a bit per term: the row's terms
+    uint64_t *words       # a bit per word of bits that is not 0
+    uint64_t *groups      # a bit per word of words that is not 0
+    int32_t *pairs        # per term: its rank and its count in the row, side by
+                          # side (one cache line for both)
+    Py_ssize_t n_groups
+
+
+cdef inline int bitsorter_init(BitSorter *s, int64_t n_terms,
+                               const int64_t *rank) noexcept nogil:
+    """Room for term numbers below n_terms (< 2**31), all bits clear, and each
+    term's rank; 0, or -1 when out of memory (bitsorter_free() is still to be
+    called)."""
+    cdef Py_ssize_t n_bits = (n_terms + 63) >> 6
+    cdef Py_ssize_t n_words = (n_bits + 63) >> 6
+    cdef int64_t term
+    s.n_groups = (n_words + 63) >> 6
+    s.bits = <uint64_t *> PyMem_RawCalloc(n_bits + 1, sizeof(uint64_t))
+    s.words = <uint64_t *> PyMem_RawCalloc(n_words + 1, sizeof(uint64_t))
+    s.groups = <uint64_t *> PyMem_RawCalloc(s.n_groups + 1, sizeof(uint64_t))
+    s.pairs = <int32_t *> PyMem_RawMalloc((2 * n_terms + 1) * sizeof(int32_t))
+    if s.bits == NULL or s.words == NULL or s.groups == NULL or s.pairs == NULL:
+        return -1
+    for term in range(n_terms):
+        s.pairs[2 * term] = <int32_t> rank[term]
+    return 0
+
+
+cdef inline void bitsorter_free(BitSorter *s) noexcept nogil:
+    PyMem_RawFree(s.bits)
+    PyMem_RawFree(s.words)
+    PyMem_RawFree(s.groups)
+    PyMem_RawFree(s.pairs)
+    s.bits = s.words = s.groups = NULL
+    s.pairs = NULL
+
+
+cdef inline void bitsorter_add(BitSorter *s, int64_t term, int32_t value) noexcept nogil:
+    """Put a term (not in the row yet) and its value in the row."""
+    s.pairs[2 * term + 1] = value
+    s.bits[term >> 6] |= (<uint64_t> 1) << (term & 63)
+    s.words[term >> 12] |= (<uint64_t> 1) << ((term >> 6) & 63)
+    s.groups[term >> 18] |= (<uint64_t> 1) << ((term >> 12) & 63)
+
+
+ctypedef fused count_t:
+    int32_t
+    int64_t
+
+
+cdef inline Py_ssize_t bitsorter_take(BitSorter *s, int32_t *ids,
+                                      count_t *counts) noexcept nogil:
+    """Write the row's terms in increasing order (as rank[term]) with their
+    values, and clear the bits; returns how many. A row of n terms costs O(n)
+    plus a word per 2**18 possible terms, where a radix sort of ~100 keys
+    spends most of its time on its 256 counters, pass after pass."""
+    cdef Py_ssize_t g, k = 0
+    cdef int64_t w, b, term
+    cdef uint64_t group, word, bit
+    for g in range(s.n_groups):
+        group = s.groups[g]
+        s.groups[g] = 0
+        while group:
+            w = (<int64_t> g << 6) | ctz64(group)
+            group &= group - 1
+            word = s.words[w]
+            s.words[w] = 0
+            while word:
+                b = (w << 6) | ctz64(word)
+                word &= word - 1
+                bit = s.bits[b]
+                s.bits[b] = 0
+                while bit:
+                    term = (b << 6) | ctz64(bit)
+                    bit &= bit - 1
+                    ids[k] = s.pairs[2 * term]
+                    counts[k] = s.pairs[2 * term + 1]
+                    k += 1
+    return k

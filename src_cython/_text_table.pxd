@@ -81,26 +81,74 @@ cdef inline uint64_t rotl64(uint64_t x, int r) noexcept nogil:
     return (x << r) | (x >> (64 - r))
 
 
-cdef inline uint64_t hash_padded(const ucs4_t *p, Py_ssize_t n) noexcept nogil:
-    """hash_ucs4() of p[:n] for n <= SHORT_TERM, without a branch on n: reads
-    p[:SHORT_TERM] (readable; the values past n are masked off). The 21-bit code
-    points are packed three to a word, and the four words multiplied
-    independently (no chain of dependent multiplies), then finalised."""
-    cdef uint64_t c[12]
-    cdef Py_ssize_t i
-    cdef uint64_t h
-    for i in range(12):
-        c[i] = p[i] & (<uint32_t> 0 - <uint32_t> (i < n))
-    h = ((c[0] | (c[1] << 21) | (c[2] << 42)) ^ FASTNB_HASH_SEED) * FASTNB_HASH_MULTIPLIER
-    h ^= rotl64(((c[3] | (c[4] << 21) | (c[5] << 42)) + 1) * FASTNB_FMIX_1, 17)
-    h ^= rotl64(((c[6] | (c[7] << 21) | (c[8] << 42)) + 2) * FASTNB_FMIX_2, 31)
-    h ^= rotl64(((c[9] | (c[10] << 21) | (c[11] << 42)) + 3) * FASTNB_HASH_MULTIPLIER, 47)
+cdef extern from * nogil:
+    """
+    /* The packed key of a term of n <= 12 code points: k[i] holds code points
+       i, i + 4 and i + 8, each plus one in 21 bits (0 past the end, so that
+       the key is the term, its length included). p[0:12] is read (readable;
+       the values past n are masked off), without a branch on n: with SSE2
+       (every x86-64 CPU), three vector loads, where scalar code takes about
+       70 instructions a term. */
+    #if defined(__SSE2__) || defined(_M_X64)
+    #include <emmintrin.h>
+    static inline void fastnb_pack_padded(const uint32_t *p, Py_ssize_t n,
+                                                 uint64_t *k) {
+        const __m128i one = _mm_set1_epi32(1), zero = _mm_setzero_si128();
+        const __m128i len = _mm_set1_epi32((int) n);
+        __m128i a = _mm_and_si128(_mm_add_epi32(_mm_loadu_si128((const __m128i *) p), one),
+                                  _mm_cmpgt_epi32(len, _mm_setr_epi32(0, 1, 2, 3)));
+        __m128i b = _mm_and_si128(_mm_add_epi32(_mm_loadu_si128((const __m128i *) (p + 4)), one),
+                                  _mm_cmpgt_epi32(len, _mm_setr_epi32(4, 5, 6, 7)));
+        __m128i c = _mm_and_si128(_mm_add_epi32(_mm_loadu_si128((const __m128i *) (p + 8)), one),
+                                  _mm_cmpgt_epi32(len, _mm_setr_epi32(8, 9, 10, 11)));
+        __m128i lo = _mm_or_si128(
+            _mm_or_si128(_mm_unpacklo_epi32(a, zero),
+                         _mm_slli_epi64(_mm_unpacklo_epi32(b, zero), 21)),
+            _mm_slli_epi64(_mm_unpacklo_epi32(c, zero), 42));
+        __m128i hi = _mm_or_si128(
+            _mm_or_si128(_mm_unpackhi_epi32(a, zero),
+                         _mm_slli_epi64(_mm_unpackhi_epi32(b, zero), 21)),
+            _mm_slli_epi64(_mm_unpackhi_epi32(c, zero), 42));
+        _mm_storeu_si128((__m128i *) k, lo);
+        _mm_storeu_si128((__m128i *) (k + 2), hi);
+    }
+    #else
+    static inline void fastnb_pack_padded(const uint32_t *p, Py_ssize_t n,
+                                                 uint64_t *k) {
+        uint64_t c[12];
+        int i;
+        for (i = 0; i < 12; i++)
+            c[i] = ((uint64_t) p[i] + 1) & ((uint64_t) 0 - (uint64_t) (i < n));
+        for (i = 0; i < 4; i++)
+            k[i] = c[i] | (c[i + 4] << 21) | (c[i + 8] << 42);
+    }
+    #endif
+    """
+    # k[0:4] = the packed key of p[:n], n <= SHORT_TERM (see the C above)
+    void pack_padded "fastnb_pack_padded"(const ucs4_t *p, Py_ssize_t n, uint64_t *k)
+
+
+cdef inline uint64_t hash_packed(const uint64_t *k, Py_ssize_t n) noexcept nogil:
+    """hash_ucs4() of a term of n <= SHORT_TERM code points from its packed key:
+    the four words multiplied independently (no chain of dependent
+    multiplies), then finalised."""
+    cdef uint64_t h = (k[0] ^ FASTNB_HASH_SEED) * FASTNB_HASH_MULTIPLIER
+    h ^= rotl64((k[1] + 1) * FASTNB_FMIX_1, 17)
+    h ^= rotl64((k[2] + 2) * FASTNB_FMIX_2, 31)
+    h ^= rotl64((k[3] + 3) * FASTNB_HASH_MULTIPLIER, 47)
     return hash_finish(h, n)
+
+
+cdef inline uint64_t hash_padded(const ucs4_t *p, Py_ssize_t n) noexcept nogil:
+    """hash_ucs4() of p[:n] for n <= SHORT_TERM, reading p[:SHORT_TERM]."""
+    cdef uint64_t k[4]
+    pack_padded(p, n, k)
+    return hash_packed(k, n)
 
 
 cdef inline uint64_t hash_ucs4(const ucs4_t *p, Py_ssize_t n) noexcept nogil:
     """The table hash of a term. Up to SHORT_TERM code points, hash_padded() of a
-    zero-padded copy; longer, two code points at a time are xored into the
+    padded copy; longer, two code points at a time are xored into the
     state, which is multiplied and rotated; then MurmurHash3's finaliser."""
     cdef uint64_t h = FASTNB_HASH_SEED
     cdef Py_ssize_t i = 0

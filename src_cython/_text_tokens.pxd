@@ -7,12 +7,26 @@ from _text_common cimport (
     ucs4_t, char_t, vec_reserve, unlikely, prefetch, C_MODE_HASH, C_MODE_FIT,
     F_WORD, F_SPECIAL, ERR_NOMEM, PREFETCH_AHEAD, SHORT_TERM, BUF_SLACK,
 )
-from _text_table cimport TermTable, table_find, hash_ucs4, hash_padded
+from _text_table cimport TermTable, table_find, hash_ucs4, pack_padded, hash_packed
 from _text_murmur cimport murmur_ascii, murmur_short, murmur_term, hashed_key
-from _text_worker cimport Worker, Params, sink_hash, sink_term
+from _text_worker cimport Worker, Params, sink_hash, sink_term, sink_short
+from _text_index cimport ShortSlot
 from _text_lower cimport lower_special
 
 # -- analyzers --------------------------------------------------------------------
+
+cdef inline uint64_t span_hash(Worker *w, Py_ssize_t j, const ucs4_t *term,
+                               Py_ssize_t n) noexcept nogil:
+    """The table hash of the document's j-th kept token term[:n]; one of up to
+    SHORT_TERM code points (term[:SHORT_TERM] readable) also leaves its packed
+    key in w.span_keys, which a fit's short-term index compares."""
+    cdef uint64_t *k
+    if n > SHORT_TERM:
+        return hash_ucs4(term, n)
+    k = (<uint64_t *> w.span_keys.data) + 4 * j
+    pack_padded(term, n, k)
+    return hash_packed(k, n)
+
 
 cdef inline int token_done(Worker *w, const Params *p, Py_ssize_t start, Py_ssize_t n,
                     bint ascii, bint *kept) noexcept nogil:
@@ -28,15 +42,18 @@ cdef inline int token_done(Worker *w, const Params *p, Py_ssize_t start, Py_ssiz
     kept[0] = False
     if n < p.min_token_len:
         return 0
-    if counting or p.stop != NULL:
-        h = hash_ucs4(term, n)
-        if p.stop != NULL and table_find(p.stop, term, n, h) >= 0:
-            return 0
     if p.max_n > 1 or counting:
         if w.spans.n == w.spans.cap and (
                 vec_reserve(&w.spans, w.spans.n + 1) < 0
-                or vec_reserve(&w.span_hashes, w.spans.n + 1) < 0):
+                or vec_reserve(&w.span_hashes, w.spans.n + 1) < 0
+                or vec_reserve(&w.span_keys, w.spans.n + 1) < 0):
             return ERR_NOMEM
+    if counting or p.stop != NULL:
+        # (w.buf has BUF_SLACK readable code points past the document)
+        h = span_hash(w, w.spans.n, term, n) if counting else hash_ucs4(term, n)
+        if p.stop != NULL and table_find(p.stop, term, n, h) >= 0:
+            return 0
+    if p.max_n > 1 or counting:
         spans = <int64_t *> w.spans.data
         spans[2 * w.spans.n] = start
         spans[2 * w.spans.n + 1] = n
@@ -52,18 +69,40 @@ cdef inline int token_done(Worker *w, const Params *p, Py_ssize_t start, Py_ssiz
 
 
 cdef inline int count_unigrams(Worker *w, const Params *p) noexcept nogil:
-    """Count the document's tokens, in order. The table slot of the token a few
-    places ahead is prefetched: most lookups of rare terms would otherwise wait
-    for memory."""
+    """Count the document's tokens, in order. The slot of the token a few places
+    ahead is prefetched: most lookups of rare terms would otherwise wait for
+    memory. A fit counts the short tokens through its short-term index."""
     cdef const ucs4_t *buf = <const ucs4_t *> w.buf.data
     cdef const int64_t *spans = <const int64_t *> w.spans.data
     cdef const uint64_t *hashes = <const uint64_t *> w.span_hashes.data
+    cdef const uint64_t *keys = <const uint64_t *> w.span_keys.data
     cdef const TermTable *t = &w.table if p.mode == C_MODE_FIT else p.fixed
-    cdef Py_ssize_t j, n_tokens = w.spans.n
+    cdef const ShortSlot *short_slots = w.index.slots
+    cdef uint64_t short_mask = <uint64_t> w.index.mask
+    cdef bint fit = p.mode == C_MODE_FIT
+    cdef const char *slot_bytes
+    cdef Py_ssize_t j, ahead, n_tokens = w.spans.n
     cdef int err
     for j in range(n_tokens):
-        if j + PREFETCH_AHEAD < n_tokens:
-            prefetch(t.slots + (hashes[j + PREFETCH_AHEAD] & <uint64_t> t.mask))
+        ahead = j + PREFETCH_AHEAD
+        if ahead < n_tokens:
+            if fit and spans[2 * ahead + 1] <= SHORT_TERM:
+                # both cache lines a 48-byte slot may straddle (the index may
+                # grow before then: a wasted prefetch, no harm)
+                slot_bytes = <const char *> (short_slots + (hashes[ahead] & short_mask))
+                prefetch(slot_bytes)
+                prefetch(slot_bytes + sizeof(ShortSlot) - 1)
+            else:
+                prefetch(t.slots + (hashes[ahead] & <uint64_t> t.mask))
+        if fit and spans[2 * j + 1] <= SHORT_TERM:
+            err = sink_short(w, buf + spans[2 * j], spans[2 * j + 1], hashes[j],
+                             keys + 4 * j)
+            if unlikely(err != 0):
+                return err
+            if unlikely(w.index.slots != short_slots):  # it grew
+                short_slots = w.index.slots
+                short_mask = <uint64_t> w.index.mask
+            continue
         err = sink_term(w, p, buf + spans[2 * j], spans[2 * j + 1], hashes[j])
         if err:
             return err
@@ -138,7 +177,8 @@ cdef inline int count_tokens(Worker *w, const Params *p, const int32_t *bounds,
     cdef Py_ssize_t j, m = 0, start, length, min_token_len = p.min_token_len
     cdef int64_t *spans
     cdef uint64_t *hashes
-    if vec_reserve(&w.spans, nb // 2 + 1) < 0 or vec_reserve(&w.span_hashes, nb // 2 + 1) < 0:
+    if (vec_reserve(&w.spans, nb // 2 + 1) < 0 or vec_reserve(&w.span_hashes, nb // 2 + 1) < 0
+            or vec_reserve(&w.span_keys, nb // 2 + 1) < 0):
         return ERR_NOMEM
     spans = <int64_t *> w.spans.data
     hashes = <uint64_t *> w.span_hashes.data
@@ -150,8 +190,7 @@ cdef inline int count_tokens(Worker *w, const Params *p, const int32_t *bounds,
         spans[2 * m] = start
         spans[2 * m + 1] = length
         # w.buf has BUF_SLACK readable code points past the document
-        hashes[m] = (hash_padded(buf + start, length) if length <= SHORT_TERM
-                     else hash_ucs4(buf + start, length))
+        hashes[m] = span_hash(w, m, buf + start, length)
         m += 1
     w.spans.n = m
     return 0
@@ -160,15 +199,15 @@ cdef inline int count_tokens(Worker *w, const Params *p, const int32_t *bounds,
 cdef inline int scan_words_branchless(Worker *w, const Params *p, const char_t *src,
                                Py_ssize_t n) noexcept nogil:
     """scan_words() for the common case (no combining marks to drop), without a
-    branch per character: every code point is stored, but the store position only
-    advances over word characters, and each word/non-word transition records
-    the position, so that the tokens are [bounds[2j], bounds[2j + 1]). Token
-    boundaries are unpredictable, and a mispredicted branch at each would cost
-    more than this loop's work. Returns -1 (having done nothing) for a document
-    with a FLAG_SPECIAL code point to lowercase: scan_words() does those."""
+    branch per character: every code point is stored at its place, and each
+    word/non-word transition records the position, so that the tokens are
+    [bounds[2j], bounds[2j + 1]). Token boundaries are unpredictable, and a
+    mispredicted branch at each would cost more than this loop's work. Returns
+    -1 (its work wasted) for a document with a FLAG_SPECIAL code point to
+    lowercase, which is rare: scan_words() does those."""
     cdef const uint32_t *info = p.info
-    cdef Py_ssize_t i, j, k = 0, nb = 0, start, length
-    cdef uint32_t entry, word, prev = 0, seen
+    cdef Py_ssize_t i, j, nb = 0, start, length
+    cdef uint32_t entry, word, prev = 0, seen, flags = 0
     cdef int err
     cdef bint kept
     cdef ucs4_t *buf
@@ -182,27 +221,26 @@ cdef inline int scan_words_branchless(Worker *w, const Params *p, const char_t *
     if p.lower:
         for i in range(n):
             entry = info[src[i]]
-            if unlikely(entry & F_SPECIAL):
-                return -1
+            flags |= entry  # (F_SPECIAL is looked at once, after the loop)
             word = (entry >> 3) & 1  # F_LOWER_WORD
-            buf[k] = entry >> 8
-            bounds[nb] = <int32_t> k
+            buf[i] = entry >> 8
+            bounds[nb] = <int32_t> i
             nb += word ^ prev
-            k += word
             prev = word
+        if flags & F_SPECIAL:
+            return -1
     else:
         for i in range(n):
             entry = src[i]
             word = info[entry] & F_WORD
-            buf[k] = entry
-            bounds[nb] = <int32_t> k
+            buf[i] = entry
+            bounds[nb] = <int32_t> i
             nb += word ^ prev
-            k += word
             prev = word
-    bounds[nb] = <int32_t> k
+    bounds[nb] = <int32_t> n
     nb += prev
     w.spans.n = 0
-    w.buf.n = k
+    w.buf.n = n
     if p.stop == NULL and p.max_n == 1:  # unigrams only: no n-grams to keep
         if p.mode == C_MODE_HASH:
             return hash_unigrams(w, p, bounds, nb)
@@ -231,7 +269,7 @@ cdef inline int scan_words(Worker *w, const Params *p, const char_t *src,
     cdef int j, n_out, err
     cdef Py_ssize_t i
     cdef uint32_t entry
-    if vec_reserve(&w.buf, n + 4) < 0:
+    if vec_reserve(&w.buf, n + BUF_SLACK) < 0:
         return ERR_NOMEM
     s.k = 0
     s.start = -1
@@ -248,7 +286,7 @@ cdef inline int scan_words(Worker *w, const Params *p, const char_t *src,
                 n_out = lower_special(p, src, n, i, out)
                 if n_out < 0:
                     return -n_out
-                if vec_reserve(&w.buf, s.k + (n - i) + 4) < 0:
+                if vec_reserve(&w.buf, s.k + (n - i) + BUF_SLACK) < 0:
                     return ERR_NOMEM
         elif p.combining != NULL and p.combining[src[i]]:
             continue  # strip_accents="unicode": as if it were not there

@@ -338,7 +338,7 @@ class _TextVectorizer:
         far as Python must; None when a document cannot go to the kernels (the
         Python analysis then raises scikit-learn's error)."""
         if (plan.python_preprocess is None and self.input == "content"
-                and all(type(doc) is str for doc in docs)):
+                and _text_kernels.exact_str_chars(docs) >= 0):
             return docs
         decode = self.decode
         texts = [decode(doc) for doc in docs]
@@ -357,7 +357,8 @@ class _TextVectorizer:
         return [t if type(t) is str else str.__str__(t) for t in texts]
 
     def _n_threads_for(self, texts):
-        if sum(map(len, texts)) < _params.PARALLEL_MIN_CHARS:
+        # (texts are exact str: _kernel_texts made them so)
+        if _text_kernels.exact_str_chars(texts) < _params.PARALLEL_MIN_CHARS:
             return 1
         return effective_n_threads(self.n_threads)
 
