@@ -349,7 +349,11 @@ def test_fixed_vocabularies():
 
 def test_documents_of_other_types():
     docs = corpus()[:4]
-    for container in (tuple, np.array, lambda d: np.array(d, dtype=object)):
+
+    class Documents(list):
+        pass
+
+    for container in (tuple, Documents, np.array, lambda d: np.array(d, dtype=object)):
         assert_same_as_sklearn(container(docs), {})
     assert_same_as_sklearn(np.array(docs), {"lowercase": False})
     for name in VECTORIZERS:  # one pass over an iterator, as scikit-learn makes

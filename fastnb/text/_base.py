@@ -337,6 +337,10 @@ class _TextVectorizer:
         """The documents as exact str for the kernels, decoded and preprocessed as
         far as Python must; None when a document cannot go to the kernels (the
         Python analysis then raises scikit-learn's error)."""
+        if type(docs) is not list:
+            # the kernels take an exact list (a subclass, a tuple or a generator's
+            # list of documents are all fine for scikit-learn)
+            docs = list(docs)
         if (plan.python_preprocess is None and self.input == "content"
                 and _text_kernels.exact_str_chars(docs) >= 0):
             return docs
