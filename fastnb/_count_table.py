@@ -140,13 +140,6 @@ class SparseCountTable:
             new[:self.used] = old[:self.used]
             setattr(self, name, new)
 
-    def compact(self):
-        """Give back the pool's free tail (after a fit, the table only grows on)."""
-        keep = max(1, self.used)
-        for name in ("ent_class", "ent_count", "ent_weight"):
-            if getattr(self, name).shape[0] != keep:
-                setattr(self, name, getattr(self, name)[:keep].copy())
-
     # -- reading -------------------------------------------------------------------
     def entries(self):
         """(feature, class, position) of every entry, feature-major."""

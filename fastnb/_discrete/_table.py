@@ -107,7 +107,9 @@ class _TableMixin:
             refresh_all = True
         else:
             if first_call:
-                # a small first batch (a stream's first call): added row by row
+                # a small first batch (a stream's first call): added row by row,
+                # into a pool with room for the next batches to come (it doubles
+                # when full: each doubling copies the pool)
                 table = SparseCountTable(n_classes, n_features, capacity=max(1024, 2 * nnz))
             # a new alpha changes every weight (refreshed below); otherwise the
             # entries the batch changes are listed, and their weights computed at
@@ -125,8 +127,6 @@ class _TableMixin:
                 # nothing was observed): their entry weights differ from the rest
                 table.add(missing, codes, weights, False, 0.0, zero_entries=True,
                           pending=self._table_keeps_weights and not refresh_all)
-        if first_call:
-            table.compact()
         if alpha_changed:
             self._table_alpha = np.array(alpha, dtype=np.float64)
             self._reset_table_terms(table, alpha)
