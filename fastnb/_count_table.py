@@ -41,7 +41,9 @@ class SparseCountTable:
     ``feat_start``/``feat_len`` (d,) index the blocks; ``ent_class``,
     ``ent_count`` and ``ent_weight`` are the entry pool (``used`` entries of it in
     use); ``class_total`` (k,) holds the sum of each class's counts, summed in
-    row order like the counts; ``version`` counts the changes, for caches.
+    row order like the counts; ``version`` counts the changes, for caches;
+    ``pend_feat``/``pend_off`` list the ``n_pending`` entries whose weights are
+    stale (see ``add``), each once: at most as many as the table has entries.
     """
 
     # no stale weights: also what a table pickled before the list existed has

@@ -20,9 +20,10 @@ O(k d) whatever the size of the batch. The sparse table (layout in
 
 Every count is summed in row order, starting from the current value, and the
 entries of a feature are in the order their classes first appeared: any split of
-the rows into batches gives the same bits as one fit. ``table_add`` and the
-refreshes are serial (a batch is microseconds of work); predict is parallel over
-rows, each row computed alone, so results do not depend on the thread count.
+the rows into batches gives the same bits as one fit. ``table_add`` is serial (a
+batch is a millisecond of work); the refreshes are parallel over entries or
+features and predict over rows, each computed alone, so results do not depend on
+the thread count.
 
 The joint log likelihood of row x is, for every model here,
 
