@@ -241,13 +241,21 @@ def flush_multinomial(
     """MultinomialNB's weights of the entries listed since the last refresh: the
     expression of ``refresh_multinomial`` (the same bits). The entries are
     distinct, so the threads share nothing."""
-    cdef Py_ssize_t t, j, e
+    cdef Py_ssize_t t, j, e, ahead, n = pend_feat.shape[0]
     cdef double a
     cdef bint scalar = alpha.shape[0] == 1
     cdef double a0 = alpha[0], log_a0 = log(alpha[0])
     with nogil:
-        for t in prange(pend_feat.shape[0], schedule='static', num_threads=n_threads,
+        for t in prange(n, schedule='static', num_threads=n_threads,
                         use_threads_if=n_threads > 1):
+            # the listed entries are in first-touch order, scattered over the
+            # index and the pool: prefetched ahead as in ``table_add``
+            if t + PREFETCH_INDEX < n:
+                FASTNB_PREFETCH(&feat_start[pend_feat[t + PREFETCH_INDEX]])
+            if t + PREFETCH_BLOCK < n:
+                ahead = feat_start[pend_feat[t + PREFETCH_BLOCK]] + pend_off[t + PREFETCH_BLOCK]
+                FASTNB_PREFETCH(&ent_count[ahead])
+                FASTNB_PREFETCH(&ent_weight[ahead])
             j = pend_feat[t]
             e = feat_start[j] + pend_off[t]
             if scalar:
