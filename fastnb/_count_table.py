@@ -19,7 +19,6 @@ from ._dispatch import load_kernels
 __all__ = ["SparseCountTable", "wants_table"]
 
 _kernels = load_kernels("_sparse_counts")
-_NO_WEIGHTS = np.zeros(0)
 
 # The table is used for CSR input when the dense table would hold this many cells
 # or more, and at least this many per non-zero of the data (below, the dense
@@ -42,8 +41,16 @@ class SparseCountTable:
     ``feat_start``/``feat_len`` (d,) index the blocks; ``ent_class``,
     ``ent_count`` and ``ent_weight`` are the entry pool (``used`` entries of it in
     use); ``class_total`` (k,) holds the sum of each class's counts, summed in
-    row order like the counts; ``version`` counts the changes, for caches.
+    row order like the counts; ``version`` counts the changes, for caches;
+    ``pend_feat``/``pend_off`` list the ``n_pending`` entries whose weights are
+    stale (see ``add``), each once: at most as many as the table has entries.
     """
+
+    # no stale weights: also what a table pickled before the list existed has
+    # (these are only read; ``add`` lists into arrays of the instance's own)
+    n_pending = 0
+    pend_feat = np.zeros(0, dtype=np.int64)
+    pend_off = np.zeros(0, dtype=np.int32)
 
     def __init__(self, n_classes, n_features, capacity=1024):
         self.n_classes = int(n_classes)
@@ -56,36 +63,48 @@ class SparseCountTable:
         self.class_total = np.zeros(n_classes, dtype=np.float64)
         self.used = 0
         self.version = 0
+        self.clear_pending()
 
     # -- updating ------------------------------------------------------------------
-    def add(self, X, codes, weights, binarize, threshold, weight_alpha=None,
-            zero_entries=False, track=True):
-        """Add a validated CSR batch; return the features it touched (int64 array;
-        with ``track=False`` they are not listed and None is returned: no O(d)
-        scratch, for callers that refresh nothing).
-
-        With ``weight_alpha`` ((d,) or (1,) float64), the MultinomialNB weights
-        of the entries that change are kept current on the way. With
-        ``zero_entries``, the batch's positions get entries (for their rows'
-        classes) but no counts."""
-        if weight_alpha is None:
-            weight_alpha = _NO_WEIGHTS
-        sizes = np.array([self.used, 0], dtype=np.int64)
-        touched = np.empty(X.data.shape[0] if track else 0, dtype=np.int64)
-        marks = np.zeros(self.n_features if track else 0, dtype=np.uint8)
+    def add(self, X, codes, weights, binarize, threshold, zero_entries=False,
+            pending=False):
+        """Add a validated CSR batch. With ``pending``, the entries whose weights
+        it makes stale are listed (``pending_entries``; their weights are NaN
+        until the model refreshes them). With ``zero_entries``, the batch's
+        positions get entries (for their rows' classes) but no counts."""
+        if pending and self.pend_feat.shape[0] < self.n_pending + X.data.shape[0]:
+            room = max(2 * (self.n_pending + X.data.shape[0]), 1024)
+            for name in ("pend_feat", "pend_off"):
+                old = getattr(self, name)
+                new = np.empty(room, dtype=old.dtype)
+                new[:self.n_pending] = old[:self.n_pending]
+                setattr(self, name, new)
+        sizes = np.array([self.used, self.n_pending], dtype=np.int64)
         row, pos = 0, 0
         while True:
             row, pos = _kernels.table_add(
                 X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
                 self.feat_start, self.feat_len, self.ent_class, self.ent_count,
-                self.class_total, self.ent_weight, weight_alpha, marks, touched, sizes,
-                row, pos, zero_entries)
+                self.class_total, self.ent_weight, self.pend_feat, self.pend_off, sizes,
+                row, pos, pending, zero_entries)
             if row < 0:
                 break
+            self.used = int(sizes[0])
             self._grow(2 * self.ent_class.shape[0])
         self.used = int(sizes[0])
+        self.n_pending = int(sizes[1])
         self.version += 1
-        return touched[:sizes[1]] if track else None
+
+    def pending_entries(self):
+        """(feature, offset in its block) of the entries listed by ``add`` since
+        the last ``clear_pending``."""
+        return self.pend_feat[:self.n_pending], self.pend_off[:self.n_pending]
+
+    def clear_pending(self):
+        """Forget the listed entries (their weights were all computed)."""
+        self.pend_feat = np.zeros(0, dtype=np.int64)
+        self.pend_off = np.zeros(0, dtype=np.int32)
+        self.n_pending = 0
 
     @classmethod
     def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads):
@@ -115,18 +134,13 @@ class SparseCountTable:
         return table
 
     def _grow(self, capacity):
+        # the free tail is written before it is read (an entry's class, count and
+        # weight are set when it is made): it need not be zeroed
         for name in ("ent_class", "ent_count", "ent_weight"):
             old = getattr(self, name)
-            new = np.zeros(capacity, dtype=old.dtype)
-            new[:old.shape[0]] = old
+            new = np.empty(capacity, dtype=old.dtype)
+            new[:self.used] = old[:self.used]
             setattr(self, name, new)
-
-    def compact(self):
-        """Give back the pool's free tail (after a fit, the table only grows on)."""
-        keep = max(1, self.used)
-        for name in ("ent_class", "ent_count", "ent_weight"):
-            if getattr(self, name).shape[0] != keep:
-                setattr(self, name, getattr(self, name)[:keep].copy())
 
     # -- reading -------------------------------------------------------------------
     def entries(self):
@@ -158,7 +172,8 @@ class SparseCountTable:
     @property
     def nbytes(self):
         return sum(a.nbytes for a in (self.feat_start, self.feat_len, self.ent_class,
-                                      self.ent_count, self.ent_weight, self.class_total))
+                                      self.ent_count, self.ent_weight, self.class_total,
+                                      self.pend_feat, self.pend_off))
 
     @classmethod
     def from_dense(cls, counts):

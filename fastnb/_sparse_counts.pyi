@@ -18,9 +18,15 @@ def table_add(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.
               sample_weight: _Float64 | None, binarize: bool, threshold: float,
               feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
               ent_class: NDArray[np.int32], ent_count: _Float64, class_total: _Float64,
-              ent_weight: _Float64, weight_alpha: _Float64, feat_mark: NDArray[np.uint8],
-              touched: NDArray[np.int64], sizes: NDArray[np.int64], row0: int,
-              pos0: int, zero_entries: bool = ...) -> object: ...
+              ent_weight: _Float64, pend_feat: NDArray[np.int64],
+              pend_off: NDArray[np.int32], sizes: NDArray[np.int64], row0: int,
+              pos0: int, pending: bool, zero_entries: bool = ...) -> object: ...
+def flush_multinomial(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
+                      feat_start: NDArray[np.int64], ent_count: _Float64,
+                      ent_weight: _Float64, alpha: _Float64, n_threads: int) -> None: ...
+def pending_features(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
+                     feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
+                     ent_weight: _Float64) -> int: ...
 def table_build(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.intp],
                 sample_weight: _Float64 | None, binarize: bool, threshold: float,
                 n_classes: int, feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],

@@ -371,8 +371,10 @@ def ready_csr(X, canonical=False):
     kernel. None sends the caller to ``check_counts_X``, which validates in full.
     """
     kind = type(X)
-    if kind.__name__ not in _CSR_TYPE_NAMES or not kind.__module__.startswith("scipy.sparse"):
-        return None
+    if kind not in _CSR_TYPES:
+        if kind.__name__ not in _CSR_TYPE_NAMES or not kind.__module__.startswith("scipy.sparse"):
+            return None
+        _CSR_TYPES.add(kind)
     data, indices, indptr = X.data, X.indices, X.indptr
     index_dtype = indices.dtype
     shape = X.shape
@@ -388,6 +390,9 @@ def ready_csr(X, canonical=False):
 
 
 _CSR_TYPE_NAMES = ("csr_matrix", "csr_array")
+# the classes found to be SciPy's CSR types (by the check above, which costs more
+# than a 1-document predict's other checks), without importing SciPy here
+_CSR_TYPES = set()
 
 
 def _check_csr(X, name, canonical):

@@ -8,9 +8,11 @@ O(k d) whatever the size of the batch. The sparse table (layout in
 ``_sparse_rows.pxd``) keeps only the non-zero counts, grouped by feature, so that
 
 * ``table_add`` adds a CSR batch in O(nnz) (one short scan of the feature's
-  block per non-zero; new classes are appended, a full block moves once);
-* the models' log-likelihood weights are refreshed only for the features a
-  batch touched (``refresh_*``), plus O(k) per-class terms in Python
+  block per non-zero; new classes are appended, a full block moves once) and
+  lists the entries it changed;
+* the models' log-likelihood weights are refreshed at the next predict, for
+  the entries (``flush_multinomial``) or features (``pending_features``, then
+  ``refresh_complement``) changed since, plus O(k) per-class terms in Python
   (BernoulliNB's weights depend on every class count, so they are derived at
   predict time instead, once per model state: ``bernoulli_entry_terms``);
 * ``TablePredictor.predict`` (in ``_sparse_predict.pyx``) scores a CSR row in
@@ -18,9 +20,10 @@ O(k d) whatever the size of the batch. The sparse table (layout in
 
 Every count is summed in row order, starting from the current value, and the
 entries of a feature are in the order their classes first appeared: any split of
-the rows into batches gives the same bits as one fit. ``table_add`` and the
-refreshes are serial (a batch is microseconds of work); predict is parallel over
-rows, each row computed alone, so results do not depend on the thread count.
+the rows into batches gives the same bits as one fit. ``table_add`` is serial (a
+batch is a millisecond of work); the refreshes are parallel over entries or
+features and predict over rows, each computed alone, so results do not depend on
+the thread count.
 
 The joint log likelihood of row x is, for every model here,
 
@@ -32,15 +35,22 @@ a count, and ``w_e`` the difference a class's count makes.
 
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.math cimport INFINITY, exp, log
+from libc.math cimport INFINITY, NAN, exp, log
 
 from _common cimport intp_t, floating
+from _counts cimport FASTNB_PREFETCH
 from _sparse_rows cimport block_is_full, find_entry
 
 
 ctypedef fused index_t:
     int
     long long
+
+
+# prefetch distances of ``table_add``, in non-zeros
+cdef enum:
+    PREFETCH_INDEX = 16
+    PREFETCH_BLOCK = 8
 
 
 def csr_check(
@@ -115,13 +125,12 @@ def table_add(
     double[::1] ent_count,            # IN/OUT: (capacity,) pool
     double[::1] class_total,          # IN/OUT: (k,) sum of the counts per class
     double[::1] ent_weight,           # IN/OUT: (capacity,) pool (moved with blocks)
-    const double[::1] weight_alpha,   # IN: (d,) or (1,) alpha, or (0,): no weights
-    uint8_t[::1] feat_mark,           # IN/OUT: (d,) 1 while a feature is in `touched`,
-                                      # or (0,): the touched features are not listed
-    int64_t[::1] touched,             # OUT: features touched, in first-touch order
-    int64_t[::1] sizes,               # IN/OUT: [pool entries used, len(touched)]
+    int64_t[::1] pend_feat,           # IN/OUT: with `pending`, room for the listed
+    int32_t[::1] pend_off,            # entries plus nnz: feature and block offset
+    int64_t[::1] sizes,               # IN/OUT: [pool entries used, entries listed]
     Py_ssize_t row0,
     Py_ssize_t pos0,
+    bint pending,
     bint zero_entries=False,
 ):
     """Add w_i * x_ij (or w_i * [x_ij > threshold]) into the table, from (row0, pos0).
@@ -131,11 +140,14 @@ def table_add(
     pairs with missing values need their own entry weights even where the count
     is zero).
 
-    With ``weight_alpha`` non-empty, each changed entry's MultinomialNB weight
-    log(N_cj + a_j) - log(a_j) is rewritten as its count changes (the same
-    expression as ``refresh_multinomial``: the same bits), so that a batch
-    costs O(nnz) logs instead of a refresh of every class of every feature it
-    touched.
+    With ``pending``, the entries whose weights the batch makes stale are listed
+    for the model's next refresh (``flush_multinomial``, ``pending_features``),
+    so that a batch costs no log at all: an entry's weight is set to NaN - a
+    weight no count gives (alpha > 0) - the first time it changes, and listed
+    then by feature and offset in its block, which stay valid when the block
+    moves. An entry is listed once however often it is hit until the refresh
+    (Zipf: ~34,000 non-zeros of a T1 batch change ~24,500 entries), and a refresh
+    costs what the batches since the last one changed.
 
     Returns ``(row, pos)`` where the pool ran out of room (nothing of that
     non-zero is applied yet: grow the pool and call again from there), or
@@ -144,22 +156,31 @@ def table_add(
     cdef Py_ssize_t n = codes.shape[0]
     cdef Py_ssize_t capacity = ent_class.shape[0]
     cdef Py_ssize_t i, p, e, j, start
-    cdef int64_t used = sizes[0], n_touched = sizes[1], old, fresh
+    cdef int64_t used = sizes[0], n_pending = sizes[1], old, fresh, ahead
     cdef int32_t c, length
-    cdef double x, w, a = 0.0, log_a = 0.0
-    cdef bint weights = weight_alpha.shape[0] > 0
-    cdef bint scalar_alpha = weight_alpha.shape[0] == 1
-    cdef bint track = feat_mark.shape[0] > 0
-    cdef Py_ssize_t stop_row = -1, stop_pos = -1
-    if scalar_alpha:
-        a = weight_alpha[0]
-        log_a = log(a)
+    cdef double x, w
+    cdef Py_ssize_t stop_row = -1, stop_pos = -1, last = indptr[n]
     with nogil:
         for i in range(row0, n):
             c = <int32_t>codes[i]
             w = 1.0 if sample_weight is None else sample_weight[i]
             start = pos0 if i == row0 else indptr[i]
             for p in range(start, indptr[i + 1]):
+                # A batch's rare features are cache misses in the (d,) index and
+                # the pool (~17,000 distinct features per T1 batch): fetch the
+                # index PREFETCH_INDEX non-zeros ahead and, from it, the block
+                # PREFETCH_BLOCK ahead, so that the misses overlap
+                if p + PREFETCH_INDEX < last:
+                    j = indices[p + PREFETCH_INDEX]
+                    FASTNB_PREFETCH(&feat_len[j])
+                    FASTNB_PREFETCH(&feat_start[j])
+                if p + PREFETCH_BLOCK < last:
+                    ahead = feat_start[indices[p + PREFETCH_BLOCK]]
+                    ahead = ahead if ahead > 0 else 0
+                    FASTNB_PREFETCH(&ent_class[ahead])
+                    FASTNB_PREFETCH(&ent_count[ahead])
+                    if pending:
+                        FASTNB_PREFETCH(&ent_weight[ahead])
                 if zero_entries:
                     x = 0.0
                 else:
@@ -191,25 +212,82 @@ def table_add(
                     e = feat_start[j] + length
                     ent_class[e] = c
                     ent_count[e] = 0.0
+                    ent_weight[e] = 0.0  # not NaN: listed below
                     feat_len[j] = length + 1
                 if not zero_entries:
                     ent_count[e] += x
                     class_total[c] += x
-                if weights:
-                    if not scalar_alpha:
-                        a = weight_alpha[j]
-                        log_a = log(a)
-                    ent_weight[e] = log(ent_count[e] + a) - log_a
-                if track and feat_mark[j] == 0:
-                    feat_mark[j] = 1
-                    touched[n_touched] = j
-                    n_touched += 1
+                if pending and ent_weight[e] == ent_weight[e]:
+                    ent_weight[e] = NAN
+                    pend_feat[n_pending] = j
+                    pend_off[n_pending] = <int32_t>(e - feat_start[j])
+                    n_pending += 1
             if stop_row >= 0:
                 break
     sizes[0] = used
-    sizes[1] = n_touched
+    sizes[1] = n_pending
     return stop_row, stop_pos
 
+
+def flush_multinomial(
+    const int64_t[::1] pend_feat,     # IN: the listed entries (``table_add``)
+    const int32_t[::1] pend_off,
+    const int64_t[::1] feat_start,
+    const double[::1] ent_count,
+    double[::1] ent_weight,           # OUT: log(N_cj + a_j) - log(a_j) of those entries
+    const double[::1] alpha,          # IN: (d,) or (1,) smoothing
+    int n_threads,
+):
+    """MultinomialNB's weights of the entries listed since the last refresh: the
+    expression of ``refresh_multinomial`` (the same bits). The entries are
+    distinct, so the threads share nothing."""
+    cdef Py_ssize_t t, j, e, ahead, n = pend_feat.shape[0]
+    cdef double a
+    cdef bint scalar = alpha.shape[0] == 1
+    cdef double a0 = alpha[0], log_a0 = log(alpha[0])
+    with nogil:
+        for t in prange(n, schedule='static', num_threads=n_threads,
+                        use_threads_if=n_threads > 1):
+            # the listed entries are in first-touch order, scattered over the
+            # index and the pool: prefetched ahead as in ``table_add``
+            if t + PREFETCH_INDEX < n:
+                FASTNB_PREFETCH(&feat_start[pend_feat[t + PREFETCH_INDEX]])
+            if t + PREFETCH_BLOCK < n:
+                ahead = feat_start[pend_feat[t + PREFETCH_BLOCK]] + pend_off[t + PREFETCH_BLOCK]
+                FASTNB_PREFETCH(&ent_count[ahead])
+                FASTNB_PREFETCH(&ent_weight[ahead])
+            j = pend_feat[t]
+            e = feat_start[j] + pend_off[t]
+            if scalar:
+                ent_weight[e] = log(ent_count[e] + a0) - log_a0
+            else:
+                a = alpha[j]
+                ent_weight[e] = log(ent_count[e] + a) - log(a)
+
+
+def pending_features(
+    int64_t[::1] pend_feat,           # IN/OUT: the listed entries' features; out: the
+    const int32_t[::1] pend_off,      # distinct features in its first m places
+    const int64_t[::1] feat_start,
+    const int32_t[::1] feat_len,
+    double[::1] ent_weight,           # IN/OUT: the listed entries' NaN become 0.0
+):
+    """The features of the listed entries, each once (ComplementNB refreshes every
+    entry of a feature whose total changed): the first listed entry of a feature
+    clears the NaN marks of its block, so its later entries are skipped. Returns m."""
+    cdef Py_ssize_t t, j, e, s, m = 0
+    with nogil:
+        for t in range(pend_feat.shape[0]):
+            j = pend_feat[t]
+            s = feat_start[j]
+            e = s + pend_off[t]
+            if ent_weight[e] == ent_weight[e]:
+                continue
+            for e in range(s, s + feat_len[j]):
+                ent_weight[e] = 0.0
+            pend_feat[m] = j
+            m += 1
+    return m
 
 
 def table_build(

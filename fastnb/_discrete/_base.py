@@ -36,16 +36,13 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     # Which refresh kernel keeps the entry weights of a sparse count table (None:
     # the model always uses the dense table).
     _table_model = None
-    # Whether an entry's weight depends on its own count only (MultinomialNB), so
-    # that the add kernel can update exactly the entries a batch changes.
-    _table_weights_in_add = False
+    # Whether the entry weights are kept in the table (refreshed, for what each
+    # batch changed, at the next predict: ``_flush_pending``); False: the model
+    # derives them at predict time from the counts (BernoulliNB).
+    _table_keeps_weights = True
     # Whether the (class, feature) pairs with missing values need count entries
     # of their own (BernoulliNB: a missing value changes the pair's denominator).
     _table_missing_entries = False
-    # Whether the entry weights are refreshed after each batch (False: the model
-    # derives them at predict time and the batch's features need not be listed).
-    _table_refreshes = True
-
     feature_count_ = _table_backed("feature_count_", "Weighted (class, feature) counts.")
     feature_log_prob_ = _table_backed("feature_log_prob_", "Log feature probabilities.")
     _missing_count = _table_backed("_missing_count", "Weight of the missing values.")

@@ -5,7 +5,7 @@ import numpy as np
 from .._params import check_bool_param
 from .._threads import threads_for
 from ._base import _BaseDiscreteNB
-from ._shared import _table_kernels
+from ._shared import _table_backed, _table_kernels
 
 
 def _refresh_threads(model, features):
@@ -83,7 +83,6 @@ class MultinomialNB(_BaseDiscreteNB):
 
     _check_negative = True
     _table_model = "multinomial"
-    _table_weights_in_add = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, n_threads=None):
@@ -94,6 +93,12 @@ class MultinomialNB(_BaseDiscreteNB):
         _table_kernels.refresh_multinomial(features, table.feat_start, table.feat_len,
                                            table.ent_count, table.ent_weight, alpha,
                                            _refresh_threads(self, features))
+
+    def _flush_pending(self, table, alpha):
+        features, offsets = table.pending_entries()
+        _table_kernels.flush_multinomial(features, offsets, table.feat_start,
+                                         table.ent_count, table.ent_weight, alpha,
+                                         _refresh_threads(self, features))
 
     def _table_terms(self):
         # jll_c = log prior_c + sum_j x_j log a_j + sum_{N_cj > 0} x_j [log(N_cj + a_j)
@@ -179,6 +184,8 @@ class ComplementNB(_BaseDiscreteNB):
     _check_negative = True
     _table_model = "complement"
 
+    feature_all_ = _table_backed("feature_all_", "Weighted count of each feature.")
+
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, norm=False, n_threads=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
@@ -191,15 +198,32 @@ class ComplementNB(_BaseDiscreteNB):
         d = table.n_features
         with np.errstate(divide="ignore"):
             self._feat_base = np.log(np.broadcast_to(alpha, (d,)).astype(np.float64))
-        self.feature_all_ = np.zeros(d)
+        self._feature_all = np.zeros(d)
 
-    def _refresh_table(self, table, features, alpha):
+    def _fit_table(self, *args):
+        super()._fit_table(*args)
         # scikit-learn applies the norm of the latest fit/partial_fit (in
         # feature_log_prob_); a later set_params(norm=...) changes nothing until then
         self._table_norm = bool(self.norm)
+        return self
+
+    def _refresh_table(self, table, features, alpha):
+        self._table_norm = bool(self.norm)
         _table_kernels.refresh_complement(
             features, table.feat_start, table.feat_len, table.ent_count,
-            table.ent_weight, self.feature_all_, self._feat_base, alpha,
+            table.ent_weight, self._feature_all, self._feat_base, alpha,
+            _refresh_threads(self, features))
+
+    def _flush_pending(self, table, alpha):
+        # every entry of a feature whose total changed: the features of the listed
+        # entries, each once, in place of the list
+        features, offsets = table.pending_entries()
+        m = _table_kernels.pending_features(features, offsets, table.feat_start,
+                                            table.feat_len, table.ent_weight)
+        features = features[:m]
+        _table_kernels.refresh_complement(
+            features, table.feat_start, table.feat_len, table.ent_count,
+            table.ent_weight, self._feature_all, self._feat_base, alpha,
             _refresh_threads(self, features))
 
     def _table_terms(self):
@@ -222,6 +246,9 @@ class ComplementNB(_BaseDiscreteNB):
                                                         - table.n_features * log_norm)
 
     def _dense_from_table(self, name):
+        if name == "feature_all_":
+            self._flush_table()
+            return self._feature_all
         if name != "feature_log_prob_":
             return super()._dense_from_table(name)
         table = self._table

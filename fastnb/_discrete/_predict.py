@@ -92,7 +92,8 @@ class _PredictMixin:
         binarize = threshold is not None
         thr = float(threshold) if binarize else 0.0
         if self.__dict__.get("_table") is not None:
-            n_suspect, values = self._run_table_predict(X, mode, labels_out, out)
+            n_suspect, values = self._run_table_predict(X, mode, labels_out, out,
+                                                        binarize, thr)
         elif isinstance(X, CSRInput):
             n_samples = X.shape[0]
             per_row = self._weights.shape[0] * max(1, X.data.shape[0] // max(1, n_samples))

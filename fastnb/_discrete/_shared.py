@@ -131,5 +131,7 @@ def _table_backed(name, doc):
 
 
 # State that only one of the two representations has.
-_DENSE_ONLY = ("feature_count_", "feature_log_prob_", "_missing_count", "_weights", "_bias")
-_TABLE_ONLY = ("_table", "_missing_table", "_table_alpha", "_feat_base", "_table_norm")
+_DENSE_ONLY = ("feature_count_", "feature_log_prob_", "_missing_count", "_weights", "_bias",
+               "feature_all_")
+_TABLE_ONLY = ("_table", "_missing_table", "_table_alpha", "_feat_base", "_table_norm",
+               "_feature_all")

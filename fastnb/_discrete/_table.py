@@ -2,6 +2,8 @@
 fastnb/_count_table.py): fit/partial_fit into the table, its predict paths, and
 restoring a table from a saved file."""
 
+import threading
+
 import numpy as np
 
 from .._count_table import SparseCountTable, wants_table
@@ -28,6 +30,17 @@ from ._shared import (
 # (a stream's) is added row by row, in O(its non-zeros).
 TABLE_BUILD_NNZ_RATIO = 4
 
+# Serialises the refreshes of stale weights that predict runs (``_flush_table``).
+_FLUSH_LOCK = threading.Lock()
+
+# TablePredictor.predict by (value, index) itemsize of a CSR batch (float32/64 data,
+# int32/64 indices, as ``CSRInput`` guarantees): the fused method's own dispatch
+# costs 0.4 us, a tenth of a 1-document predict
+_TABLE_PREDICT = {
+    (values, index): _table_predict_kernels.TablePredictor.predict[value_type, index_type]
+    for values, value_type in ((4, "float"), (8, "double"))
+    for index, index_type in ((4, "int"), (8, "long long"))}
+
 
 class _TableMixin:
     """fit, partial_fit, predict and restore of a model whose counts are in a
@@ -46,8 +59,8 @@ class _TableMixin:
 
     def _fit_table(self, X, Xv, codes, weights, classes, alpha, first_call):
         """fit/partial_fit into the sparse table: the batch is validated in full
-        first (a call that raises changes nothing), then added in O(nnz) and only
-        the features it touched are refreshed."""
+        first (a call that raises changes nothing), then added in O(nnz); the
+        weights it makes stale are refreshed at the next predict."""
         name = type(self).__name__
         n_classes, n_features = classes.shape[0], Xv.shape[1]
         if not isinstance(Xv, CSRInput):
@@ -82,9 +95,6 @@ class _TableMixin:
             self._table_alpha = None
         alpha_changed = (self._table_alpha is None
                          or not np.array_equal(self._table_alpha, alpha))
-        # weights kept current by the add kernel itself (only the entries that
-        # change), unless alpha changed and every weight is recomputed anyway
-        weights_in_add = self._table_weights_in_add and not alpha_changed
         observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
         nnz = observed.data.shape[0]
         if first_call and nnz * TABLE_BUILD_NNZ_RATIO >= n_features:
@@ -94,20 +104,20 @@ class _TableMixin:
             table = SparseCountTable.build(
                 observed, codes, weights, n_classes, binarize, thr,
                 threads_for(self.n_threads, nnz, "count_fit"))
-            touched = None
-        elif first_call:
-            # a small first batch (a stream's first call): added row by row, and
-            # the features it touched are the table's features
-            table = SparseCountTable(n_classes, n_features, capacity=max(1024, nnz))
-            touched = table.add(observed, codes, weights, binarize, thr,
-                                track=self._table_refreshes)
+            refresh_all = True
         else:
-            # the features to refresh are listed only when some will be refreshed
-            refresh = not weights_in_add and self._table_refreshes and not alpha_changed
-            touched = table.add(observed, codes, weights, binarize, thr,
-                                weight_alpha=(np.atleast_1d(self._table_alpha)
-                                              if weights_in_add else None),
-                                track=refresh)
+            if first_call:
+                # a small first batch (a stream's first call): added row by row,
+                # into a pool with room for the next batches to come (it doubles
+                # when full: each doubling copies the pool)
+                table = SparseCountTable(n_classes, n_features, capacity=max(1024, 2 * nnz))
+            # a new alpha changes every weight (refreshed below); otherwise the
+            # entries the batch changes are listed, and their weights computed at
+            # the next predict (``_flush_table``): a stream of batches costs
+            # O(non-zeros) per batch, and a refresh what changed since the last
+            refresh_all = alpha_changed and not first_call
+            table.add(observed, codes, weights, binarize, thr,
+                      pending=self._table_keeps_weights and not refresh_all)
         if missing is not None:
             if self._missing_table is None:
                 self._missing_table = SparseCountTable(n_classes, n_features)
@@ -115,24 +125,37 @@ class _TableMixin:
             if self._table_missing_entries:
                 # the pairs with missing values get count entries (of zero where
                 # nothing was observed): their entry weights differ from the rest
-                more = table.add(missing, codes, weights, False, 0.0, zero_entries=True,
-                                 track=touched is not None)
-                touched = None if touched is None else np.union1d(touched, more)
-        if first_call:
-            table.compact()
+                table.add(missing, codes, weights, False, 0.0, zero_entries=True,
+                          pending=self._table_keeps_weights and not refresh_all)
         if alpha_changed:
             self._table_alpha = np.array(alpha, dtype=np.float64)
             self._reset_table_terms(table, alpha)
-            if not first_call or touched is None:
-                touched = table.all_features() if self._table_refreshes else None
-        if not weights_in_add and self._table_refreshes:
-            self._refresh_table(table, touched, np.atleast_1d(self._table_alpha))
+        if refresh_all and self._table_keeps_weights:
+            table.clear_pending()
+            self._refresh_table(table, table.all_features(), np.atleast_1d(alpha))
         self.n_features_in_ = n_features
         self.classes_ = classes
         self.class_count_ = class_count
         self.class_log_prior_ = self._class_log_prior(class_count)
         self._table = table
         return self
+
+    def _flush_table(self):
+        """Compute the weights that the batches since the last refresh made stale
+        (listed by the table, see ``SparseCountTable.add``): O(what changed), at
+        most once per change. Predict calls it first; the counts are the model's
+        state, the weights derived from them, so only derived values change. A
+        lock keeps concurrent predicts from reading half-refreshed weights."""
+        table = self._table
+        if table.n_pending:
+            with _FLUSH_LOCK:
+                if table.n_pending:
+                    self._flush_pending(table, np.atleast_1d(self._table_alpha))
+                    table.clear_pending()
+
+    def _flush_pending(self, table, alpha):
+        """Refresh the weights of the table's listed entries."""
+        raise NotImplementedError
 
     def _reset_table_terms(self, table, alpha):
         """Per-feature terms of a fresh table, or after alpha changed."""
@@ -169,6 +192,8 @@ class _TableMixin:
         replaces those objects, so a stale entry is never read (the cache holds
         them, so their ids cannot be reused while it lives)."""
         table = self._table
+        if table.n_pending:
+            self._flush_table()
         cache = _PREDICT_CACHE.get(self)
         if cache is not None:
             sources = cache.get("table_sources")
@@ -201,7 +226,7 @@ class _TableMixin:
             cache["table_weights_fm"] = weights
         return weights
 
-    def _run_table_predict(self, X, mode, labels_out, out):
+    def _run_table_predict(self, X, mode, labels_out, out, binarize, thr):
         """CSR predict of a table-backed model: walking each feature's class list
         costs O(nnz x classes with a count) and nothing up front, the dense
         feature-major weights cost one O(k d) build (then cached) and read one
@@ -213,9 +238,6 @@ class _TableMixin:
         table = self._table
         if not isinstance(X, CSRInput):
             X = _dense_to_csr(_kernel_view(X) if X.dtype == np.bool_ else X)
-        threshold = self._threshold()
-        binarize = threshold is not None
-        thr = float(threshold) if binarize else 0.0
         cache = self._table_predict_state()
         feat_base, bias, scale, mult = cache["table_terms"]
         n_samples = X.shape[0]
@@ -236,9 +258,11 @@ class _TableMixin:
                     table.feat_start, table.feat_len, table.ent_class,
                     cache["table_entry_weights"], feat_base, bias, scale, mult)
                 cache["table_predictor"] = predictor
-            n_suspect, n_malformed = predictor.predict(
-                X.data, X.indices, X.indptr, binarize, thr, mode, labels_out, out,
-                n_threads)
+            # the specialisation for the batch's dtypes, called directly
+            predict = _TABLE_PREDICT[X.data.itemsize, X.indices.itemsize]
+            n_suspect, n_malformed = predict(
+                predictor, X.data, X.indices, X.indptr, binarize, thr, mode, labels_out,
+                out, n_threads)
         if n_malformed:
             _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
         return n_suspect, X.data
