@@ -72,6 +72,23 @@ def mixed_data(rng=None, n=300, k=3, seed=0):
     return X, y
 
 
+def hashed_text(n, seed):
+    """Hashed-text-like CSR counts: wide (2**15 columns), sparse, 35 classes, with 20
+    frequent features shared by all classes (as in Zipf-distributed text) that a
+    batch hits many times; every class appears in the first 35 rows."""
+    import scipy.sparse as sp
+
+    rng = np.random.default_rng(seed)
+    d, k = 1 << 15, 35
+    rare = sp.random(n, d - 20, density=0.002, random_state=seed + 1, format="csr",
+                     data_rvs=lambda size: rng.integers(1, 4, size).astype(float))
+    frequent = sp.csr_matrix(rng.integers(0, 3, (n, 20)).astype(float))
+    X = sp.hstack([frequent, rare], format="csr")
+    y = rng.integers(0, k, n)
+    y[:k] = np.arange(k)
+    return X, y
+
+
 def names():
     """Every registered estimator's name, sorted (for pytest.mark.parametrize)."""
     return sorted(ESTIMATORS)

@@ -19,6 +19,7 @@ from sklearn import naive_bayes as sk
 
 import fastnb
 from fastnb import _count_table, _discrete
+from _registry import hashed_text
 
 MODELS = [("MultinomialNB", {}), ("MultinomialNB", {"alpha": 0.3, "fit_prior": False}),
           ("ComplementNB", {}), ("ComplementNB", {"norm": True}),
@@ -27,17 +28,7 @@ MODELS = [("MultinomialNB", {}), ("MultinomialNB", {"alpha": 0.3, "fit_prior": F
 
 @pytest.fixture
 def text():
-    """Hashed-text-like CSR counts: wide, sparse, many classes."""
-    rng = np.random.default_rng(3)
-    n, d, k = 400, 1 << 15, 35
-    rare = sp.random(n, d - 20, density=0.002, random_state=4, format="csr",
-                     data_rvs=lambda size: rng.integers(1, 4, size).astype(float))
-    # frequent features shared by all classes, as in Zipf-distributed text
-    frequent = sp.csr_matrix(rng.integers(0, 3, (n, 20)).astype(float))
-    X = sp.hstack([frequent, rare], format="csr")
-    y = rng.integers(0, k, n)
-    y[:k] = np.arange(k)
-    return X, y
+    return hashed_text(400, seed=3)
 
 
 @contextlib.contextmanager

@@ -14,6 +14,7 @@ from numpy.testing import assert_array_equal
 
 import fastnb
 from fastnb._count_table import SparseCountTable
+from _registry import hashed_text
 
 # the models whose table keeps entry weights (BernoulliNB derives them at predict)
 MODELS = [("MultinomialNB", {}), ("MultinomialNB", {"alpha": 0.3}),
@@ -22,17 +23,7 @@ MODELS = [("MultinomialNB", {}), ("MultinomialNB", {"alpha": 0.3}),
 
 @pytest.fixture
 def text():
-    """Hashed-text-like CSR counts: wide, sparse, many classes (as in
-    test_count_table.py), with frequent features hit many times per batch."""
-    rng = np.random.default_rng(7)
-    n, d, k = 300, 1 << 15, 35
-    rare = sp.random(n, d - 20, density=0.002, random_state=8, format="csr",
-                     data_rvs=lambda size: rng.integers(1, 4, size).astype(float))
-    frequent = sp.csr_matrix(rng.integers(0, 3, (n, 20)).astype(float))
-    X = sp.hstack([frequent, rare], format="csr")
-    y = rng.integers(0, k, n)
-    y[:k] = np.arange(k)
-    return X, y
+    return hashed_text(300, seed=7)
 
 
 def _stream(name, params, X, y, predict_between, weights=None):
