@@ -209,18 +209,17 @@ class ComplementNB(_BaseDiscreteNB):
 
     def _refresh_table(self, table, features, alpha):
         self._table_norm = bool(self.norm)
-        _table_kernels.refresh_complement(
-            features, table.feat_start, table.feat_len, table.ent_count,
-            table.ent_weight, self._feature_all, self._feat_base, alpha,
-            _refresh_threads(self, features))
+        self._refresh_features(table, features, alpha)
 
     def _flush_pending(self, table, alpha):
         # every entry of a feature whose total changed: the features of the listed
-        # entries, each once, in place of the list
+        # entries, each once, in place of the list (the norm stays the last fit's)
         features, offsets = table.pending_entries()
         m = _table_kernels.pending_features(features, offsets, table.feat_start,
                                             table.feat_len, table.ent_weight)
-        features = features[:m]
+        self._refresh_features(table, features[:m], alpha)
+
+    def _refresh_features(self, table, features, alpha):
         _table_kernels.refresh_complement(
             features, table.feat_start, table.feat_len, table.ent_count,
             table.ent_weight, self._feature_all, self._feat_base, alpha,
