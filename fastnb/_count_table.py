@@ -26,6 +26,18 @@ _kernels = load_kernels("_sparse_counts")
 TABLE_MIN_CELLS = 1 << 20
 TABLE_MIN_CELLS_PER_NONZERO = 4
 
+# bytes of one non-zero while a table is built (``BucketRecord`` in _sparse_counts.pyx)
+_RECORD_BYTES = 16
+
+
+def _partition_shift(n_features, n_classes):
+    """log2 of the features in one partition of ``SparseCountTable.build``: its
+    (feature, class) map (4 bytes a pair) within about 256 KiB, so that it stays
+    in cache, and 16384 partitions at most (their write positions, in cache too)."""
+    by_classes = max(4, 16 - (max(1, n_classes) - 1).bit_length())
+    by_count = (max(1, n_features) - 1).bit_length() - 14
+    return max(by_classes, by_count, 0)
+
 
 def wants_table(n_classes, n_features, nnz):
     """Whether a model of this shape, first fitted on ``nnz`` non-zeros, should
@@ -109,27 +121,37 @@ class SparseCountTable:
     @classmethod
     def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads):
         """A table holding a validated CSR batch (no NaN): the entries and bits of
-        ``add`` into an empty table, built by features (``table_build``: the
-        non-zeros bucketed by feature, each feature reduced in parallel), with the
-        pool sized to fit."""
+        ``add`` into an empty table, built by features (the non-zeros copied into
+        partitions of consecutive features, then each partition reduced to its
+        entries, in parallel: see ``table_partition``), with the pool sized to fit."""
         n_features = X.shape[1]
         table = cls(n_classes, n_features, capacity=1)
         nnz = X.data.shape[0]
-        bucket_start = np.empty(n_features + 1, dtype=np.int64)
-        bucket_class = np.empty(nnz, dtype=np.int32)
-        bucket_value = np.empty(nnz, dtype=np.float64)
-        slots = np.full((max(1, n_threads), n_classes), -1, dtype=np.int32)
-        _, pool = _kernels.table_build(
-            X.data, X.indices, X.indptr, codes, weights, binarize, threshold, n_classes,
-            table.feat_start, table.feat_len, table.class_total, bucket_start,
-            bucket_class, bucket_value, slots, n_threads)
-        pool = max(1, pool)
-        table.ent_class = np.zeros(pool, dtype=np.int32)
-        table.ent_count = np.zeros(pool, dtype=np.float64)
-        table.ent_weight = np.zeros(pool, dtype=np.float64)
-        table.used = _kernels.table_fill(bucket_start, bucket_class, bucket_value,
-                                         table.feat_start, table.feat_len,
-                                         table.ent_class, table.ent_count)
+        n_threads = max(1, n_threads)
+        part_shift = _partition_shift(n_features, n_classes)
+        n_parts = max(1, -(-n_features // (1 << part_shift)))
+        part_start = np.empty(n_parts + 1, dtype=np.int64)
+        records = np.empty(max(1, nnz) * _RECORD_BYTES, dtype=np.uint8)
+        largest = _kernels.table_partition(
+            X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
+            part_shift, part_start, records, table.class_total)
+        part_room = np.empty(n_parts, dtype=np.int64)
+        width = 1 << part_shift
+        # a partition has at most one entry per record and per (feature, class)
+        most_entries = max(1, min(largest, width * n_classes))
+        _kernels.table_reduce(
+            records, part_start, part_shift, n_classes, table.feat_start, table.feat_len,
+            part_room, np.full((n_threads, width * n_classes), -1, dtype=np.int32),
+            np.empty((n_threads, most_entries * _RECORD_BYTES), dtype=np.uint8),
+            np.empty((n_threads, width + 1), dtype=np.int64), n_threads)
+        part_pool = np.cumsum(part_room) - part_room
+        used = int(part_room.sum())
+        table.ent_class = np.zeros(max(1, used), dtype=np.int32)
+        table.ent_count = np.zeros(max(1, used), dtype=np.float64)
+        table.ent_weight = np.zeros(max(1, used), dtype=np.float64)
+        _kernels.table_fill(records, part_pool, part_shift, table.feat_start,
+                            table.feat_len, table.ent_class, table.ent_count, n_threads)
+        table.used = used
         table.version += 1
         return table
 

@@ -27,16 +27,18 @@ def flush_multinomial(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
 def pending_features(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
                      feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                      ent_weight: _Float64) -> int: ...
-def table_build(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.intp],
-                sample_weight: _Float64 | None, binarize: bool, threshold: float,
-                n_classes: int, feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
-                class_total: _Float64, bucket_start: NDArray[np.int64],
-                bucket_class: NDArray[np.int32], bucket_value: _Float64,
-                slots: NDArray[np.int32], n_threads: int) -> tuple[int, int]: ...
-def table_fill(bucket_start: NDArray[np.int64], bucket_class: NDArray[np.int32],
-               bucket_value: _Float64, feat_start: NDArray[np.int64],
-               feat_len: NDArray[np.int32], ent_class: NDArray[np.int32],
-               ent_count: _Float64) -> int: ...
+def table_partition(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.intp],
+                    sample_weight: _Float64 | None, binarize: bool, threshold: float,
+                    part_shift: int, part_start: NDArray[np.int64],
+                    records: NDArray[np.uint8], class_total: _Float64) -> int: ...
+def table_reduce(records: NDArray[np.uint8], part_start: NDArray[np.int64], part_shift: int,
+                 n_classes: int, feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
+                 part_room: NDArray[np.int64], index: NDArray[np.int32],
+                 entries: NDArray[np.uint8], starts: NDArray[np.int64],
+                 n_threads: int) -> None: ...
+def table_fill(records: NDArray[np.uint8], part_pool: NDArray[np.int64], part_shift: int,
+               feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
+               ent_class: NDArray[np.int32], ent_count: _Float64, n_threads: int) -> None: ...
 def refresh_multinomial(features: NDArray[np.int64], feat_start: NDArray[np.int64],
                         feat_len: NDArray[np.int32], ent_count: _Float64,
                         ent_weight: _Float64, alpha: _Float64, n_threads: int) -> None: ...

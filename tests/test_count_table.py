@@ -532,3 +532,39 @@ def test_bernoulli_table_property(seed, n_batches, binarize, alpha):
     for rows in (X[:1], X):
         assert_allclose(ours.predict_joint_log_proba(rows),
                         theirs.predict_joint_log_proba(rows), rtol=1e-9, atol=1e-9)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_features=st.sampled_from([1, 3, 17, 1024, 1025, 70_000]),
+       n_classes=st.sampled_from([1, 2, 5, 35, 300, 2000]), weighted=st.booleans(),
+       binarize=st.booleans(), n_threads=st.integers(1, 3))
+def test_build_is_add_into_an_empty_table(seed, n_features, n_classes, weighted, binarize,
+                                          n_threads):
+    """A large first batch is built by partitions of features (``table_partition``,
+    ``table_reduce``, ``table_fill``): the entries, their order, the bits of every
+    count and class total, and the block layout are those of adding the batch row
+    by row, for any shape, class count and thread count."""
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(0, 60))
+    density = 0.002 if n_features > 5000 else float(rng.uniform(0.0, 0.3))
+    X = sp.random(n, n_features, density=density, format="csr", random_state=rng,
+                  data_rvs=lambda size: rng.integers(1, 8, size) / 3.0)
+    codes = rng.integers(0, n_classes, n).astype(np.intp)
+    weights = rng.random(n) if weighted else None
+    added = _count_table.SparseCountTable(n_classes, n_features)
+    added.add(X, codes, weights, binarize, 0.5)
+    built = _count_table.SparseCountTable.build(X, codes, weights, n_classes, binarize, 0.5,
+                                                n_threads)
+    assert_array_equal(built.feat_len, added.feat_len)
+    assert_array_equal(built.feat_start[built.feat_len == 0], -1)
+    features_a, classes_a, positions_a = added.entries()
+    features_b, classes_b, positions_b = built.entries()
+    assert_array_equal(features_b, features_a)
+    assert_array_equal(classes_b, classes_a)
+    assert_array_equal(built.ent_count[positions_b].view(np.int64),
+                       added.ent_count[positions_a].view(np.int64))
+    assert_array_equal(built.class_total.view(np.int64), added.class_total.view(np.int64))
+    # blocks in feature order, each with room for the next power of two
+    rooms = [1 << (int(length) - 1).bit_length() for length in built.feat_len if length]
+    assert built.used == sum(rooms)
+    assert_array_equal(built.feat_start[built.feat_len > 0], np.cumsum(rooms) - rooms)

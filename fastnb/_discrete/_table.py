@@ -25,8 +25,8 @@ from ._shared import (
 )
 
 
-# A fresh table is built by features (bucketing the batch, a few O(d) passes)
-# when its first batch has at least d / this many non-zeros; a smaller first batch
+# A fresh table is built by features (the batch copied into partitions of
+# features, each reduced in cache; O(nnz) and a few O(d) passes) when its first batch has at least d / this many non-zeros; a smaller first batch
 # (a stream's) is added row by row, in O(its non-zeros).
 TABLE_BUILD_NNZ_RATIO = 4
 
@@ -99,8 +99,8 @@ class _TableMixin:
         nnz = observed.data.shape[0]
         if first_call and nnz * TABLE_BUILD_NNZ_RATIO >= n_features:
             # a fresh table for a large batch is built by features (the same
-            # entries and bits as adding the batch row by row, in a few O(d)
-            # passes); every weight is computed below
+            # entries and bits as adding the batch row by row); every weight is
+            # computed below
             table = SparseCountTable.build(
                 observed, codes, weights, n_classes, binarize, thr,
                 threads_for(self.n_threads, nnz, "count_fit"))
