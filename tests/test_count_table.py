@@ -153,10 +153,12 @@ def test_predict_leaves_dict_unchanged(text):
 def test_representation_follows_the_data(text, monkeypatch):
     # the thresholds as shipped (FASTNB_TEST_SPARSE_TABLE=1 lowers them to 0)
     monkeypatch.setattr(_count_table, "TABLE_MIN_CELLS", 1 << 20)
-    monkeypatch.setattr(_count_table, "TABLE_MIN_CELLS_PER_NONZERO", 4)
+    monkeypatch.setattr(_count_table, "TABLE_MIN_CELLS_PER_NONZERO", 2)
     X, y = text
     assert not _count_table.wants_table(20, 200, 10_000)  # small dense table
     assert _count_table.wants_table(35, 1 << 20, 3_000_000)  # hashed text
+    assert _count_table.wants_table(5, 1 << 20, 2_400_000)  # raw text pipeline (V1)
+    assert not _count_table.wants_table(20, 1 << 18, 20_000_000)  # M1: dense counts
     dense_model = fastnb.MultinomialNB().fit(X.toarray(), y)
     assert _table_of(dense_model) is None
     model = fastnb.MultinomialNB().fit(X, y)
