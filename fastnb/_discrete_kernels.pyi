@@ -28,6 +28,7 @@ def dense_fit(
     threshold: float,
     check_neg: bool,
     block_align: int,
+    split_rows: bool,
     n_threads: int,
 ) -> tuple[int, int]: ...
 def csr_fit(

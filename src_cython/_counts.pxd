@@ -140,6 +140,35 @@ cdef inline void add_int_count_row(
         counts_row[j] = counts_row[j] + (x[j] > tthr)
 
 
+cdef inline Py_ssize_t add_threshold_count_row(
+    const value_t* x,          # IN: one row of X
+    int_noalias counts_row,    # IN/OUT: int32 counts of the row's class
+    Py_ssize_t j0,             # the columns [j0, j1) to add
+    Py_ssize_t j1,
+    double thr,                # the threshold, for float input
+    value_t tthr,              # native_threshold(threshold), for integer input
+) noexcept nogil:
+    """counts_row[j] += (x[j] > threshold), for unweighted thresholding of any
+    dtype. Returns the number of NaN or infinite x[j] met (floats only: the
+    comparison would hide them)."""
+    cdef Py_ssize_t j
+    cdef Py_ssize_t bad = 0
+    if value_t is float:
+        # numpy compares float32 data with a float32 threshold
+        for j in range(j0, j1):
+            counts_row[j] = counts_row[j] + (x[j] > <float>thr)
+        for j in range(j0, j1):
+            bad += (x[j] - x[j]) != 0.0
+    elif value_t is double:
+        for j in range(j0, j1):
+            counts_row[j] = counts_row[j] + (x[j] > thr)
+        for j in range(j0, j1):
+            bad += (x[j] - x[j]) != 0.0
+    else:
+        add_int_count_row(x, counts_row, j0, j1, tthr)
+    return bad
+
+
 cdef inline Py_ssize_t count_negative(
     const value_t* x, Py_ssize_t j0, Py_ssize_t j1,
 ) noexcept nogil:

@@ -39,7 +39,8 @@ from cython.parallel cimport prange
 
 from _common cimport intp_t, floating, block_start, block_scratch_bytes, MODE_ARGMAX
 from _counts cimport (
-    uint8_t_, value_t, LOCAL_K, integer_threshold, native_threshold, add_count_row, add_int_count_row,
+    uint8_t_, value_t, LOCAL_K, integer_threshold, native_threshold, add_count_row,
+    add_threshold_count_row,
     count_negative,
     add_count_csr_row, dense_linear_predict_row, csr_linear_predict_row, FASTNB_PREFETCH,
 )
@@ -65,7 +66,9 @@ cdef void dense_fit_block(
     const intp_t[::1] codes,    # IN: (n,) class of each row
     const double* weights,      # IN: (n,) or NULL
     double[:, ::1] fc,          # IN/OUT: (k, d) feature sums
-    int[:, ::1] int_counts,     # SCRATCH: (k, d) zeros, or None (see dense_fit)
+    int* int_counts,            # OUT: (k, d) int32 counts, or NULL (see dense_fit)
+    Py_ssize_t i0,              # the rows [i0, i1) of this block
+    Py_ssize_t i1,
     Py_ssize_t j0,              # the columns [j0, j1) of this block
     Py_ssize_t j1,
     bint binarize,
@@ -75,27 +78,21 @@ cdef void dense_fit_block(
     intp_t* n_bad,              # OUT: non-finite values seen (thresholding only)
     intp_t* n_neg,              # OUT: negative values seen (check_neg only)
 ) noexcept nogil:
-    cdef Py_ssize_t i, j, c
-    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t i
+    cdef Py_ssize_t d = X.shape[1]
     cdef Py_ssize_t bad = 0
     cdef Py_ssize_t neg = 0
-    cdef value_t tthr
     cdef const value_t* x
-    if value_t is not float and value_t is not double:
-        if int_counts is not None:
-            # Unweighted thresholding of integers: the counts are integers. Count
-            # in int32, then add once: integer sums below 2**53 are exact in
-            # float64, so the bits are those of adding 1.0 row by row.
-            tthr = native_threshold[value_t](0, ithr)
-            for i in range(n):
-                add_int_count_row(&X[i, 0], &int_counts[codes[i], 0], j0, j1, tthr)
-            for c in range(fc.shape[0]):
-                for j in range(j0, j1):
-                    fc[c, j] = fc[c, j] + <double>int_counts[c, j]
-            n_bad[0] = 0
-            n_neg[0] = 0
-            return
-    for i in range(n):
+    if int_counts != NULL:
+        # Unweighted thresholding: the counts are integers, counted in int32 and
+        # added to fc once by dense_fit.
+        for i in range(i0, i1):
+            bad += add_threshold_count_row(&X[i, 0], int_counts + codes[i] * d, j0, j1,
+                                           thr, native_threshold[value_t](0, ithr))
+        n_bad[0] = bad
+        n_neg[0] = 0
+        return
+    for i in range(i0, i1):
         x = &X[i, 0]
         bad += add_count_row(x, 1.0 if weights == NULL else weights[i],
                              &fc[codes[i], 0], j0, j1, binarize, thr, ithr)
@@ -103,7 +100,6 @@ cdef void dense_fit_block(
             neg += count_negative(x, j0, j1)
     n_bad[0] = bad
     n_neg[0] = neg
-
 
 
 cdef void accumulate_class_counts(
@@ -128,43 +124,73 @@ def dense_fit(
     double threshold,
     bint check_neg,
     Py_ssize_t block_align,           # columns per cache line of X's dtype
+    bint split_rows,                  # threads take rows (integer counts only)
     int n_threads,
 ):
     """Accumulate per-class feature sums of dense X in one pass.
+
+    Unweighted thresholding counts in int32 (an integer sum below 2**31 is exact
+    in any order), then adds each count to fc once; the threads may then split
+    the rows (``split_rows``), each into a table of its own, which pays when rows
+    are too narrow to split into page-wide column blocks. Otherwise the threads
+    split the columns and each fc[c, j] is summed by one thread in row order.
+    Either way the bits do not depend on the thread count.
 
     Returns ``(n_bad, n_neg)``: non-finite values met while thresholding, and
     negative values met when ``check_neg``.
     """
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t k = fc.shape[0]
     cdef const double* weights = NULL
-    cdef Py_ssize_t n_blocks, block, width
+    cdef Py_ssize_t n_blocks, block, width, c, j
     cdef long long ithr = integer_threshold(threshold)
-    cdef int[:, ::1] int_counts = None
+    cdef long long total
+    cdef bint int_counting
+    cdef int[:, :, ::1] int_counts
+    cdef int* counts = NULL
     if sample_weight is not None:
         weights = &sample_weight[0]
-    # Column blocks: one per thread, cut at cache-line boundaries. Each fc[c, j] is
-    # summed by one thread in row order, so the cut never changes the result.
-    n_blocks = max(n_threads, 1)
-    width = (d + n_blocks - 1) // n_blocks
-    width = ((width + block_align - 1) // block_align) * block_align
-    n_blocks = (d + width - 1) // width
+    int_counting = binarize and weights == NULL and n < 2147483647
+    split_rows = split_rows and int_counting
+    if split_rows:
+        n_blocks = max(1, min(n_threads, n))
+        width = d
+    else:
+        # Column blocks: one per thread, cut at cache-line boundaries.
+        n_blocks = max(n_threads, 1)
+        width = (d + n_blocks - 1) // n_blocks
+        width = ((width + block_align - 1) // block_align) * block_align
+        n_blocks = max(1, (d + width - 1) // width)
     bad_arr = np.zeros(n_blocks, dtype=np.intp)
     neg_arr = np.zeros(n_blocks, dtype=np.intp)
     cdef intp_t[::1] bad = bad_arr
     cdef intp_t[::1] neg = neg_arr
-    if value_t is not float and value_t is not double:
-        if binarize and weights == NULL and n < 2147483647:
-            int_counts = np.zeros((fc.shape[0], d), dtype=np.intc)
+    if int_counting:
+        int_counts = np.zeros((n_blocks if split_rows else 1, k, max(d, 1)), dtype=np.intc)
+        counts = &int_counts[0, 0, 0]
     with nogil:
         if n_blocks == 1:
-            dense_fit_block(X, codes, weights, fc, int_counts, 0, d, binarize,
+            dense_fit_block(X, codes, weights, fc, counts, 0, n, 0, d, binarize,
                             threshold, ithr, check_neg, &bad[0], &neg[0])
+        elif split_rows:
+            for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
+                dense_fit_block(X, codes, weights, fc, counts + block * k * d,
+                                block_start(block, n_blocks, n),
+                                block_start(block + 1, n_blocks, n), 0, d, binarize,
+                                threshold, ithr, check_neg, &bad[block], &neg[block])
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
-                dense_fit_block(X, codes, weights, fc, int_counts, block * width,
+                dense_fit_block(X, codes, weights, fc, counts, 0, n, block * width,
                                 min((block + 1) * width, d), binarize, threshold, ithr,
                                 check_neg, &bad[block], &neg[block])
+        if int_counting:
+            for c in range(k):
+                for j in range(d):
+                    total = 0
+                    for block in range(int_counts.shape[0]):
+                        total = total + int_counts[block, c, j]
+                    fc[c, j] = fc[c, j] + <double>total
         accumulate_class_counts(codes, weights, cc)
     return int(bad_arr.sum()), int(neg_arr.sum())
 

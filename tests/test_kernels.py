@@ -184,7 +184,13 @@ def test_count_kernels_same_bits_for_any_block_split(rng, k):
         _assert_all_equal(_outputs(predict, 5, k))
     codes = y.astype(np.intp)
     for fit in (
-        lambda fc, cc, t: DISCRETE.dense_fit(X, codes, None, fc, cc, True, 1.0, False, 1, t),
+        lambda fc, cc, t: DISCRETE.dense_fit(X, codes, None, fc, cc, True, 1.0, False, 1,
+                                             False, t),
+        # unweighted thresholding: the threads may split the rows
+        lambda fc, cc, t: DISCRETE.dense_fit(X, codes, None, fc, cc, True, 1.0, False, 1,
+                                             True, t),
+        lambda fc, cc, t: DISCRETE.dense_fit(X, codes, None, fc, cc, False, 0.0, False, 1,
+                                             True, t),
         lambda fc, cc, t: DISCRETE.csr_fit(csr.data, csr.indices, csr.indptr, 19, codes,
                                            None, fc, cc, False, 0.0, True, t),
     ):
@@ -195,3 +201,30 @@ def test_count_kernels_same_bits_for_any_block_split(rng, k):
             tables.append(fc)
         for fc in tables[1:]:
             assert_array_equal(fc, tables[0])
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.uint8, np.int16])
+def test_dense_threshold_fit_rows_or_columns_same_counts(rng, dtype):
+    """Unweighted thresholding counts integers: split by rows (each thread a table
+    of its own) or by columns, the counts are those of adding 1.0 row by row,
+    added to the running counts."""
+    X = rng.integers(0, 4, size=(300, 37)).astype(dtype)
+    codes = rng.integers(0, 5, 300).astype(np.intp)
+    start = rng.integers(0, 50, size=(5, 37)).astype(np.float64)
+    expected = start.copy()
+    np.add.at(expected, codes, (X > 1.5).astype(np.float64))
+    for split_rows in (False, True):
+        for n_threads in THREADS:
+            fc, cc = start.copy(), np.zeros(5)
+            n_bad, _ = DISCRETE.dense_fit(X, codes, None, fc, cc, True, 1.5, False, 1,
+                                          split_rows, n_threads)
+            assert n_bad == 0
+            assert_array_equal(fc, expected)
+            assert_array_equal(cc, np.bincount(codes, minlength=5))
+    if X.dtype.kind == "f":
+        X[7, 3] = np.nan  # thresholding would hide it: counted as bad in both splits
+        for split_rows in (False, True):
+            fc = start.copy()
+            n_bad, _ = DISCRETE.dense_fit(X, codes, None, fc, np.zeros(5), True, 1.5, False,
+                                          1, split_rows, 2)
+            assert n_bad == 1
