@@ -24,10 +24,11 @@ _kernels = load_kernels("_sparse_counts")
 # or more, and at least this many per non-zero of the data. Measured fits (2
 # threads): at 2.6 cells a non-zero (20,000 x 2**18, k=20) the table and the dense
 # kernels take the same time; at 1.2 the dense fit takes half the table's. Above
-# two, the dense model's three k x d arrays (counts, log probabilities, predict
-# weights) are mostly zeros, and allocating them is most of its fit: raw text ->
-# HashingVectorizer -> MultinomialNB (25,000 documents, 2.2 cells a non-zero) took
-# 41-47 ms to fit on the table and 53-642 ms dense, when fresh pages were slow.
+# two, most cells of the dense model's k x d arrays (counts, log probabilities,
+# predict weights) stand for pairs never counted, and allocating them is most of
+# its fit: raw text -> HashingVectorizer -> MultinomialNB (25,000 documents, 2.2
+# cells a non-zero) took 41-47 ms to fit on the table and 53-642 ms dense, when
+# fresh pages were slow.
 TABLE_MIN_CELLS = 1 << 20
 TABLE_MIN_CELLS_PER_NONZERO = 2
 
@@ -37,8 +38,9 @@ _RECORD_BYTES = 16
 
 def _partition_shift(n_features, n_classes):
     """log2 of the features in one partition of ``SparseCountTable.build``: its
-    (feature, class) map (4 bytes a pair) within about 256 KiB, so that it stays
-    in cache, and 16384 partitions at most (their write positions, in cache too)."""
+    (feature, class) map (4 bytes a pair) within 256 KiB where the partitions
+    allow, so that it stays in cache, and 16384 partitions at most (their write
+    positions, in cache too); 16 features at least."""
     by_classes = max(4, 16 - (max(1, n_classes) - 1).bit_length())
     by_count = (max(1, n_features) - 1).bit_length() - 14
     return max(by_classes, by_count, 0)

@@ -83,12 +83,14 @@ cdef void dense_fit_block(
     cdef Py_ssize_t bad = 0
     cdef Py_ssize_t neg = 0
     cdef const value_t* x
+    cdef value_t tthr
     if int_counts != NULL:
         # Unweighted thresholding: the counts are integers, counted in int32 and
-        # added to fc once by dense_fit.
+        # added to fc once (add_int_counts).
+        tthr = native_threshold[value_t](0, ithr)
         for i in range(i0, i1):
             bad += add_threshold_count_row(&X[i, 0], int_counts + codes[i] * d, j0, j1,
-                                           thr, native_threshold[value_t](0, ithr))
+                                           thr, tthr)
         n_bad[0] = bad
         n_neg[0] = 0
         return
@@ -100,6 +102,25 @@ cdef void dense_fit_block(
             neg += count_negative(x, j0, j1)
     n_bad[0] = bad
     n_neg[0] = neg
+
+
+cdef void add_int_counts(
+    double[:, ::1] fc,          # IN/OUT: (k, d)
+    const int* counts,          # IN: (n_tables, k, d) int32 counts
+    Py_ssize_t n_tables,
+    Py_ssize_t j0,              # the columns [j0, j1) to add
+    Py_ssize_t j1,
+) noexcept nogil:
+    """fc[c, j] += the sum of the tables' counts[t, c, j] (exact: integers)."""
+    cdef Py_ssize_t k = fc.shape[0], d = fc.shape[1]
+    cdef Py_ssize_t t, c, j
+    cdef long long total
+    for c in range(k):
+        for j in range(j0, j1):
+            total = 0
+            for t in range(n_tables):
+                total = total + counts[(t * k + c) * d + j]
+            fc[c, j] = fc[c, j] + <double>total
 
 
 cdef void accumulate_class_counts(
@@ -143,9 +164,8 @@ def dense_fit(
     cdef Py_ssize_t d = X.shape[1]
     cdef Py_ssize_t k = fc.shape[0]
     cdef const double* weights = NULL
-    cdef Py_ssize_t n_blocks, block, width, c, j
+    cdef Py_ssize_t n_blocks, block, width
     cdef long long ithr = integer_threshold(threshold)
-    cdef long long total
     cdef bint int_counting
     cdef int[:, :, ::1] int_counts
     cdef int* counts = NULL
@@ -173,24 +193,23 @@ def dense_fit(
         if n_blocks == 1:
             dense_fit_block(X, codes, weights, fc, counts, 0, n, 0, d, binarize,
                             threshold, ithr, check_neg, &bad[0], &neg[0])
+            if counts != NULL:
+                add_int_counts(fc, counts, 1, 0, d)
         elif split_rows:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 dense_fit_block(X, codes, weights, fc, counts + block * k * d,
                                 block_start(block, n_blocks, n),
                                 block_start(block + 1, n_blocks, n), 0, d, binarize,
                                 threshold, ithr, check_neg, &bad[block], &neg[block])
+            # rows are split only when they are narrow: k x d is small
+            add_int_counts(fc, counts, n_blocks, 0, d)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 dense_fit_block(X, codes, weights, fc, counts, 0, n, block * width,
                                 min((block + 1) * width, d), binarize, threshold, ithr,
                                 check_neg, &bad[block], &neg[block])
-        if int_counting:
-            for c in range(k):
-                for j in range(d):
-                    total = 0
-                    for block in range(int_counts.shape[0]):
-                        total = total + int_counts[block, c, j]
-                    fc[c, j] = fc[c, j] + <double>total
+                if counts != NULL:
+                    add_int_counts(fc, counts, 1, block * width, min((block + 1) * width, d))
         accumulate_class_counts(codes, weights, cc)
     return int(bad_arr.sum()), int(neg_arr.sum())
 

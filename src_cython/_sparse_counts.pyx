@@ -38,7 +38,7 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.math cimport INFINITY, NAN, exp, log
 
 from _common cimport intp_t, floating
-from _counts cimport FASTNB_PREFETCH
+from _counts cimport FASTNB_PREFETCH, FASTNB_PREFETCH_W
 from _sparse_rows cimport block_is_full, find_entry
 
 import numpy as np
@@ -301,25 +301,14 @@ def pending_features(
 # 1. ``table_partition``: one pass over the rows, in order, copies each non-zero
 #    into the partition of its feature (2**part_shift consecutive features: about
 #    a thousand partitions, so that their write positions stay cached);
-# 2. ``table_reduce``: each partition is sorted by feature (a counting sort over
-#    its 2**part_shift features, in cache) and each feature's non-zeros reduced to
-#    its entries, in parallel over partitions;
+# 2. ``table_reduce``: each partition's non-zeros are summed into entries through
+#    a dense (feature, class) map of the partition (in cache), and its entries
+#    placed by feature (a stable counting sort), in parallel over partitions;
 # 3. ``table_fill`` copies the entries into the pool, in parallel over partitions.
 #
 # Each step keeps row order inside a feature, and no partition shares anything
 # with another: the entries and bits are those of ``table_add`` from an empty
 # table, whatever the thread count.
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define FASTNB_PREFETCH_W(addr) __builtin_prefetch((const void*)(addr), 1, 3)
-    #else
-    #define FASTNB_PREFETCH_W(addr) ((void)0)
-    #endif
-    """
-    void FASTNB_PREFETCH_W(const void* addr) noexcept nogil
-
 
 cdef packed struct BucketRecord:
     double value        # the count (the weighted value)

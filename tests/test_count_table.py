@@ -537,7 +537,8 @@ def test_bernoulli_table_property(seed, n_batches, binarize, alpha):
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), n_features=st.sampled_from([1, 3, 17, 1024, 1025, 70_000]),
+@given(seed=st.integers(0, 2**32 - 1),
+       n_features=st.sampled_from([1, 3, 17, 1024, 1025, 70_000]),
        n_classes=st.sampled_from([1, 2, 5, 35, 300, 2000]), weighted=st.booleans(),
        binarize=st.booleans(), n_threads=st.integers(1, 3))
 def test_build_is_add_into_an_empty_table(seed, n_features, n_classes, weighted, binarize,

@@ -26,8 +26,9 @@ from ._shared import (
 
 
 # A fresh table is built by features (the batch copied into partitions of
-# features, each reduced in cache; O(nnz) and a few O(d) passes) when its first batch has at least d / this many non-zeros; a smaller first batch
-# (a stream's) is added row by row, in O(its non-zeros).
+# features, each reduced in cache; O(nnz) and a few O(d) passes) when its first
+# batch has at least d / this many non-zeros; a smaller first batch (a stream's)
+# is added row by row, in O(its non-zeros).
 TABLE_BUILD_NNZ_RATIO = 4
 
 # Serialises the refreshes of stale weights that predict runs (``_flush_table``).
