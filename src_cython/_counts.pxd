@@ -342,7 +342,7 @@ cdef inline void prefetch_weights(const double* row, Py_ssize_t k) noexcept nogi
     FASTNB_PREFETCH(row + k - 1)
 
 
-# The register path of CSR predict, for class counts padded to 8, 16, 24 or 32.
+# The register path of CSR predict, for class counts padded to 8, 16, ..., 48.
 # Each width is a struct type, so that in each specialization of csr_row_dot_lanes
 # the width is a compile-time constant, whatever gcc chooses to inline: the loops
 # over classes unroll and the accumulators stay in registers.
@@ -358,11 +358,20 @@ cdef struct Lanes24:
 cdef struct Lanes32:
     double acc[32]
 
+# (48 doubles are 12 of AVX2's 16 vector registers: the widest that stays in them)
+cdef struct Lanes40:
+    double acc[40]
+
+cdef struct Lanes48:
+    double acc[48]
+
 ctypedef fused lanes_t:
     Lanes8
     Lanes16
     Lanes24
     Lanes32
+    Lanes40
+    Lanes48
 
 
 cdef inline int csr_row_dot_lanes(
@@ -374,8 +383,8 @@ cdef inline int csr_row_dot_lanes(
     bint binarize, floating thr,
     bint* saw_nan,                 # OUT: set when thresholding met NaN or inf
 ) noexcept nogil:
-    """csr_row_dot for kp = 8, 16, 24 or 32 classes. One loop per value map, so
-    that the loop carries no test of ``binarize`` (fewer live registers)."""
+    """csr_row_dot for kp = 8, 16, 24, 32, 40 or 48 classes. One loop per value
+    map, so that the loop carries no test of ``binarize`` (fewer live registers)."""
     cdef Py_ssize_t p, j, jj, c
     cdef Py_ssize_t kp = sizeof(lanes_t) // sizeof(double)
     cdef double dv
@@ -434,8 +443,8 @@ cdef inline int csr_row_dot(
 ) noexcept nogil:
     """One CSR row's dot products with every class's weights, O(nnz(row) x k).
 
-    ``acc`` must hold kp doubles when kp is 8, 16, 24 or 32 (the register path),
-    k doubles otherwise. Every acc[c] is summed in nonzero order, so the
+    ``acc`` must hold kp doubles when kp is a multiple of 8 up to 48 (the register
+    path), k doubles otherwise. Every acc[c] is summed in nonzero order, so the
     result does not depend on kp. Returns 2 if a column index is out of range.
     """
     cdef Py_ssize_t p, j, jj, c
@@ -452,6 +461,12 @@ cdef inline int csr_row_dot(
                                  binarize, thr, saw_nan)
     if kp == 32:
         return csr_row_dot_lanes(<Lanes32*>acc, data, indices, start, stop, nnz, WT, d,
+                                 binarize, thr, saw_nan)
+    if kp == 40:
+        return csr_row_dot_lanes(<Lanes40*>acc, data, indices, start, stop, nnz, WT, d,
+                                 binarize, thr, saw_nan)
+    if kp == 48:
+        return csr_row_dot_lanes(<Lanes48*>acc, data, indices, start, stop, nnz, WT, d,
                                  binarize, thr, saw_nan)
     for c in range(k):
         acc[c] = 0.0

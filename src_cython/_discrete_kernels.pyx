@@ -468,7 +468,7 @@ def csr_predict(
 ):
     """CSR twin of ``dense_predict``. Returns ``(n_suspect, n_malformed)``.
 
-    ``WT`` is zero-padded to kp >= k classes: kp of 8, 16, 24 or 32 takes the
+    ``WT`` is zero-padded to kp >= k classes: kp a multiple of 8 up to 48 takes the
     register-accumulator path.
     """
     cdef Py_ssize_t n = indptr.shape[0] - 1

@@ -598,7 +598,7 @@ def test_integer_threshold_semantics(rng):
         _assert_same_model(ours.fit(X.astype(dtype), y), theirs.fit(X, y), X.astype(dtype))
 
 
-@pytest.mark.parametrize("n_classes", [2, 9, 16, 17, 24, 25, 33, 40])
+@pytest.mark.parametrize("n_classes", [2, 9, 16, 17, 24, 25, 33, 40, 47, 49])
 @pytest.mark.parametrize("kind", ["bool", "float64", "uint8", "csr32", "csr64"])
 def test_table_paths_for_any_class_count(n_classes, kind, rng, monkeypatch):
     # The byte-pattern table pads the classes to 8 or 16 (register accumulators)

@@ -136,6 +136,26 @@ def _assert_all_equal(results):
             assert_array_equal(a, b)
 
 
+@pytest.mark.parametrize("k", [5, 20, 33, 40, 45, 48])
+@pytest.mark.parametrize("binarize", [False, True])
+def test_csr_predict_same_bits_for_any_padding(rng, k, binarize):
+    # kp a multiple of 8 up to 48 takes the register accumulators, kp = k the
+    # generic loop: each class's sum is taken in non-zero order either way
+    X = rng.poisson(0.7, size=(60, 23)).astype(np.float64)
+    X[4, 2] = np.nan  # thresholding reports it (suspect row), on both paths
+    csr = sp.csr_matrix(X)
+    W = rng.normal(size=(k, 23))
+    bias = rng.normal(size=k)
+    outputs = []
+    for kp in (k, -(-k // 8) * 8 + 8, -(-k // 8) * 8):
+        WT = np.zeros((23, kp))
+        WT[:, :k] = W.T
+        outputs.append(_outputs(lambda m, lab, out, t: DISCRETE.csr_predict(
+            csr.data, csr.indices, csr.indptr, WT, bias, binarize, 1.0, m, lab, out, t),
+            60, k))
+    _assert_all_equal([result for output in outputs for result in output])
+
+
 def test_gaussian_kernels_same_bits_for_any_block_split(rng):
     X = rng.normal(size=(5, 11))
     X[2, 3] = np.nan  # a missing value takes the marginalising path
@@ -155,14 +175,14 @@ def test_gaussian_kernels_same_bits_for_any_block_split(rng):
     _assert_all_equal(_outputs(predict, 5, 4))
 
 
-@pytest.mark.parametrize("k", [3, 8, 20, 70])  # register paths, generic, spill
+@pytest.mark.parametrize("k", [3, 8, 20, 35, 70])  # register paths, generic, spill
 def test_count_kernels_same_bits_for_any_block_split(rng, k):
     X, y = _counts(rng, n=5, d=19, k=k)
     y = np.arange(5) % k
     W = rng.normal(size=(k, 19))
     bias = rng.normal(size=k)
     csr = sp.csr_matrix(X)
-    kp = -(-k // 8) * 8 if k <= 32 else k
+    kp = -(-k // 8) * 8 if k <= 48 else k
     WT = np.zeros((19, kp))
     WT[:, :k] = W.T
     table = DISCRETE.build_bool_table(W, 8 if k <= 8 else (16 if k <= 16 else k))

@@ -89,11 +89,11 @@ def _dense_to_csr(X):
 
 def _aligned_feature_major(n_features, n_classes):
     """A zeroed (d, kp) array for the dense CSR predict kernel: one feature's
-    weights contiguous, rows padded to 8/16/24/32 classes (a fixed-length,
-    register-resident loop) and 64-byte aligned (a row of 24 doubles is exactly
-    three cache lines)."""
+    weights contiguous, rows padded to a multiple of 8 classes up to 48 (a
+    fixed-length, register-resident loop; whole cache lines) and 64-byte
+    aligned."""
     k, d = n_classes, n_features
-    padded_k = -(-k // 8) * 8 if k <= 32 else k
+    padded_k = -(-k // 8) * 8 if k <= 48 else k
     raw = np.zeros(d * padded_k + 8, dtype=np.float64)
     offset = (-raw.ctypes.data % 64) // 8
     return raw[offset:offset + d * padded_k].reshape(d, padded_k)
