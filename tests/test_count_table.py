@@ -138,6 +138,37 @@ def test_failed_partial_fit_changes_nothing(text, name):
     assert_array_equal(model.predict_joint_log_proba(X), before)
 
 
+@pytest.mark.parametrize("name, params", MODELS)
+@pytest.mark.parametrize("first", ["table", "dense"])
+@pytest.mark.parametrize("where", ["build", "add"])
+def test_failed_refit_on_the_table_changes_nothing(text, monkeypatch, name, params,
+                                                   first, where):
+    # A fit onto the table that runs out of memory half-way (building the table
+    # of a large batch, or adding a small one into a fresh table) leaves the
+    # model it was called on as it was: table-backed or dense.
+    X, y = text
+    model = getattr(fastnb, name)(**params)
+    model.fit(X if first == "table" else X.toarray(), y)
+    assert (_table_of(model) is None) == (first == "dense")
+    state = dict(model.__dict__)
+    counts = model.feature_count_
+    before = model.predict_joint_log_proba(X)
+    # 35 classes keep the table; 40 rows are a small first batch (added row by row)
+    X_new = X[:300] if where == "build" else X[:40]
+    y_new = np.arange(X_new.shape[0]) % 35
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError("no memory for the table (test)")
+
+    monkeypatch.setattr(_count_table.SparseCountTable, where, no_memory)
+    with pytest.raises(MemoryError):
+        model.fit(X_new, y_new)
+    assert model.__dict__.keys() == state.keys()
+    assert all(model.__dict__[key] is state[key] for key in state)
+    assert_array_equal(model.feature_count_, counts)
+    assert_array_equal(model.predict_joint_log_proba(X), before)
+
+
 def test_predict_leaves_dict_unchanged(text):
     X, y = text
     for name, params in MODELS:

@@ -87,8 +87,28 @@ class _TableMixin:
         _table_kernels.add_class_counts(codes, weights, class_count)
         if first_call and class_count.sum() <= 0:
             raise ValueError("The sum of sample_weight is zero: nothing to fit.")
-        self._check_feature_names(X, reset=first_call)
-        # Everything is checked: from here on the model changes.
+        # Everything is checked: from here on the model changes. A fit (first call)
+        # builds a new table and new arrays, replacing attributes without writing
+        # into the old ones, so that a failure on the way (MemoryError) puts the
+        # attributes back as they were. (A later partial_fit adds into the table
+        # in place: see ``SparseCountTable.add``.)
+        saved = dict(self.__dict__) if first_call else None
+        try:
+            self._check_feature_names(X, reset=first_call)
+            self._add_to_table(Xv, codes, weights, classes, alpha, first_call, n_nan,
+                               class_count, binarize, thr)
+        except BaseException:
+            if saved is not None:
+                self.__dict__.clear()
+                self.__dict__.update(saved)
+            raise
+        return self
+
+    def _add_to_table(self, Xv, codes, weights, classes, alpha, first_call, n_nan,
+                      class_count, binarize, thr):
+        """The state-changing half of ``_fit_table``, on a validated batch."""
+        n_classes, n_features = classes.shape[0], Xv.shape[1]
+        table = None if first_call else self._table
         if first_call:
             for key in _DENSE_ONLY:
                 self.__dict__.pop(key, None)
@@ -139,7 +159,6 @@ class _TableMixin:
         self.class_count_ = class_count
         self.class_log_prior_ = self._class_log_prior(class_count)
         self._table = table
-        return self
 
     def _flush_table(self):
         """Compute the weights that the batches since the last refresh made stale
