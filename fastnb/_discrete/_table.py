@@ -60,8 +60,9 @@ class _TableMixin:
 
     def _fit_table(self, X, Xv, codes, weights, classes, alpha, first_call):
         """fit/partial_fit into the sparse table: the batch is validated in full
-        first (a call that raises changes nothing), then added in O(nnz); the
-        weights it makes stale are refreshed at the next predict."""
+        first (bad input changes nothing), then added in O(nnz); the weights it
+        makes stale are refreshed at the next predict. A fit that fails after
+        validation (MemoryError) is undone; a later partial_fit adds in place."""
         name = type(self).__name__
         n_classes, n_features = classes.shape[0], Xv.shape[1]
         if not isinstance(Xv, CSRInput):
@@ -95,8 +96,8 @@ class _TableMixin:
         saved = dict(self.__dict__) if first_call else None
         try:
             self._check_feature_names(X, reset=first_call)
-            self._add_to_table(Xv, codes, weights, classes, alpha, first_call, n_nan,
-                               class_count, binarize, thr)
+            self._add_to_table(table, Xv, codes, weights, classes, alpha, first_call,
+                               n_nan, class_count, binarize, thr)
         except BaseException:
             if saved is not None:
                 self.__dict__.clear()
@@ -104,11 +105,11 @@ class _TableMixin:
             raise
         return self
 
-    def _add_to_table(self, Xv, codes, weights, classes, alpha, first_call, n_nan,
-                      class_count, binarize, thr):
-        """The state-changing half of ``_fit_table``, on a validated batch."""
+    def _add_to_table(self, table, Xv, codes, weights, classes, alpha, first_call,
+                      n_nan, class_count, binarize, thr):
+        """The state-changing half of ``_fit_table``, on a validated batch: into
+        ``table`` (None on a first call, which makes a new one)."""
         n_classes, n_features = classes.shape[0], Xv.shape[1]
-        table = None if first_call else self._table
         if first_call:
             for key in _DENSE_ONLY:
                 self.__dict__.pop(key, None)
