@@ -59,8 +59,8 @@ class SparseCountTable:
     Attributes (all NumPy arrays, so that the table pickles and copies as data):
     ``feat_start``/``feat_len`` (d,) index the blocks; ``ent_class``,
     ``ent_count`` and ``ent_weight`` are the entry pool (``used`` entries of it in
-    use); ``class_total`` (k,) holds the sum of each class's counts, summed in
-    row order like the counts; ``version`` counts the changes, for caches;
+    use); ``class_total`` (k,) holds the sum of each class's counts: each row's
+    total (``csr_check``) added in row order; ``version`` counts the changes, for caches;
     ``pend_feat``/``pend_off`` list the ``n_pending`` entries whose weights are
     stale (see ``add``), each once: at most as many as the table has entries.
     """
@@ -86,11 +86,12 @@ class SparseCountTable:
 
     # -- updating ------------------------------------------------------------------
     def add(self, X, codes, weights, binarize, threshold, zero_entries=False,
-            pending=False):
+            pending=False, row_total=None):
         """Add a validated CSR batch. With ``pending``, the entries whose weights
         it makes stale are listed (``pending_entries``; their weights are NaN
         until the model refreshes them). With ``zero_entries``, the batch's
-        positions get entries (for their rows' classes) but no counts."""
+        positions get entries (for their rows' classes) but no counts.
+        ``row_total``: the rows' totals from ``csr_check``, if it ran."""
         if pending and self.pend_feat.shape[0] < self.n_pending + X.data.shape[0]:
             room = max(2 * (self.n_pending + X.data.shape[0]), 1024)
             for name in ("pend_feat", "pend_off"):
@@ -104,7 +105,7 @@ class SparseCountTable:
             row, pos = _kernels.table_add(
                 X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
                 self.feat_start, self.feat_len, self.ent_class, self.ent_count,
-                self.class_total, self.ent_weight, self.pend_feat, self.pend_off, sizes,
+                self.ent_weight, self.pend_feat, self.pend_off, sizes,
                 row, pos, pending, zero_entries)
             if row < 0:
                 break
@@ -112,7 +113,15 @@ class SparseCountTable:
             self._grow(2 * self.ent_class.shape[0])
         self.used = int(sizes[0])
         self.n_pending = int(sizes[1])
+        if not zero_entries:
+            self._add_row_totals(X, codes, weights, binarize, threshold, row_total)
         self.version += 1
+
+    def _add_row_totals(self, X, codes, weights, binarize, threshold, row_total):
+        if row_total is None:
+            row_total = np.empty(codes.shape[0])
+            _kernels.row_totals(X.data, X.indptr, weights, binarize, threshold, row_total)
+        _kernels.add_row_totals(codes, row_total, self.class_total)
 
     def pending_entries(self):
         """(feature, offset in its block) of the entries listed by ``add`` since
@@ -126,11 +135,13 @@ class SparseCountTable:
         self.n_pending = 0
 
     @classmethod
-    def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads):
+    def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads,
+              row_total=None):
         """A table holding a validated CSR batch (no NaN): the entries and bits of
         ``add`` into an empty table, built by features (the non-zeros copied into
         partitions of consecutive features, then each partition reduced to its
-        entries, in parallel: see ``table_partition``), with the pool sized to fit."""
+        entries, in parallel: see ``table_partition``), with the pool sized to fit.
+        ``row_total``: the rows' totals from ``csr_check``, if it ran."""
         n_features = X.shape[1]
         table = cls(n_classes, n_features, capacity=1)
         nnz = X.data.shape[0]
@@ -141,7 +152,8 @@ class SparseCountTable:
         records = np.empty(max(1, nnz) * _RECORD_BYTES, dtype=np.uint8)
         largest = _kernels.table_partition(
             X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
-            part_shift, part_start, records, table.class_total)
+            part_shift, part_start, records, np.empty((n_threads, n_parts), dtype=np.int64))
+        table._add_row_totals(X, codes, weights, binarize, threshold, row_total)
         part_room = np.empty(n_parts, dtype=np.int64)
         width = 1 << part_shift
         # a partition has at most one entry per record and per (feature, class)

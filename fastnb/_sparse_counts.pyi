@@ -11,14 +11,18 @@ _Index = NDArray[np.int32] | NDArray[np.int64]
 
 def csr_check(data: _Values, indices: _Index, indptr: _Index, n_features: int,
               codes: NDArray[np.intp], sample_weight: _Float64 | None,
-              batch_total: _Float64, binarize: bool, threshold: float) -> tuple[int, ...]: ...
+              row_total: _Float64, batch_total: _Float64, binarize: bool,
+              threshold: float, n_threads: int) -> tuple[int, ...]: ...
+def add_row_totals(codes: NDArray[np.intp], row_total: _Float64,
+                   class_total: _Float64) -> None: ...
+def row_totals(data: _Values, indptr: _Index, sample_weight: _Float64 | None,
+               binarize: bool, threshold: float, row_total: _Float64) -> None: ...
 def add_class_counts(codes: NDArray[np.intp], sample_weight: _Float64 | None,
                      class_count: _Float64) -> None: ...
 def table_add(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.intp],
               sample_weight: _Float64 | None, binarize: bool, threshold: float,
               feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
-              ent_class: NDArray[np.int32], ent_count: _Float64, class_total: _Float64,
-              ent_weight: _Float64, pend_feat: NDArray[np.int64],
+              ent_class: NDArray[np.int32], ent_count: _Float64, ent_weight: _Float64, pend_feat: NDArray[np.int64],
               pend_off: NDArray[np.int32], sizes: NDArray[np.int64], row0: int,
               pos0: int, pending: bool, zero_entries: bool = ...) -> object: ...
 def flush_multinomial(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
@@ -30,7 +34,7 @@ def pending_features(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
 def table_partition(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.intp],
                     sample_weight: _Float64 | None, binarize: bool, threshold: float,
                     part_shift: int, part_start: NDArray[np.int64],
-                    records: NDArray[np.uint8], class_total: _Float64) -> int: ...
+                    records: NDArray[np.uint8], fill: NDArray[np.int64]) -> int: ...
 def table_reduce(records: NDArray[np.uint8], part_start: NDArray[np.int64], part_shift: int,
                  n_classes: int, feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                  part_room: NDArray[np.int64], index: NDArray[np.int32],

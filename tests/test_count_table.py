@@ -602,3 +602,48 @@ def test_build_is_add_into_an_empty_table(seed, n_features, n_classes, weighted,
     rooms = [1 << (int(length) - 1).bit_length() for length in built.feat_len if length]
     assert built.used == sum(rooms)
     assert_array_equal(built.feat_start[built.feat_len > 0], np.cumsum(rooms) - rooms)
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_rows=st.integers(0, 40), weighted=st.booleans(),
+       binarize=st.booleans(), float32=st.booleans())
+def test_csr_check_is_the_same_for_any_thread_count(seed, n_rows, weighted, binarize,
+                                                    float32):
+    """The validation pass runs over blocks of rows in parallel: its flags, each
+    row's total and the class totals are the same for any block count, and the
+    row totals are those ``row_totals`` gives the batches that skip the check."""
+    rng = np.random.default_rng(seed)
+    n_features, n_classes = 50, 4
+    X = sp.random(n_rows, n_features, density=0.2, format="csr", random_state=rng,
+                  data_rvs=lambda size: rng.integers(-1, 8, size) / 3.0)
+    X.data = X.data.astype(np.float32 if float32 else np.float64)
+    bad = rng.random(X.data.shape[0])
+    X.data[bad < 0.05] = np.nan
+    X.data[(bad >= 0.05) & (bad < 0.08)] = np.inf
+    X.indices[(bad >= 0.08) & (bad < 0.1)] = n_features + 3
+    codes = rng.integers(0, n_classes, n_rows).astype(np.intp)
+    weights = rng.random(n_rows) if weighted else None
+    kernels = _count_table._kernels
+    results = []
+    for n_threads in (1, 2, 3, 4):
+        row_total, batch_total = np.empty(n_rows), np.zeros(n_classes)
+        flags = kernels.csr_check(X.data, X.indices, X.indptr, n_features, codes, weights,
+                                  row_total, batch_total, binarize, 0.5, n_threads)
+        results.append((flags, row_total, batch_total))
+    for flags, row_total, batch_total in results[1:]:
+        assert flags == results[0][0]
+        assert_array_equal(row_total.view(np.int64), results[0][1].view(np.int64))
+        assert_array_equal(batch_total.view(np.int64), results[0][2].view(np.int64))
+    flags, row_total, batch_total = results[0]
+    values = X.data.astype(np.float64)
+    assert flags == (int(np.isnan(values).sum()), int(np.isinf(values).sum()),
+                     int((values < 0).sum()),
+                     int((X.indices >= n_features).sum()))
+    expected = np.zeros(n_classes)
+    for i in range(n_rows):
+        expected[codes[i]] += row_total[i]
+    assert_array_equal(batch_total, expected)
+    if not flags[1]:  # row_totals expects no infinity (a validated batch)
+        again = np.empty(n_rows)
+        kernels.row_totals(X.data, X.indptr, weights, binarize, 0.5, again)
+        assert_array_equal(again.view(np.int64), row_total.view(np.int64))

@@ -71,9 +71,11 @@ class _TableMixin:
         binarize = threshold is not None
         thr = float(threshold) if binarize else 0.0
         batch_total = np.zeros(n_classes)
+        row_total = np.empty(codes.shape[0])
         n_nan, n_inf, n_neg, n_malformed = _table_kernels.csr_check(
-            Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights, batch_total,
-            binarize, thr)
+            Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights, row_total,
+            batch_total, binarize, thr,
+            threads_for(self.n_threads, Xv.data.shape[0], "count_fit"))
         if n_malformed:
             _raise_malformed_csr(name, n_malformed, "entries")
         if n_inf:
@@ -97,7 +99,7 @@ class _TableMixin:
         try:
             self._check_feature_names(X, reset=first_call)
             self._add_to_table(table, Xv, codes, weights, classes, alpha, first_call,
-                               n_nan, class_count, binarize, thr)
+                               n_nan, class_count, binarize, thr, row_total)
         except BaseException:
             if saved is not None:
                 self.__dict__.clear()
@@ -106,7 +108,7 @@ class _TableMixin:
         return self
 
     def _add_to_table(self, table, Xv, codes, weights, classes, alpha, first_call,
-                      n_nan, class_count, binarize, thr):
+                      n_nan, class_count, binarize, thr, row_total):
         """The state-changing half of ``_fit_table``, on a validated batch: into
         ``table`` (None on a first call, which makes a new one)."""
         n_classes, n_features = classes.shape[0], Xv.shape[1]
@@ -125,7 +127,7 @@ class _TableMixin:
             # computed below
             table = SparseCountTable.build(
                 observed, codes, weights, n_classes, binarize, thr,
-                threads_for(self.n_threads, nnz, "count_fit"))
+                threads_for(self.n_threads, nnz, "count_fit"), row_total)
             refresh_all = True
         else:
             if first_call:
@@ -139,7 +141,8 @@ class _TableMixin:
             # O(non-zeros) per batch, and a refresh what changed since the last
             refresh_all = alpha_changed and not first_call
             table.add(observed, codes, weights, binarize, thr,
-                      pending=self._table_keeps_weights and not refresh_all)
+                      pending=self._table_keeps_weights and not refresh_all,
+                      row_total=row_total)
         if missing is not None:
             if self._missing_table is None:
                 self._missing_table = SparseCountTable(n_classes, n_features)
