@@ -241,6 +241,9 @@ class _BaseNB:
             return
         given = np.asarray(classes)
         try:
+            # the usual repeat: the fitted classes themselves, sorted and unique
+            if given.ndim == 1 and np.array_equal(given, self.classes_):
+                return
             unique = np.unique(given)
             same = (given.ndim == 1 and unique.shape[0] == given.shape[0]
                     and np.array_equal(unique, self.classes_))

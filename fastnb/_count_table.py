@@ -32,6 +32,11 @@ _kernels = load_kernels("_sparse_counts")
 TABLE_MIN_CELLS = 1 << 20
 TABLE_MIN_CELLS_PER_NONZERO = 2
 
+# free pool entries a non-zero of a batch asks for before ``add`` starts: with
+# fewer, the pool grows first (the T1 stream ran out of room, was undone and added
+# again in ~1 batch of 10 with 2, in none with 3)
+ROOM_PER_NONZERO = 3
+
 # bytes of one non-zero while a table is built (``BucketRecord`` in _sparse_counts.pyx)
 _RECORD_BYTES = 16
 
@@ -51,6 +56,28 @@ def wants_table(n_classes, n_features, nnz):
     keep its counts in a sparse table."""
     cells = n_classes * n_features
     return cells >= TABLE_MIN_CELLS and cells >= TABLE_MIN_CELLS_PER_NONZERO * nnz
+
+
+class _AddUndo:
+    """The log of one ``SparseCountTable.add``: the table's attributes and class
+    totals before it, and the kernel's log of the index, counts and weights it
+    changed (``table_add``), with the pool arrays it wrote them into."""
+
+    def __init__(self, before, class_total, nnz, pending):
+        self.before = before
+        self.class_total = class_total
+        n = max(1, nnz)
+        self.block = np.empty((n, 3), dtype=np.int64)
+        self.entry = np.empty(2 * n if pending else n, dtype=np.int64)
+        self.value = np.empty(self.entry.shape[0])
+        self.sizes = np.zeros(2, dtype=np.int64)
+        self.pool = None
+
+    def undo_kernel(self, table):
+        ent_count, ent_weight = self.pool
+        _kernels.table_undo(table.feat_start, table.feat_len, ent_count, ent_weight,
+                            self.block, self.entry, self.value, self.sizes)
+        self.sizes[:] = 0
 
 
 class SparseCountTable:
@@ -91,31 +118,68 @@ class SparseCountTable:
         it makes stale are listed (``pending_entries``; their weights are NaN
         until the model refreshes them). With ``zero_entries``, the batch's
         positions get entries (for their rows' classes) but no counts.
-        ``row_total``: the rows' totals from ``csr_check``, if it ran."""
-        if pending and self.pend_feat.shape[0] < self.n_pending + X.data.shape[0]:
-            room = max(2 * (self.n_pending + X.data.shape[0]), 1024)
-            for name in ("pend_feat", "pend_off"):
-                old = getattr(self, name)
-                new = np.empty(room, dtype=old.dtype)
-                new[:self.n_pending] = old[:self.n_pending]
-                setattr(self, name, new)
-        sizes = np.array([self.used, self.n_pending], dtype=np.int64)
-        row, pos = 0, 0
-        while True:
-            row, pos = _kernels.table_add(
-                X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
-                self.feat_start, self.feat_len, self.ent_class, self.ent_count,
-                self.ent_weight, self.pend_feat, self.pend_off, sizes,
-                row, pos, pending, zero_entries)
-            if row < 0:
-                break
-            self.used = int(sizes[0])
-            self._grow(2 * self.ent_class.shape[0])
+        ``row_total``: the rows' totals from ``csr_check``, if it ran.
+
+        Returns an ``_AddUndo``: ``rollback`` with it puts the table back as it
+        was before the call, bit for bit (a partial_fit that fails after adding).
+        A call that raises changes nothing: when the pool runs out of room, what
+        the kernel added so far is undone before the pool grows, and the batch is
+        added again, so that a MemoryError while growing finds the table as it was.
+        """
+        nnz = X.data.shape[0]
+        # everything the call may need is allocated before the table changes
+        before = dict(self.__dict__)
+        class_total = self.class_total.copy()
+        if not zero_entries and row_total is None:
+            row_total = np.empty(codes.shape[0])
+            _kernels.row_totals(X.data, X.indptr, weights, binarize, threshold, row_total)
+        undo = _AddUndo(before, class_total, nnz, pending and not zero_entries)
+        try:
+            if pending and self.pend_feat.shape[0] < self.n_pending + nnz:
+                room = max(2 * (self.n_pending + nnz), 1024)
+                for name in ("pend_feat", "pend_off"):
+                    old = getattr(self, name)
+                    new = np.empty(room, dtype=old.dtype)
+                    new[:self.n_pending] = old[:self.n_pending]
+                    setattr(self, name, new)
+            # Room for the batch before it starts (a batch makes at most one entry
+            # a non-zero, and moves full blocks into twice their room): a pass
+            # that runs out of room is undone and made again
+            if self.ent_class.shape[0] - self.used < ROOM_PER_NONZERO * nnz:
+                self._grow(max(2 * self.ent_class.shape[0],
+                               self.used + ROOM_PER_NONZERO * nnz))
+            while True:
+                sizes = np.array([self.used, self.n_pending], dtype=np.int64)
+                undo.pool = (self.ent_count, self.ent_weight)
+                row, _ = _kernels.table_add(
+                    X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
+                    self.feat_start, self.feat_len, self.ent_class, self.ent_count,
+                    self.ent_weight, self.pend_feat, self.pend_off, sizes, undo.block,
+                    undo.entry, undo.value, undo.sizes, pending, zero_entries)
+                if row < 0:
+                    break
+                # out of room: undo this pass (the pool is as before it), grow
+                # the pool, and add the whole batch again into the larger pool
+                undo.undo_kernel(self)
+                self._grow(2 * self.ent_class.shape[0])
+        except BaseException:
+            self.__dict__.clear()
+            self.__dict__.update(before)
+            raise
         self.used = int(sizes[0])
         self.n_pending = int(sizes[1])
         if not zero_entries:
-            self._add_row_totals(X, codes, weights, binarize, threshold, row_total)
+            _kernels.add_row_totals(codes, row_total, self.class_total)
         self.version += 1
+        return undo
+
+    def rollback(self, undo):
+        """Put the table back as it was before the ``add`` that returned ``undo``
+        (the adds after it rolled back first)."""
+        undo.undo_kernel(self)
+        self.__dict__.clear()
+        self.__dict__.update(undo.before)
+        self.class_total[:] = undo.class_total
 
     def _add_row_totals(self, X, codes, weights, binarize, threshold, row_total):
         if row_total is None:

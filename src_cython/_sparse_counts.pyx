@@ -217,12 +217,14 @@ def table_add(
     int64_t[::1] pend_feat,           # IN/OUT: with `pending`, room for the listed
     int32_t[::1] pend_off,            # entries plus nnz: feature and block offset
     int64_t[::1] sizes,               # IN/OUT: [pool entries used, entries listed]
-    Py_ssize_t row0,
-    Py_ssize_t pos0,
+    int64_t[:, ::1] undo_block,       # OUT: (nnz, 3) block changes: feature, start, length
+    int64_t[::1] undo_entry,          # OUT: (2 nnz,) the entries changed, in order,
+    double[::1] undo_value,           #   and their old counts or weights
+    int64_t[::1] undo_sizes,          # OUT: [block changes, entry changes]
     bint pending,
     bint zero_entries=False,
 ):
-    """Add w_i * x_ij (or w_i * [x_ij > threshold]) into the table, from (row0, pos0).
+    """Add w_i * x_ij (or w_i * [x_ij > threshold]) into the table.
 
     With ``zero_entries``, every stored position of the batch gets an entry for
     its row's class but nothing is added to it (BernoulliNB: the (class, feature)
@@ -238,23 +240,31 @@ def table_add(
     (Zipf: ~34,000 non-zeros of a T1 batch change ~24,500 entries), and a refresh
     costs what the batches since the last one changed.
 
+    Every change is logged (``undo_*``), so that ``table_undo`` can put the table
+    back as it was: a partial_fit that fails later (the pool cannot grow, a later
+    step raises) changes nothing. The log is two sequential stores a non-zero;
+    an entry's old count or weight is kept in ``undo_value`` with its position in
+    ``undo_entry`` (a weight's position is stored as -(position + 1)). Moving a
+    block writes only beyond the pool's used entries, which undoing the block
+    change (and the pool's size, in Python) gives back.
+
     Returns ``(row, pos)`` where the pool ran out of room (nothing of that
-    non-zero is applied yet: grow the pool and call again from there), or
+    non-zero is applied: undo, grow the pool and add the batch again), or
     ``(-1, -1)`` when the batch is in.
     """
     cdef Py_ssize_t n = codes.shape[0]
     cdef Py_ssize_t capacity = ent_class.shape[0]
-    cdef Py_ssize_t i, p, e, j, start
+    cdef Py_ssize_t i, p, e, j
     cdef int64_t used = sizes[0], n_pending = sizes[1], old, fresh, ahead
+    cdef int64_t n_blocks = 0, n_entries = 0
     cdef int32_t c, length
     cdef double x, w
     cdef Py_ssize_t stop_row = -1, stop_pos = -1, last = indptr[n]
     with nogil:
-        for i in range(row0, n):
+        for i in range(n):
             c = <int32_t>codes[i]
             w = 1.0 if sample_weight is None else sample_weight[i]
-            start = pos0 if i == row0 else indptr[i]
-            for p in range(start, indptr[i + 1]):
+            for p in range(indptr[i], indptr[i + 1]):
                 # A batch's rare features are cache misses in the (d,) index and
                 # the pool (~17,000 distinct features per T1 batch): fetch the
                 # index PREFETCH_INDEX non-zeros ahead and, from it, the block
@@ -285,12 +295,18 @@ def table_add(
                 if length > 0:
                     e = find_entry(&ent_class[0], feat_start[j], length, c)
                 if e < 0:
+                    fresh = 0
                     if block_is_full(length):
                         fresh = 1 if length == 0 else 2 * length
                         if used + fresh > capacity:
                             stop_row = i
                             stop_pos = p
                             break
+                    undo_block[n_blocks, 0] = j
+                    undo_block[n_blocks, 1] = feat_start[j]
+                    undo_block[n_blocks, 2] = length
+                    n_blocks += 1
+                    if fresh:
                         old = feat_start[j]
                         for e in range(length):
                             ent_class[used + e] = ent_class[old + e]
@@ -304,8 +320,14 @@ def table_add(
                     ent_weight[e] = 0.0  # not NaN: listed below
                     feat_len[j] = length + 1
                 if not zero_entries:
+                    undo_entry[n_entries] = e
+                    undo_value[n_entries] = ent_count[e]
+                    n_entries += 1
                     ent_count[e] += x
                 if pending and ent_weight[e] == ent_weight[e]:
+                    undo_entry[n_entries] = -(e + 1)
+                    undo_value[n_entries] = ent_weight[e]
+                    n_entries += 1
                     ent_weight[e] = NAN
                     pend_feat[n_pending] = j
                     pend_off[n_pending] = <int32_t>(e - feat_start[j])
@@ -314,7 +336,34 @@ def table_add(
                 break
     sizes[0] = used
     sizes[1] = n_pending
+    undo_sizes[0] = n_blocks
+    undo_sizes[1] = n_entries
     return stop_row, stop_pos
+
+
+def table_undo(
+    int64_t[::1] feat_start,          # IN/OUT: (d,)
+    int32_t[::1] feat_len,            # IN/OUT: (d,)
+    double[::1] ent_count,            # IN/OUT: the pool ``table_add`` wrote into
+    double[::1] ent_weight,
+    const int64_t[:, ::1] undo_block,  # IN: the log of ``table_add``
+    const int64_t[::1] undo_entry,
+    const double[::1] undo_value,
+    const int64_t[::1] undo_sizes,
+):
+    """Put back what ``table_add`` changed, last change first: the table's index,
+    counts and weights are those before the call, bit for bit."""
+    cdef Py_ssize_t r, e
+    with nogil:
+        for r in range(undo_sizes[1] - 1, -1, -1):
+            e = undo_entry[r]
+            if e >= 0:
+                ent_count[e] = undo_value[r]
+            else:
+                ent_weight[-e - 1] = undo_value[r]
+        for r in range(undo_sizes[0] - 1, -1, -1):
+            feat_start[undo_block[r, 0]] = undo_block[r, 1]
+            feat_len[undo_block[r, 0]] = <int32_t>undo_block[r, 2]
 
 
 def flush_multinomial(

@@ -169,6 +169,149 @@ def test_failed_refit_on_the_table_changes_nothing(text, monkeypatch, name, para
     assert_array_equal(model.predict_joint_log_proba(X), before)
 
 
+def _table_state(table):
+    """What a table holds, as copies: its live entries (feature, class, and the
+    bits of count and weight), index, class totals, pending list and sizes."""
+    if table is None:
+        return None
+    features, classes, positions = table.entries()
+    pend_feat, pend_off = table.pending_entries()
+    return {"features": features, "classes": classes,
+            "counts": table.ent_count[positions].view(np.int64).copy(),
+            "weights": table.ent_weight[positions].view(np.int64).copy(),
+            "feat_len": table.feat_len.copy(),
+            "starts": table.feat_start[table.feat_len > 0].copy(),
+            "class_total": table.class_total.view(np.int64).copy(),
+            "pend_feat": pend_feat.copy(), "pend_off": pend_off.copy(),
+            "sizes": np.array([table.used, table.n_pending, table.version])}
+
+
+def _assert_same_table_state(got, expected):
+    assert (got is None) == (expected is None)
+    if expected is not None:
+        assert got.keys() == expected.keys()
+        for key in expected:
+            assert_array_equal(got[key], expected[key], err_msg=key)
+
+
+def _stream_model(name, params, Xs, y, alpha=None):
+    model = getattr(fastnb, name)(**params)
+    model.partial_fit(Xs[:100], y[:100], classes=np.unique(y))
+    model.partial_fit(Xs[100:200], y[100:200])
+    if alpha is not None:
+        model.set_params(alpha=alpha)
+    return model
+
+
+@pytest.mark.parametrize("name, params", MODELS)
+@pytest.mark.parametrize("where", ["grow_first", "grow_mid_batch", "after_add",
+                                   "after_new_alpha"])
+@pytest.mark.parametrize("missing", [False, True])
+def test_failed_partial_fit_on_the_table_changes_nothing(text, monkeypatch, name, params,
+                                                         where, missing):
+    # A later partial_fit adds into the table in place. When it fails after the
+    # checks (the pool cannot grow, before the batch or half-way through it; a
+    # later step raises, after the counts went in, or after a new alpha rewrote
+    # every weight), the model is left as it was, bit for bit, and goes on as if
+    # the call had never happened.
+    X, y = text
+    Xs = _with_missing(X, 23) if missing else X
+    alpha = 0.7 if where == "after_new_alpha" else None
+    model = _stream_model(name, params, Xs, y, alpha)
+    assert _table_of(model) is not None
+    if where == "grow_mid_batch":
+        # no free room: the batch's first new entry stops the kernel half-way
+        for table in (model._table, model._missing_table):
+            for key in ("ent_class", "ent_count", "ent_weight") if table else ():
+                setattr(table, key, getattr(table, key)[:table.used].copy())
+    state = dict(model.__dict__)
+    tables = [_table_state(model._table), _table_state(model._missing_table)]
+    batch, labels = Xs[200:400], y[200:400]
+
+    def no_memory(*args, **kwargs):
+        raise MemoryError("no memory (test)")
+
+    if where.startswith("grow"):
+        # "grow_first": the pool is grown before the batch; "grow_mid_batch": the
+        # pool runs out half-way, and the rows added so far are undone first
+        monkeypatch.setattr(_count_table, "ROOM_PER_NONZERO",
+                            10**6 if where == "grow_first" else 0)
+        monkeypatch.setattr(_count_table.SparseCountTable, "_grow", no_memory)
+    else:
+        monkeypatch.setattr(type(model), "_class_log_prior", no_memory)
+    undone = []
+    undo_kernel = _count_table._AddUndo.undo_kernel
+    monkeypatch.setattr(_count_table._AddUndo, "undo_kernel",
+                        lambda self, table: undone.append(1) or undo_kernel(self, table))
+    with pytest.raises(MemoryError):
+        model.partial_fit(batch, labels)
+    # the kernel ran out of room half-way, or a later step undid the adds
+    assert (len(undone) > 0) == (where != "grow_first")
+    assert model.__dict__.keys() == state.keys()
+    assert all(model.__dict__[key] is state[key] for key in state)
+    _assert_same_table_state(_table_state(model._table), tables[0])
+    _assert_same_table_state(_table_state(model._missing_table), tables[1])
+
+    monkeypatch.undo()
+    model.partial_fit(batch, labels)
+    reference = _stream_model(name, params, Xs, y, alpha)
+    reference.partial_fit(batch, labels)
+    for ours, theirs in ((model._table, reference._table),
+                         (model._missing_table, reference._missing_table)):
+        got, expected = _table_state(ours), _table_state(theirs)
+        if got is not None:
+            del got["starts"], expected["starts"]  # a grown pool places blocks apart
+            del got["sizes"], expected["sizes"]
+        _assert_same_table_state(got, expected)
+    assert_array_equal(model.predict_joint_log_proba(Xs),
+                       reference.predict_joint_log_proba(Xs))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), n_batches=st.integers(0, 3),
+       capacity=st.sampled_from([1, 8, 64, 4096]), weighted=st.booleans(),
+       binarize=st.booleans(), pending=st.booleans(), zero_entries=st.booleans(),
+       room=st.sampled_from([0, 3]))
+def test_add_rolls_back_bit_for_bit(seed, n_batches, capacity, weighted, binarize,
+                                    pending, zero_entries, room):
+    """``rollback`` of an ``add`` gives back the table before it, and an add that
+    ran out of room half-way (undone, the pool grown, the batch added again) is
+    the add into a pool that had the room."""
+    rng = np.random.default_rng(seed)
+    n_features, n_classes = 60, 7
+
+    def batch():
+        n = int(rng.integers(0, 30))
+        X = sp.random(n, n_features, density=0.15, format="csr", random_state=rng,
+                      data_rvs=lambda size: rng.integers(1, 8, size) / 3.0)
+        return (X, rng.integers(0, n_classes, n).astype(np.intp),
+                rng.random(n) if weighted else None)
+
+    saved_room = _count_table.ROOM_PER_NONZERO
+    _count_table.ROOM_PER_NONZERO = room
+    try:
+        table = _count_table.SparseCountTable(n_classes, n_features, capacity=capacity)
+        roomy = _count_table.SparseCountTable(n_classes, n_features, capacity=1 << 14)
+        for _ in range(n_batches):
+            X, codes, weights = batch()
+            for t in (table, roomy):
+                t.add(X, codes, weights, binarize, 0.5, pending=pending)
+        before = _table_state(table)
+        X, codes, weights = batch()
+        undo = table.add(X, codes, weights, binarize, 0.5, pending=pending,
+                         zero_entries=zero_entries)
+        roomy.add(X, codes, weights, binarize, 0.5, pending=pending,
+                  zero_entries=zero_entries)
+        after, expected = _table_state(table), _table_state(roomy)
+        for state in (after, expected):
+            del state["starts"], state["sizes"]
+        _assert_same_table_state(after, expected)
+        table.rollback(undo)
+        _assert_same_table_state(_table_state(table), before)
+    finally:
+        _count_table.ROOM_PER_NONZERO = saved_room
+
+
 def test_predict_leaves_dict_unchanged(text):
     X, y = text
     for name, params in MODELS:

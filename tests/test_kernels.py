@@ -7,11 +7,12 @@ import scipy.sparse as sp
 from numpy.testing import assert_array_equal
 
 import fastnb
-from fastnb import _discrete, _gaussian
+from fastnb import _count_table, _discrete, _gaussian
 from fastnb._base import MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA, MODE_PROBA
 
 GAUSSIAN = _gaussian._kernels
 DISCRETE = _discrete._kernels
+TABLE = _count_table._kernels  # the sparse count table's (FASTNB_TEST_SPARSE_TABLE=1)
 INT_MAX = 2**31 - 1  # the largest n_threads a kernel takes (a C int)
 
 
@@ -59,7 +60,7 @@ def kernels_without_memory(monkeypatch):
     """Make every NumPy allocation inside the kernel modules fail."""
 
     def apply():
-        for module in (GAUSSIAN, DISCRETE):
+        for module in (GAUSSIAN, DISCRETE, TABLE):
             monkeypatch.setattr(module, "np", _NumpyWithoutMemory())
 
     return apply

@@ -43,6 +43,21 @@ _TABLE_PREDICT = {
     for index, index_type in ((4, "int"), (8, "long long"))}
 
 
+def _weights_restorer(table):
+    """The call that puts the table's entry weights back as they are now."""
+    weights = table.ent_weight.copy()
+
+    def restore():
+        table.ent_weight[:weights.shape[0]] = weights
+    return restore
+
+
+def _logged_add(undo, table, X, *args, **kwargs):
+    """``table.add``, with the call that undoes it appended to ``undo``."""
+    record = table.add(X, *args, **kwargs)
+    undo.append(lambda: table.rollback(record))
+
+
 class _TableMixin:
     """fit, partial_fit, predict and restore of a model whose counts are in a
     ``SparseCountTable`` (mixed into ``_BaseDiscreteNB``; not public)."""
@@ -61,8 +76,9 @@ class _TableMixin:
     def _fit_table(self, X, Xv, codes, weights, classes, alpha, first_call):
         """fit/partial_fit into the sparse table: the batch is validated in full
         first (bad input changes nothing), then added in O(nnz); the weights it
-        makes stale are refreshed at the next predict. A fit that fails after
-        validation (MemoryError) is undone; a later partial_fit adds in place."""
+        makes stale are refreshed at the next predict. A call that fails after
+        validation (MemoryError, an interrupt) is undone: a fit replaces the
+        model's arrays, a later partial_fit adds in place and rolls back its log."""
         name = type(self).__name__
         n_classes, n_features = classes.shape[0], Xv.shape[1]
         if not isinstance(Xv, CSRInput):
@@ -90,27 +106,31 @@ class _TableMixin:
         _table_kernels.add_class_counts(codes, weights, class_count)
         if first_call and class_count.sum() <= 0:
             raise ValueError("The sum of sample_weight is zero: nothing to fit.")
-        # Everything is checked: from here on the model changes. A fit (first call)
-        # builds a new table and new arrays, replacing attributes without writing
-        # into the old ones, so that a failure on the way (MemoryError) puts the
-        # attributes back as they were. (A later partial_fit adds into the table
-        # in place: see ``SparseCountTable.add``.)
-        saved = dict(self.__dict__) if first_call else None
+        # Everything is checked: from here on the model changes. A failure on the
+        # way (MemoryError, an interrupt) puts the model back as it was: a fit
+        # (first call) builds a new table and new arrays, replacing attributes
+        # without writing into the old ones; a later partial_fit adds into the
+        # table in place, logging what it changes (``SparseCountTable.add``), and
+        # the logs are rolled back, last first.
+        saved = dict(self.__dict__)
+        undo = []
         try:
             self._check_feature_names(X, reset=first_call)
             self._add_to_table(table, Xv, codes, weights, classes, alpha, first_call,
-                               n_nan, class_count, binarize, thr, row_total)
+                               n_nan, class_count, binarize, thr, row_total, undo)
         except BaseException:
-            if saved is not None:
-                self.__dict__.clear()
-                self.__dict__.update(saved)
+            for rollback in reversed(undo):
+                rollback()
+            self.__dict__.clear()
+            self.__dict__.update(saved)
             raise
         return self
 
     def _add_to_table(self, table, Xv, codes, weights, classes, alpha, first_call,
-                      n_nan, class_count, binarize, thr, row_total):
+                      n_nan, class_count, binarize, thr, row_total, undo):
         """The state-changing half of ``_fit_table``, on a validated batch: into
-        ``table`` (None on a first call, which makes a new one)."""
+        ``table`` (None on a first call, which makes a new one). Each change made
+        in place appends to ``undo`` the call that puts it back."""
         n_classes, n_features = classes.shape[0], Xv.shape[1]
         if first_call:
             for key in _DENSE_ONLY:
@@ -140,22 +160,26 @@ class _TableMixin:
             # the next predict (``_flush_table``): a stream of batches costs
             # O(non-zeros) per batch, and a refresh what changed since the last
             refresh_all = alpha_changed and not first_call
-            table.add(observed, codes, weights, binarize, thr,
-                      pending=self._table_keeps_weights and not refresh_all,
-                      row_total=row_total)
+            _logged_add(undo, table, observed, codes, weights, binarize, thr,
+                        pending=self._table_keeps_weights and not refresh_all,
+                        row_total=row_total)
         if missing is not None:
             if self._missing_table is None:
                 self._missing_table = SparseCountTable(n_classes, n_features)
-            self._missing_table.add(missing, codes, weights, False, 0.0)
+            _logged_add(undo, self._missing_table, missing, codes, weights, False, 0.0)
             if self._table_missing_entries:
                 # the pairs with missing values get count entries (of zero where
                 # nothing was observed): their entry weights differ from the rest
-                table.add(missing, codes, weights, False, 0.0, zero_entries=True,
-                          pending=self._table_keeps_weights and not refresh_all)
+                _logged_add(undo, table, missing, codes, weights, False, 0.0,
+                            zero_entries=True,
+                            pending=self._table_keeps_weights and not refresh_all)
         if alpha_changed:
             self._table_alpha = np.array(alpha, dtype=np.float64)
             self._reset_table_terms(table, alpha)
         if refresh_all and self._table_keeps_weights:
+            if not first_call:
+                # a new alpha rewrites every weight in place
+                undo.append(_weights_restorer(table))
             table.clear_pending()
             self._refresh_table(table, table.all_features(), np.atleast_1d(alpha))
         self.n_features_in_ = n_features
