@@ -6,6 +6,7 @@ import threading
 
 import numpy as np
 
+from .. import _count_table
 from .._count_table import SparseCountTable, wants_table
 from .._params import resolve_alpha, resolve_priors
 from .._threads import threads_for
@@ -152,9 +153,11 @@ class _TableMixin:
         else:
             if first_call:
                 # a small first batch (a stream's first call): added row by row,
-                # into a pool with room for the next batches to come (it doubles
-                # when full: each doubling copies the pool)
-                table = SparseCountTable(n_classes, n_features, capacity=max(1024, 2 * nnz))
+                # into a pool with room for the next batch to come (``add`` grows
+                # it, doubling, when a batch finds less: each doubling copies it)
+                table = SparseCountTable(
+                    n_classes, n_features,
+                    capacity=max(1024, 2 * _count_table.ROOM_PER_NONZERO * nnz))
             # a new alpha changes every weight (refreshed below); otherwise the
             # entries the batch changes are listed, and their weights computed at
             # the next predict (``_flush_table``): a stream of batches costs
