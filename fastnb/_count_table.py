@@ -98,11 +98,17 @@ class SparseCountTable:
     pend_feat = np.zeros(0, dtype=np.int64)
     pend_off = np.zeros(0, dtype=np.int32)
 
-    def __init__(self, n_classes, n_features, capacity=1024):
+    def __init__(self, n_classes, n_features, capacity=1024, index=True):
+        # index=False: the (d,) index is left unset, for a caller that writes all
+        # of it (``build``: 12 bytes a feature not written twice)
         self.n_classes = int(n_classes)
         self.n_features = int(n_features)
-        self.feat_start = np.full(n_features, -1, dtype=np.int64)
-        self.feat_len = np.zeros(n_features, dtype=np.int32)
+        if index:
+            self.feat_start = np.full(n_features, -1, dtype=np.int64)
+            self.feat_len = np.zeros(n_features, dtype=np.int32)
+        else:
+            self.feat_start = np.empty(n_features, dtype=np.int64)
+            self.feat_len = np.empty(n_features, dtype=np.int32)
         self.ent_class = np.zeros(max(1, capacity), dtype=np.int32)
         self.ent_count = np.zeros(max(1, capacity), dtype=np.float64)
         self.ent_weight = np.zeros(max(1, capacity), dtype=np.float64)
@@ -207,7 +213,7 @@ class SparseCountTable:
         entries, in parallel: see ``table_partition``), with the pool sized to fit.
         ``row_total``: the rows' totals from ``csr_check``, if it ran."""
         n_features = X.shape[1]
-        table = cls(n_classes, n_features, capacity=1)
+        table = cls(n_classes, n_features, capacity=1, index=False)
         nnz = X.data.shape[0]
         n_threads = max(1, n_threads)
         part_shift = _partition_shift(n_features, n_classes)
@@ -229,9 +235,12 @@ class SparseCountTable:
             np.empty((n_threads, width + 1), dtype=np.int64), n_threads)
         part_pool = np.cumsum(part_room) - part_room
         used = int(part_room.sum())
-        table.ent_class = np.zeros(max(1, used), dtype=np.int32)
-        table.ent_count = np.zeros(max(1, used), dtype=np.float64)
-        table.ent_weight = np.zeros(max(1, used), dtype=np.float64)
+        # every entry is written (its class and count by table_fill, its weight
+        # by the model's refresh) before it is read, and a block's free room
+        # when an entry is made there: nothing is zeroed
+        table.ent_class = np.empty(max(1, used), dtype=np.int32)
+        table.ent_count = np.empty(max(1, used), dtype=np.float64)
+        table.ent_weight = np.empty(max(1, used), dtype=np.float64)
         _kernels.table_fill(records, part_pool, part_shift, table.feat_start,
                             table.feat_len, table.ent_class, table.ent_count, n_threads)
         table.used = used
@@ -250,7 +259,7 @@ class SparseCountTable:
     # -- reading -------------------------------------------------------------------
     def entries(self):
         """(feature, class, position) of every entry, feature-major."""
-        features = np.flatnonzero(self.feat_len)
+        features = self.all_features()
         lengths = self.feat_len[features].astype(np.int64)
         first = np.cumsum(lengths) - lengths
         offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(first, lengths)
@@ -312,4 +321,5 @@ class SparseCountTable:
         return table
 
     def all_features(self):
-        return np.flatnonzero(self.feat_len).astype(np.int64)
+        """The features with entries, ascending (int64)."""
+        return _kernels.live_features(self.feat_len)

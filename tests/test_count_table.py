@@ -790,3 +790,41 @@ def test_csr_check_is_the_same_for_any_thread_count(seed, n_rows, weighted, bina
         again = np.empty(n_rows)
         kernels.row_totals(X.data, X.indptr, weights, binarize, 0.5, again)
         assert_array_equal(again.view(np.int64), row_total.view(np.int64))
+
+
+def test_live_features_is_flatnonzero():
+    kernels = _count_table._kernels
+    rng = np.random.default_rng(5)
+    for d, density in ((0, 0.5), (1, 0.0), (1, 1.0), (1000, 0.5), (70_001, 0.01)):
+        lengths = ((rng.random(d) < density) * rng.integers(1, 9, d)).astype(np.int32)
+        got = kernels.live_features(lengths)
+        assert got.dtype == np.int64
+        assert_array_equal(got, np.flatnonzero(lengths))
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.37, 1e-10, 5.0])
+def test_small_count_weights_are_the_logs(alpha):
+    # MultinomialNB's entry weight of a whole count below 64 comes from a table of
+    # the same expression: the same bits as the logs (which a per-feature alpha
+    # takes), in refresh and flush
+    rng = np.random.default_rng(11)
+    counts = np.concatenate([np.arange(0.0, 70.0), rng.random(50) * 80,
+                             [0.5, 63.0, 63.5, 64.0, 1e6, 2.0**53]])
+    n = counts.shape[0]
+    kernels = _count_table._kernels
+    results = []
+    for alphas in (np.array([alpha]), np.array([alpha, alpha])):  # table, logs
+        for refresh in (True, False):
+            weights = np.full(n, np.nan)
+            if refresh:
+                kernels.refresh_multinomial(
+                    np.zeros(1, np.int64), np.zeros(1, np.int64),
+                    np.array([n], np.int32), counts, weights, alphas, 1)
+            else:
+                kernels.flush_multinomial(
+                    np.zeros(n, np.int64), np.arange(n, dtype=np.int32),
+                    np.zeros(1, np.int64), counts, weights, alphas, 1)
+            results.append(weights)
+    for weights in results[:3]:
+        assert_array_equal(weights.view(np.int64), results[3].view(np.int64))
+    assert_allclose(results[0], np.log(counts + alpha) - np.log(alpha), rtol=1e-15)
