@@ -279,6 +279,11 @@ class _BaseNB:
         return threads_for(self.n_threads, n_samples * work_per_row,
                            self._PREDICT_WORK_KIND)
 
+    def _one_document_labels(self, X):
+        """``predict`` of one document by a shorter path than the general one, or
+        None (the model has none, or X is not such a document): the same label."""
+        return None
+
     def _predict_into(self, X, mode):
         """Validate X and run the model's kernel in one of the PredictModes."""
         X = self._check_predict_X(X)
@@ -310,6 +315,9 @@ class _BaseNB:
         C : ndarray of shape (n_samples,)
             Predicted target values for X.
         """
+        labels = self._one_document_labels(X)
+        if labels is not None:
+            return labels
         indices = self._predict_into(X, MODE_ARGMAX)
         classes = self.classes_
         if indices.shape[0] <= _SMALL_BATCH:

@@ -28,6 +28,10 @@ ctypedef fused index_t:
     int
     long long
 
+# classes whose scores ``TablePredictor.predict_row`` keeps on the stack
+cdef enum:
+    ROW_STACK_CLASSES = 256
+
 
 cdef inline int table_predict_row(
     const floating[::1] data, const index_t[::1] indices,
@@ -191,6 +195,45 @@ cdef class TablePredictor:
             free(scratch)
             free(malformed)
         return n_suspect, n_malformed
+
+    def predict_row(
+        self,
+        const floating[::1] data,     # IN: a one-row CSR batch
+        const index_t[::1] indices,
+        const index_t[::1] indptr,    # IN: (2,)
+        bint binarize,
+        double threshold,
+    ):
+        """The class index of a one-row CSR batch, scored as ``predict`` scores it
+        (the same label), or -1 when the row needs ``predict`` itself: a value
+        not finite (missing, or an error), or an index out of range. The
+        1-document path: no output arrays, and no scratch beyond the stack for
+        up to ROW_STACK_CLASSES classes."""
+        cdef Py_ssize_t k = self.bias.shape[0]
+        cdef Py_ssize_t start, stop
+        cdef intp_t label = -1
+        cdef int status
+        cdef double stack_acc[ROW_STACK_CLASSES]
+        cdef double* acc = stack_acc
+        if indptr.shape[0] != 2:
+            return -1
+        start = indptr[0]
+        stop = indptr[1]
+        if start < 0 or stop > data.shape[0] or stop > indices.shape[0] or stop < start:
+            return -1
+        if k > ROW_STACK_CLASSES:
+            acc = <double*>malloc(k * sizeof(double))
+            if acc == NULL:
+                raise MemoryError()
+        status = table_predict_row(
+            data, indices, start, stop, self.n_features, &self.feat_start[0],
+            &self.feat_len[0], &self.ent_class[0], &self.ent_weight[0],
+            &self.feat_base[0], self.feat_base.shape[0] == 1, &self.bias[0],
+            &self.scale[0], &self.mult[0], k, binarize, threshold, MODE_ARGMAX,
+            &label, acc)
+        if acc != stack_acc:
+            free(acc)
+        return label if status == 0 else -1
 
 
 def table_feature_major(

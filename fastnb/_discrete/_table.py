@@ -10,7 +10,7 @@ from .. import _count_table
 from .._count_table import SparseCountTable, wants_table
 from .._params import resolve_alpha, resolve_priors
 from .._threads import threads_for
-from .._validation import CSRInput
+from .._validation import _CSR_TYPES, CSRInput
 from ._shared import (
     _DENSE_ONLY,
     _PREDICT_CACHE,
@@ -35,13 +35,15 @@ TABLE_BUILD_NNZ_RATIO = 4
 # Serialises the refreshes of stale weights that predict runs (``_flush_table``).
 _FLUSH_LOCK = threading.Lock()
 
-# TablePredictor.predict by (value, index) itemsize of a CSR batch (float32/64 data,
-# int32/64 indices, as ``CSRInput`` guarantees): the fused method's own dispatch
-# costs 0.4 us, a tenth of a 1-document predict
-_TABLE_PREDICT = {
-    (values, index): _table_predict_kernels.TablePredictor.predict[value_type, index_type]
-    for values, value_type in ((4, "float"), (8, "double"))
-    for index, index_type in ((4, "int"), (8, "long long"))}
+# TablePredictor.predict (and predict_row) by (value, index) itemsize of a CSR
+# batch (float32/64 data, int32/64 indices, as ``CSRInput`` guarantees): the fused
+# method's own dispatch costs 0.4 us, a tenth of a 1-document predict
+_TABLE_PREDICT, _TABLE_PREDICT_ROW = (
+    {(values, index): getattr(_table_predict_kernels.TablePredictor, method)[
+        value_type, index_type]
+     for values, value_type in ((4, "float"), (8, "double"))
+     for index, index_type in ((4, "int"), (8, "long long"))}
+    for method in ("predict", "predict_row"))
 
 
 def _weights_restorer(table):
@@ -277,6 +279,48 @@ class _TableMixin:
             cache["table_weights_fm"] = weights
         return weights
 
+    def _table_predictor(self, cache):
+        """The table predictor of the model state ``cache`` belongs to."""
+        predictor = cache.get("table_predictor")
+        if predictor is None:
+            table = self._table
+            feat_base, bias, scale, mult = cache["table_terms"]
+            predictor = _table_predict_kernels.TablePredictor(
+                table.feat_start, table.feat_len, table.ent_class,
+                cache["table_entry_weights"], feat_base, bias, scale, mult)
+            cache["table_predictor"] = predictor
+        return predictor
+
+    def _one_document_labels(self, X):
+        """``predict`` of a one-row SciPy CSR matrix on the table, by the kernel
+        that scores it in ``predict`` (the same label) without the general path's
+        layers: about a fifth of a 1-document call. None sends X down the general
+        path: another model or input, a batch the dense kernel would take, or
+        what the kernel will not score (dtypes, layout, NaN, a bad index), which
+        that path takes care of or reports."""
+        table = self.__dict__.get("_table")
+        if (table is None or type(X) not in _CSR_TYPES or X.shape[0] != 1
+                or X.shape[1] != table.n_features or "feature_names_in_" in self.__dict__):
+            return None
+        data, indices = X.data, X.indices
+        if (data.shape[0] != indices.shape[0]
+                or data.shape[0] * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features):
+            return None
+        threshold = self._threshold()
+        if threshold is not None and not X.has_canonical_format:
+            return None
+        predict_row = _TABLE_PREDICT_ROW.get((data.itemsize, indices.itemsize))
+        if predict_row is None:
+            return None
+        cache = self._table_predict_state()
+        try:
+            index = predict_row(self._table_predictor(cache), data, indices, X.indptr,
+                                threshold is not None,
+                                0.0 if threshold is None else float(threshold))
+        except (ValueError, TypeError):  # dtypes or a layout the kernel does not take
+            return None
+        return None if index < 0 else self.classes_[index:index + 1].copy()
+
     def _run_table_predict(self, X, mode, labels_out, out, binarize, thr):
         """CSR predict of a table-backed model: walking each feature's class list
         costs O(nnz x classes with a count) and nothing up front, the dense
@@ -303,17 +347,11 @@ class _TableMixin:
                 X.data, X.indices, X.indptr, self._table_dense_weights(cache), bias,
                 binarize, thr, mode, labels_out, out, n_threads)
         else:
-            predictor = cache.get("table_predictor")
-            if predictor is None:
-                predictor = _table_predict_kernels.TablePredictor(
-                    table.feat_start, table.feat_len, table.ent_class,
-                    cache["table_entry_weights"], feat_base, bias, scale, mult)
-                cache["table_predictor"] = predictor
             # the specialisation for the batch's dtypes, called directly
             predict = _TABLE_PREDICT[X.data.itemsize, X.indices.itemsize]
             n_suspect, n_malformed = predict(
-                predictor, X.data, X.indices, X.indptr, binarize, thr, mode, labels_out,
-                out, n_threads)
+                self._table_predictor(cache), X.data, X.indices, X.indptr, binarize, thr,
+                mode, labels_out, out, n_threads)
         if n_malformed:
             _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
         return n_suspect, X.data
