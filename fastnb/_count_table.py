@@ -58,6 +58,13 @@ def wants_table(n_classes, n_features, nnz):
     return cells >= TABLE_MIN_CELLS and cells >= TABLE_MIN_CELLS_PER_NONZERO * nnz
 
 
+def _row_totals(X, weights, binarize, threshold):
+    """Each row's total as ``csr_check`` gives it, for a batch that skipped it."""
+    row_total = np.empty(X.shape[0])
+    _kernels.row_totals(X.data, X.indptr, weights, binarize, threshold, row_total)
+    return row_total
+
+
 class _AddUndo:
     """The log of one ``SparseCountTable.add``: the table's attributes and class
     totals before it, and the kernel's log of the index, counts and weights it
@@ -87,7 +94,8 @@ class SparseCountTable:
     ``feat_start``/``feat_len`` (d,) index the blocks; ``ent_class``,
     ``ent_count`` and ``ent_weight`` are the entry pool (``used`` entries of it in
     use); ``class_total`` (k,) holds the sum of each class's counts: each row's
-    total (``csr_check``) added in row order; ``version`` counts the changes, for caches;
+    total (``csr_check``) added in row order; ``version`` counts the changes, for
+    caches;
     ``pend_feat``/``pend_off`` list the ``n_pending`` entries whose weights are
     stale (see ``add``), each once: at most as many as the table has entries.
     """
@@ -137,8 +145,7 @@ class SparseCountTable:
         before = dict(self.__dict__)
         class_total = self.class_total.copy()
         if not zero_entries and row_total is None:
-            row_total = np.empty(codes.shape[0])
-            _kernels.row_totals(X.data, X.indptr, weights, binarize, threshold, row_total)
+            row_total = _row_totals(X, weights, binarize, threshold)
         undo = _AddUndo(before, class_total, nnz, pending and not zero_entries)
         try:
             if pending and self.pend_feat.shape[0] < self.n_pending + nnz:
@@ -187,12 +194,6 @@ class SparseCountTable:
         self.__dict__.update(undo.before)
         self.class_total[:] = undo.class_total
 
-    def _add_row_totals(self, X, codes, weights, binarize, threshold, row_total):
-        if row_total is None:
-            row_total = np.empty(codes.shape[0])
-            _kernels.row_totals(X.data, X.indptr, weights, binarize, threshold, row_total)
-        _kernels.add_row_totals(codes, row_total, self.class_total)
-
     def pending_entries(self):
         """(feature, offset in its block) of the entries listed by ``add`` since
         the last ``clear_pending``."""
@@ -223,7 +224,9 @@ class SparseCountTable:
         largest = _kernels.table_partition(
             X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
             part_shift, part_start, records, np.empty((n_threads, n_parts), dtype=np.int64))
-        table._add_row_totals(X, codes, weights, binarize, threshold, row_total)
+        if row_total is None:
+            row_total = _row_totals(X, weights, binarize, threshold)
+        _kernels.add_row_totals(codes, row_total, table.class_total)
         part_room = np.empty(n_parts, dtype=np.int64)
         width = 1 << part_shift
         # a partition has at most one entry per record and per (feature, class)

@@ -618,3 +618,27 @@ def test_table_paths_for_any_class_count(n_classes, kind, rng, monkeypatch):
     for name in MODELS[1:]:  # linear CSR path (no threshold) with padded weights
         ours, theirs = _pair(name)
         _assert_same_model(ours.fit(Xk, y), theirs.fit(Xk, y), Xk)
+
+
+@pytest.mark.parametrize("name, params", [
+    ("MultinomialNB", {}), ("ComplementNB", {}), ("ComplementNB", {"norm": True})])
+def test_log_probabilities_by_class_blocks(name, params, rng, monkeypatch):
+    # the (k, d) log probabilities are computed by blocks of classes on threads:
+    # the same bits for any thread count, and a zero count with alpha=0 (log 0)
+    # warns no more on a helper thread than on the caller's
+    for work_kind in PARALLEL_MIN_WORK:
+        monkeypatch.setitem(PARALLEL_MIN_WORK, work_kind, 0)
+    X, y = _counts(rng)
+    X[:, 3] = 0
+    X[y == y[0], 5] = 0
+    results = []
+    for n_threads in (1, 2, 3, 7):
+        model = getattr(fastnb, name)(alpha=0.0, force_alpha=True, n_threads=n_threads,
+                                      **params)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            model.fit(X, y)
+        results.append(model.feature_log_prob_)
+    assert np.isinf(results[0]).any() or np.isnan(results[0]).any()
+    for other in results[1:]:
+        assert_array_equal(other, results[0])

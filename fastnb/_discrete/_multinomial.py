@@ -5,7 +5,7 @@ import numpy as np
 from .._params import check_bool_param
 from .._threads import threads_for
 from ._base import _BaseDiscreteNB
-from ._shared import _table_backed, _table_kernels
+from ._shared import _by_row_blocks, _table_backed, _table_kernels
 
 
 def _refresh_threads(model, features):
@@ -112,12 +112,20 @@ class MultinomialNB(_BaseDiscreteNB):
 
     def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
         # scikit-learn's operations in its order, in place: one k x d allocation
-        # (numpy's SIMD log; no temporaries on 20 x 2**18 tables).
-        flp = np.add(feature_count, alpha)
-        smoothed_cc = flp.sum(axis=1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            np.log(flp, out=flp)
-            flp -= np.log(smoothed_cc).reshape(-1, 1)
+        # (numpy's SIMD log; no temporaries on 20 x 2**18 tables), by blocks of
+        # classes on the threads (M1: 14 -> 8 ms on 2)
+        flp = np.empty(feature_count.shape)
+
+        def rows(start, stop):
+            block = flp[start:stop]
+            np.add(feature_count[start:stop], alpha, out=block)
+            smoothed_cc = block.sum(axis=1)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                np.log(block, out=block)
+                block -= np.log(smoothed_cc).reshape(-1, 1)
+
+        _by_row_blocks(flp.shape[0], threads_for(self.n_threads, flp.size, "count_fit"),
+                       rows)
         return flp, {}
 
     def _predict_weights(self, feature_log_prob, class_log_prior):
@@ -263,15 +271,24 @@ class ComplementNB(_BaseDiscreteNB):
                                  norm=None):
         norm = self.norm if norm is None else norm
         feature_all = feature_count.sum(axis=0)
-        # scikit-learn's operations in its order, in place: one k x d allocation.
-        flp = np.subtract(feature_all + alpha, feature_count)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            flp /= flp.sum(axis=1, keepdims=True)
-            np.log(flp, out=flp)
-            if norm:
-                flp /= flp.sum(axis=1, keepdims=True)
-            else:
-                np.negative(flp, out=flp)
+        smoothed_all = feature_all + alpha
+        # scikit-learn's operations in its order, in place: one k x d allocation,
+        # by blocks of classes on the threads
+        flp = np.empty(feature_count.shape)
+
+        def rows(start, stop):
+            block = flp[start:stop]
+            np.subtract(smoothed_all, feature_count[start:stop], out=block)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                block /= block.sum(axis=1, keepdims=True)
+                np.log(block, out=block)
+                if norm:
+                    block /= block.sum(axis=1, keepdims=True)
+                else:
+                    np.negative(block, out=block)
+
+        _by_row_blocks(flp.shape[0], threads_for(self.n_threads, flp.size, "count_fit"),
+                       rows)
         return flp, {"feature_all_": feature_all}
 
     def _predict_weights(self, feature_log_prob, class_log_prior):

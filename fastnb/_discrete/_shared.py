@@ -1,6 +1,7 @@
 """Shared pieces of the discrete models: the compiled kernels, the predict
 cache, input helpers (missing values, CSR views) and the table-backed attributes."""
 
+import threading
 import weakref
 from numbers import Real
 
@@ -30,6 +31,37 @@ _PREDICT_CACHE = weakref.WeakKeyDictionary()
 # (built once from the table, O(k d)) when the batch has at least d / this many
 # non-zeros: past that, reading one contiguous row per non-zero repays the build.
 TABLE_DENSE_PREDICT_NNZ_RATIO = 8
+
+
+def _by_row_blocks(n_rows, n_threads, rows):
+    """Call ``rows(start, stop)`` on ``n_threads`` contiguous blocks of rows, each
+    on a thread of its own (NumPy's loops release the GIL). For the row-wise
+    NumPy work of a fit, such as the log probabilities of a (k, d) table: each
+    row's operations are the same whatever the block, so the results are the
+    same bits for any thread count. The first error raised in a block is raised
+    here, after every block is done."""
+    n_blocks = max(1, min(n_threads, n_rows))
+    if n_blocks == 1:
+        rows(0, n_rows)
+        return
+    bounds = [block * n_rows // n_blocks for block in range(n_blocks + 1)]
+    errors = []
+
+    def run(start, stop):
+        try:
+            rows(start, stop)
+        except BaseException as error:  # re-raised below, in the caller's thread
+            errors.append(error)
+
+    helpers = [threading.Thread(target=run, args=(bounds[block], bounds[block + 1]))
+               for block in range(1, n_blocks)]
+    for helper in helpers:
+        helper.start()
+    run(bounds[0], bounds[1])
+    for helper in helpers:
+        helper.join()
+    if errors:
+        raise errors[0]
 
 
 class _MissingValues(Exception):
