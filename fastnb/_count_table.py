@@ -16,7 +16,7 @@ import numpy as np
 
 from ._dispatch import load_kernels
 
-__all__ = ["SparseCountTable", "wants_table"]
+__all__ = ["SparseCountTable", "can_build", "wants_table"]
 
 _kernels = load_kernels("_sparse_counts")
 
@@ -38,7 +38,7 @@ TABLE_MIN_CELLS_PER_NONZERO = 2
 ROOM_PER_NONZERO = 3
 
 # bytes of one non-zero while a table is built (``BucketRecord`` in _sparse_counts.pyx)
-_RECORD_BYTES = 16
+_RECORD_BYTES = 12
 
 
 def _partition_shift(n_features, n_classes):
@@ -49,6 +49,12 @@ def _partition_shift(n_features, n_classes):
     by_classes = max(4, 16 - (max(1, n_classes) - 1).bit_length())
     by_count = (max(1, n_features) - 1).bit_length() - 14
     return max(by_classes, by_count, 0)
+
+
+def can_build(n_classes, n_features):
+    """Whether ``SparseCountTable.build`` takes a table of this shape: a record's
+    key (class << part_shift | feature offset) must fit in 31 bits."""
+    return (max(1, n_classes) << _partition_shift(n_features, n_classes)) < 2**31
 
 
 def wants_table(n_classes, n_features, nnz):
@@ -232,7 +238,7 @@ class SparseCountTable:
         # a partition has at most one entry per record and per (feature, class)
         most_entries = max(1, min(largest, width * n_classes))
         _kernels.table_reduce(
-            records, part_start, part_shift, n_classes, table.feat_start, table.feat_len,
+            records, part_start, part_shift, table.feat_start, table.feat_len,
             part_room, np.full((n_threads, width * n_classes), -1, dtype=np.int32),
             np.empty((n_threads, most_entries * _RECORD_BYTES), dtype=np.uint8),
             np.empty((n_threads, width + 1), dtype=np.int64), n_threads)

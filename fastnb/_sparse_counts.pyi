@@ -42,7 +42,7 @@ def table_partition(data: _Values, indices: _Index, indptr: _Index, codes: NDArr
                     part_shift: int, part_start: NDArray[np.int64],
                     records: NDArray[np.uint8], fill: NDArray[np.int64]) -> int: ...
 def table_reduce(records: NDArray[np.uint8], part_start: NDArray[np.int64], part_shift: int,
-                 n_classes: int, feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
+                 feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                  part_room: NDArray[np.int64], index: NDArray[np.int32],
                  entries: NDArray[np.uint8], starts: NDArray[np.int64],
                  n_threads: int) -> None: ...

@@ -475,8 +475,12 @@ def pending_features(
 
 cdef packed struct BucketRecord:
     double value        # the count (the weighted value)
-    int32_t offset      # the feature, less the first feature of its partition
-    int32_t klass       # the class
+    int32_t key         # class << part_shift | (feature - the partition's first):
+                        # 12 bytes a record, the key of the partition's map as it is
+
+
+cdef inline int32_t record_offset(int32_t key, int part_shift) noexcept nogil:
+    return key & ((1 << part_shift) - 1)
 
 
 cdef void partition_counts(
@@ -535,8 +539,7 @@ cdef void partition_rows(
             q = fill[j >> part_shift]
             FASTNB_PREFETCH_W(&out[q + 8])
             out[q].value = w * x
-            out[q].offset = <int32_t>(j & mask)
-            out[q].klass = c
+            out[q].key = (c << part_shift) | <int32_t>(j & mask)
             fill[j >> part_shift] = q + 1
 
 
@@ -550,7 +553,7 @@ def table_partition(
     double threshold,
     int part_shift,                   # a partition holds 2**part_shift features
     int64_t[::1] part_start,          # OUT: (n_parts + 1,) first record of each
-    uint8_t[::1] records,             # OUT: (>= 16 * nnz,) bytes of BucketRecords
+    uint8_t[::1] records,             # OUT: (>= 12 * nnz,) bytes of BucketRecords
     int64_t[:, ::1] fill,             # SCRATCH: (n_blocks, n_parts)
 ):
     """Copy the non-zeros (thresholded and weighted) into their features'
@@ -603,7 +606,7 @@ cdef int64_t reduce_partition(
     Py_ssize_t n_records,
     Py_ssize_t first_feature,
     Py_ssize_t n_features,            # of this partition
-    Py_ssize_t n_classes,
+    int part_shift,
     Py_ssize_t records_base,          # where ``records`` starts in the whole array
     int32_t* index,                   # SCRATCH: (2**part_shift * k,) all -1, left so
     BucketRecord* entries,            # SCRATCH: (entries of the largest partition,)
@@ -618,26 +621,26 @@ cdef int64_t reduce_partition(
     The records are summed into entries in row order through ``index``, a dense
     (feature, class) -> entry map of the partition (in cache); the entries, in the
     order they were made, are then placed by feature (a stable counting sort)."""
-    cdef Py_ssize_t r, f, e, n_entries = 0, key
+    cdef Py_ssize_t r, f, e, n_entries = 0
+    cdef int32_t key, offset
     cdef int64_t room_sum = 0, room, t
     cdef int32_t length
     for r in range(n_records):
-        key = records[r].offset * n_classes + records[r].klass
+        key = records[r].key
         e = index[key]
         if e < 0:
             e = n_entries
             n_entries += 1
             index[key] = <int32_t>e
-            entries[e].offset = records[r].offset
-            entries[e].klass = records[r].klass
+            entries[e].key = key
             entries[e].value = 0.0 + records[r].value
         else:
             entries[e].value = entries[e].value + records[r].value
     for f in range(n_features + 1):
         start[f] = 0
     for e in range(n_entries):
-        index[entries[e].offset * n_classes + entries[e].klass] = -1
-        start[entries[e].offset + 1] += 1
+        index[entries[e].key] = -1
+        start[record_offset(entries[e].key, part_shift) + 1] += 1
     for f in range(n_features):
         length = <int32_t>start[f + 1]
         start[f + 1] += start[f]
@@ -651,9 +654,10 @@ cdef int64_t reduce_partition(
             room = 2 * room
         room_sum += room
     for e in range(n_entries):
-        t = start[entries[e].offset]
+        offset = record_offset(entries[e].key, part_shift)
+        t = start[offset]
         records[t] = entries[e]
-        start[entries[e].offset] = t + 1
+        start[offset] = t + 1
     return room_sum
 
 
@@ -661,12 +665,11 @@ def table_reduce(
     uint8_t[::1] records,             # IN/OUT: BucketRecords from table_partition
     const int64_t[::1] part_start,    # IN: (n_parts + 1,) from table_partition
     int part_shift,
-    Py_ssize_t n_classes,
     int64_t[::1] feat_start,          # OUT: (d,) each feature's entries in records
     int32_t[::1] feat_len,            # OUT: (d,) entries of each feature
     int64_t[::1] part_room,           # OUT: (n_parts,) pool room of each partition
     int32_t[:, ::1] index,            # SCRATCH: (n_threads, 2**part_shift * k), all -1
-    uint8_t[:, ::1] entries,          # SCRATCH: (n_threads, 16 * entries of a partition)
+    uint8_t[:, ::1] entries,          # SCRATCH: (n_threads, 12 * entries of a partition)
     int64_t[:, ::1] starts,           # SCRATCH: (n_threads, 2**part_shift + 1)
     int n_threads,
 ):
@@ -682,7 +685,7 @@ def table_reduce(
             first = q << part_shift
             part_room[q] = reduce_partition(
                 base + part_start[q], part_start[q + 1] - part_start[q], first,
-                min(d - first, <Py_ssize_t>1 << part_shift), n_classes, part_start[q],
+                min(d - first, <Py_ssize_t>1 << part_shift), part_shift, part_start[q],
                 &index[tid, 0], <BucketRecord*>&entries[tid, 0], &starts[tid, 0],
                 &feat_start[0], &feat_len[0])
 
@@ -715,7 +718,7 @@ def table_fill(
                     continue
                 src = feat_start[j]
                 for e in range(length):
-                    ent_class[used + e] = entries[src + e].klass
+                    ent_class[used + e] = entries[src + e].key >> part_shift
                     ent_count[used + e] = entries[src + e].value
                 feat_start[j] = used
                 room = 1

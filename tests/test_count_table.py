@@ -873,3 +873,13 @@ def test_one_document_predict_is_the_general_path(text, monkeypatch, name, param
     bad.indices[0] = X.shape[1] + 5
     with pytest.raises(ValueError):
         model.predict(bad)
+
+
+def test_build_takes_shapes_whose_record_keys_fit():
+    # a record's key is class << part_shift | offset, in 31 bits; a shape past that
+    # (millions of classes) is added row by row instead
+    assert _count_table.can_build(35, 2**20)
+    assert _count_table.can_build(2000, 70_000)
+    assert not _count_table.can_build(2**27, 2**20)
+    shift = _count_table._partition_shift(2**20, 2**24)
+    assert _count_table.can_build(2**24, 2**20) == ((2**24 << shift) < 2**31)

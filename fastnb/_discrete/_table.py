@@ -7,7 +7,7 @@ import threading
 import numpy as np
 
 from .. import _count_table
-from .._count_table import SparseCountTable, wants_table
+from .._count_table import SparseCountTable, can_build, wants_table
 from .._params import resolve_alpha, resolve_priors
 from .._threads import threads_for
 from .._validation import _CSR_TYPES, CSRInput
@@ -144,7 +144,8 @@ class _TableMixin:
                          or not np.array_equal(self._table_alpha, alpha))
         observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
         nnz = observed.data.shape[0]
-        if first_call and nnz * TABLE_BUILD_NNZ_RATIO >= n_features:
+        if (first_call and nnz * TABLE_BUILD_NNZ_RATIO >= n_features
+                and can_build(n_classes, n_features)):
             # a fresh table for a large batch is built by features (the same
             # entries and bits as adding the batch row by row); every weight is
             # computed below
