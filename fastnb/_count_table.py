@@ -64,10 +64,12 @@ def wants_table(n_classes, n_features, nnz):
     return cells >= TABLE_MIN_CELLS and cells >= TABLE_MIN_CELLS_PER_NONZERO * nnz
 
 
-def _row_totals(X, weights, binarize, threshold):
-    """Each row's total as ``csr_check`` gives it, for a batch that skipped it."""
+def _row_totals(X, codes, weights, binarize, threshold, n_classes):
+    """Each row's total, from ``csr_check`` (its one definition), for a validated
+    batch that did not come through it."""
     row_total = np.empty(X.shape[0])
-    _kernels.row_totals(X.data, X.indptr, weights, binarize, threshold, row_total)
+    _kernels.csr_check(X.data, X.indices, X.indptr, X.shape[1], codes, weights,
+                       row_total, np.zeros(n_classes), binarize, threshold, 1)
     return row_total
 
 
@@ -151,7 +153,8 @@ class SparseCountTable:
         before = dict(self.__dict__)
         class_total = self.class_total.copy()
         if not zero_entries and row_total is None:
-            row_total = _row_totals(X, weights, binarize, threshold)
+            row_total = _row_totals(X, codes, weights, binarize, threshold,
+                                    self.n_classes)
         undo = _AddUndo(before, class_total, nnz, pending and not zero_entries)
         try:
             if pending and self.pend_feat.shape[0] < self.n_pending + nnz:
@@ -170,12 +173,12 @@ class SparseCountTable:
             while True:
                 sizes = np.array([self.used, self.n_pending], dtype=np.int64)
                 undo.pool = (self.ent_count, self.ent_weight)
-                row, _ = _kernels.table_add(
+                stop_row = _kernels.table_add(
                     X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
                     self.feat_start, self.feat_len, self.ent_class, self.ent_count,
                     self.ent_weight, self.pend_feat, self.pend_off, sizes, undo.block,
                     undo.entry, undo.value, undo.sizes, pending, zero_entries)
-                if row < 0:
+                if stop_row < 0:
                     break
                 # out of room: undo this pass (the pool is as before it), grow
                 # the pool, and add the whole batch again into the larger pool
@@ -231,7 +234,7 @@ class SparseCountTable:
             X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
             part_shift, part_start, records, np.empty((n_threads, n_parts), dtype=np.int64))
         if row_total is None:
-            row_total = _row_totals(X, weights, binarize, threshold)
+            row_total = _row_totals(X, codes, weights, binarize, threshold, n_classes)
         _kernels.add_row_totals(codes, row_total, table.class_total)
         part_room = np.empty(n_parts, dtype=np.int64)
         width = 1 << part_shift

@@ -56,7 +56,10 @@ cdef enum:
 
 # MultinomialNB's weight of a whole count below this is read from a table of the
 # same expression's values (text counts are small: most of T1's 1.25 million
-# entries are 1 to 3, and a log costs ~20 ns)
+# entries are 1 to 3, and a log costs ~20 ns). The table costs SMALL_COUNTS logs:
+# a refresh or flush makes it only for at least that many features or entries,
+# so that a small one (a stream's batch, a 1-document predict after it) does not
+# pay for it.
 cdef enum:
     SMALL_COUNTS = 64
 
@@ -191,31 +194,6 @@ def add_row_totals(const intp_t[::1] codes, const double[::1] row_total,
         add_totals(codes, &row_total[0], &class_total[0], 0, codes.shape[0])
 
 
-def row_totals(
-    const floating[::1] data,         # IN: CSR values (validated)
-    const index_t[::1] indptr,        # IN: (n + 1,) row pointers (validated)
-    const double[::1] sample_weight,  # IN: (n,) or None
-    bint binarize,
-    double threshold,
-    double[::1] row_total,            # OUT: (n,)
-):
-    """Each row's total as ``csr_check`` sums it (NaN left out), for batches that
-    did not come through it."""
-    cdef Py_ssize_t i, p
-    cdef double x, row_sum
-    with nogil:
-        for i in range(row_total.shape[0]):
-            row_sum = 0.0
-            for p in range(indptr[i], indptr[i + 1]):
-                x = data[p]
-                if x != x:
-                    continue
-                if binarize:
-                    x = 1.0 if x > threshold else 0.0
-                row_sum = row_sum + x
-            row_total[i] = (1.0 if sample_weight is None else sample_weight[i]) * row_sum
-
-
 def add_class_counts(const intp_t[::1] codes, const double[::1] sample_weight,
                      double[::1] class_count):
     """class_count[c] += the weight of each row of class c, in row order."""
@@ -272,9 +250,9 @@ def table_add(
     block writes only beyond the pool's used entries, which undoing the block
     change (and the pool's size, in Python) gives back.
 
-    Returns ``(row, pos)`` where the pool ran out of room (nothing of that
-    non-zero is applied: undo, grow the pool and add the batch again), or
-    ``(-1, -1)`` when the batch is in.
+    Returns the row where the pool ran out of room (nothing of its non-zero
+    is applied: undo, grow the pool and add the batch again), or -1 when the
+    batch is in.
     """
     cdef Py_ssize_t n = codes.shape[0]
     cdef Py_ssize_t capacity = ent_class.shape[0]
@@ -283,7 +261,7 @@ def table_add(
     cdef int64_t n_blocks = 0, n_entries = 0
     cdef int32_t c, length
     cdef double x, w
-    cdef Py_ssize_t stop_row = -1, stop_pos = -1, last = indptr[n]
+    cdef Py_ssize_t stop_row = -1, last = indptr[n]
     with nogil:
         for i in range(n):
             c = <int32_t>codes[i]
@@ -324,7 +302,6 @@ def table_add(
                         fresh = 1 if length == 0 else 2 * length
                         if used + fresh > capacity:
                             stop_row = i
-                            stop_pos = p
                             break
                     undo_block[n_blocks, 0] = j
                     undo_block[n_blocks, 1] = feat_start[j]
@@ -362,7 +339,7 @@ def table_add(
     sizes[1] = n_pending
     undo_sizes[0] = n_blocks
     undo_sizes[1] = n_entries
-    return stop_row, stop_pos
+    return stop_row
 
 
 def table_undo(
@@ -407,7 +384,10 @@ def flush_multinomial(
     cdef bint scalar = alpha.shape[0] == 1
     cdef double a0 = alpha[0], log_a0 = log(alpha[0])
     cdef double small[SMALL_COUNTS]
-    fill_small_weights(small, a0, log_a0)
+    cdef const double* lookup = NULL
+    if scalar and n >= SMALL_COUNTS:
+        fill_small_weights(small, a0, log_a0)
+        lookup = small
     with nogil:
         for t in prange(n, schedule='static', num_threads=n_threads,
                         use_threads_if=n_threads > 1):
@@ -422,7 +402,7 @@ def flush_multinomial(
             j = pend_feat[t]
             e = feat_start[j] + pend_off[t]
             if scalar:
-                ent_weight[e] = multinomial_weight(ent_count[e], a0, log_a0, small)
+                ent_weight[e] = multinomial_weight(ent_count[e], a0, log_a0, lookup)
             else:
                 a = alpha[j]
                 ent_weight[e] = multinomial_weight(ent_count[e], a, log(a), NULL)
@@ -760,8 +740,10 @@ def refresh_multinomial(
     cdef double a, log_a
     cdef bint scalar = alpha.shape[0] == 1
     cdef double small[SMALL_COUNTS]
-    cdef const double* lookup = small if scalar else NULL
-    fill_small_weights(small, alpha[0], log(alpha[0]))
+    cdef const double* lookup = NULL
+    if scalar and features.shape[0] >= SMALL_COUNTS:
+        fill_small_weights(small, alpha[0], log(alpha[0]))
+        lookup = small
     with nogil:
         # features are independent: parallel, the same bits for any thread count
         for t in prange(features.shape[0], schedule='static', num_threads=n_threads,

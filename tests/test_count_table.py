@@ -754,7 +754,7 @@ def test_csr_check_is_the_same_for_any_thread_count(seed, n_rows, weighted, bina
                                                     float32):
     """The validation pass runs over blocks of rows in parallel: its flags, each
     row's total and the class totals are the same for any block count, and the
-    row totals are those ``row_totals`` gives the batches that skip the check."""
+    row totals are those the table gives a batch that skipped the check."""
     rng = np.random.default_rng(seed)
     n_features, n_classes = 50, 4
     X = sp.random(n_rows, n_features, density=0.2, format="csr", random_state=rng,
@@ -786,10 +786,8 @@ def test_csr_check_is_the_same_for_any_thread_count(seed, n_rows, weighted, bina
     for i in range(n_rows):
         expected[codes[i]] += row_total[i]
     assert_array_equal(batch_total, expected)
-    if not flags[1]:  # row_totals expects no infinity (a validated batch)
-        again = np.empty(n_rows)
-        kernels.row_totals(X.data, X.indptr, weights, binarize, 0.5, again)
-        assert_array_equal(again.view(np.int64), row_total.view(np.int64))
+    again = _count_table._row_totals(X, codes, weights, binarize, 0.5, n_classes)
+    assert_array_equal(again.view(np.int64), row_total.view(np.int64))
 
 
 def test_live_features_is_flatnonzero():
@@ -803,76 +801,34 @@ def test_live_features_is_flatnonzero():
 
 
 @pytest.mark.parametrize("alpha", [1.0, 0.37, 1e-10, 5.0])
-def test_small_count_weights_are_the_logs(alpha):
+@pytest.mark.parametrize("n", [5, 126])
+def test_small_count_weights_are_the_logs(alpha, n):
     # MultinomialNB's entry weight of a whole count below 64 comes from a table of
-    # the same expression: the same bits as the logs (which a per-feature alpha
-    # takes), in refresh and flush
+    # the same expression when a refresh or flush has 64 features or entries or
+    # more (n=126; n=5 computes every log): the same bits as the logs, which a
+    # per-feature alpha takes, in refresh and flush
     rng = np.random.default_rng(11)
     counts = np.concatenate([np.arange(0.0, 70.0), rng.random(50) * 80,
                              [0.5, 63.0, 63.5, 64.0, 1e6, 2.0**53]])
-    n = counts.shape[0]
+    counts = counts[rng.permutation(counts.shape[0])[:n]]
     kernels = _count_table._kernels
+    # one entry a feature: n features, n entries
+    features = np.arange(n, dtype=np.int64)
+    lengths = np.ones(n, dtype=np.int32)
     results = []
-    for alphas in (np.array([alpha]), np.array([alpha, alpha])):  # table, logs
+    for alphas in (np.array([alpha]), np.full(n, alpha)):  # the table, logs
         for refresh in (True, False):
             weights = np.full(n, np.nan)
             if refresh:
-                kernels.refresh_multinomial(
-                    np.zeros(1, np.int64), np.zeros(1, np.int64),
-                    np.array([n], np.int32), counts, weights, alphas, 1)
+                kernels.refresh_multinomial(features, features, lengths, counts, weights,
+                                            alphas, 1)
             else:
-                kernels.flush_multinomial(
-                    np.zeros(n, np.int64), np.arange(n, dtype=np.int32),
-                    np.zeros(1, np.int64), counts, weights, alphas, 1)
+                kernels.flush_multinomial(features, np.zeros(n, dtype=np.int32),
+                                          features, counts, weights, alphas, 1)
             results.append(weights)
     for weights in results[:3]:
         assert_array_equal(weights.view(np.int64), results[3].view(np.int64))
     assert_allclose(results[0], np.log(counts + alpha) - np.log(alpha), rtol=1e-15)
-
-
-@pytest.mark.parametrize("name, params", MODELS)
-def test_one_document_predict_is_the_general_path(text, monkeypatch, name, params):
-    # predict of a one-row CSR matrix on the table takes a shorter path to the
-    # same kernel: the same label as the general path, for every row, dtype and
-    # index dtype; inputs the kernel does not take go down the general path
-    from fastnb._base import MODE_ARGMAX
-    X, y = text
-    model = getattr(fastnb, name)(**params).fit(X, y)
-    assert _table_of(model) is not None
-    taken = []
-    one_document = type(model)._one_document_labels
-
-    def spy(self, rows):
-        labels = one_document(self, rows)
-        taken.append(labels is not None)
-        return labels
-
-    monkeypatch.setattr(type(model), "_one_document_labels", spy)
-    for value_dtype, index_dtype in ((np.float64, np.int32), (np.float32, np.int64)):
-        Xc = X.astype(value_dtype)
-        Xc.indices = Xc.indices.astype(index_dtype)
-        Xc.indptr = Xc.indptr.astype(index_dtype)
-        for i in range(0, X.shape[0], 7):
-            row = Xc[i]
-            general = model.classes_[model._predict_into(row, MODE_ARGMAX)]
-            got = model.predict(row)
-            assert got.shape == (1,) and got.dtype == model.classes_.dtype
-            assert_array_equal(got, general)
-            assert taken[-1]
-    # NaN (missing) is scored by the general path
-    row = X[3].copy()
-    row.data[0] = np.nan
-    assert_array_equal(model.predict(row), model.predict(sp.vstack([row, row]))[:1])
-    assert not taken[-1]
-    # integer values, and a row the model cannot take, the same as before
-    assert_array_equal(model.predict(X[5].astype(np.int64)), model.predict(X[5]))
-    assert not taken[-2]
-    with pytest.raises(ValueError, match="features"):
-        model.predict(sp.csr_matrix((1, X.shape[1] + 1)))
-    bad = X[6].copy()
-    bad.indices[0] = X.shape[1] + 5
-    with pytest.raises(ValueError):
-        model.predict(bad)
 
 
 def test_build_takes_shapes_whose_record_keys_fit():
