@@ -831,6 +831,51 @@ def test_small_count_weights_are_the_logs(alpha, n):
     assert_allclose(results[0], np.log(counts + alpha) - np.log(alpha), rtol=1e-15)
 
 
+@pytest.mark.parametrize("name, params", MODELS)
+def test_one_document_predict_is_the_general_path(text, monkeypatch, name, params):
+    # predict of a one-row CSR matrix on the table takes a shorter path to the
+    # same kernel: the same label as the general path, for every row, dtype and
+    # index dtype; inputs the kernel does not take go down the general path
+    from fastnb._base import MODE_ARGMAX
+    X, y = text
+    model = getattr(fastnb, name)(**params).fit(X, y)
+    assert _table_of(model) is not None
+    taken = []
+    one_document = type(model)._one_document_labels
+
+    def spy(self, rows):
+        labels = one_document(self, rows)
+        taken.append(labels is not None)
+        return labels
+
+    monkeypatch.setattr(type(model), "_one_document_labels", spy)
+    for value_dtype, index_dtype in ((np.float64, np.int32), (np.float32, np.int64)):
+        Xc = X.astype(value_dtype)
+        Xc.indices = Xc.indices.astype(index_dtype)
+        Xc.indptr = Xc.indptr.astype(index_dtype)
+        for i in range(0, X.shape[0], 7):
+            row = Xc[i]
+            general = model.classes_[model._predict_into(row, MODE_ARGMAX)]
+            got = model.predict(row)
+            assert got.shape == (1,) and got.dtype == model.classes_.dtype
+            assert_array_equal(got, general)
+            assert taken[-1]
+    # NaN (missing) is scored by the general path
+    row = X[3].copy()
+    row.data[0] = np.nan
+    assert_array_equal(model.predict(row), model.predict(sp.vstack([row, row]))[:1])
+    assert not taken[-1]
+    # integer values, and a row the model cannot take, the same as before
+    assert_array_equal(model.predict(X[5].astype(np.int64)), model.predict(X[5]))
+    assert not taken[-2]
+    with pytest.raises(ValueError, match="features"):
+        model.predict(sp.csr_matrix((1, X.shape[1] + 1)))
+    bad = X[6].copy()
+    bad.indices[0] = X.shape[1] + 5
+    with pytest.raises(ValueError):
+        model.predict(bad)
+
+
 def test_build_takes_shapes_whose_record_keys_fit():
     # a record's key is class << part_shift | offset, in 31 bits; a shape past that
     # (millions of classes) is added row by row instead
