@@ -3,8 +3,8 @@
 The table and its entry weights are built and refreshed by ``_sparse_counts.pyx``
 (layout in ``_sparse_rows.pxd``). Here a CSR row is scored in O(nnz x classes with
 counts): ``TablePredictor`` scores rows in parallel over row blocks, each row
-computed alone, so results do not depend on the thread count;
-``table_feature_major`` writes the dense feature-major weights for large batches.
+computed alone, so results do not depend on the thread count; ``SlotPredictor``
+scores large batches over one cache line a feature (``fill_slots``).
 
 The joint log likelihood of row x is, for every model here,
 
@@ -22,6 +22,8 @@ from libc.math cimport INFINITY
 from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
                      MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
+from _counts cimport (FASTNB_PREFETCH, Lanes8, Lanes16, Lanes24, Lanes32, Lanes40, Lanes48,
+                     lanes_t)
 
 
 ctypedef fused index_t:
@@ -236,35 +238,343 @@ cdef class TablePredictor:
         return label if status == 0 else -1
 
 
-def table_feature_major(
+# -- large batches: the table as one cache line a feature ------------------------
+#
+# A large batch reaches most of the table's features, and walking a feature's
+# block costs a miss in each of four arrays (index start and length, classes,
+# weights) where a rare feature has one or two entries. ``FeatureSlot`` puts
+# what a non-zero needs into one 64-byte line: its base term and up to
+# SLOT_ENTRIES entries inline, or (a feature with more classes: the frequent
+# ones, few and hot in cache) the index of a dense row of its k weights, zero
+# where a class has no count. A row's scores are those of ``table_predict_row``
+# bit for bit: the same terms added in the same order (a class without an entry
+# adds x * 0.0, which changes no sum), so the choice between the two depends on
+# speed alone.
+
+cdef enum:
+    SLOT_ENTRIES = 4
+
+ctypedef struct FeatureSlot:
+    int32_t n                        # entries inline, or -(row + 1): a dense row
+    int32_t entry_class[SLOT_ENTRIES]
+    int32_t unused
+    double base                      # the feature's base term
+    double entry_weight[SLOT_ENTRIES]
+
+# slots, and the dense rows they point to, prefetched ahead, in non-zeros
+cdef enum:
+    SLOT_PREFETCH = 16
+    ROW_PREFETCH = 6
+
+
+def slot_dense_rows(const int32_t[::1] feat_len):
+    """How many features have more entries than a slot holds (a dense row each)."""
+    cdef Py_ssize_t j, count = 0
+    with nogil:
+        for j in range(feat_len.shape[0]):
+            count += feat_len[j] > SLOT_ENTRIES
+    return count
+
+
+def slot_bytes():
+    """Bytes of one feature's slot."""
+    return sizeof(FeatureSlot)
+
+
+def fill_slots(
     const int64_t[::1] feat_start,    # IN: the table (see _sparse_rows.pxd)
     const int32_t[::1] feat_len,
     const int32_t[::1] ent_class,
     const double[::1] ent_weight,
     const double[::1] feat_base,      # IN: (d,) or (1,) per-feature base term
-    const double[::1] scale,          # IN: (k,)
-    const double[::1] mult,           # IN: (k,)
-    double[:, ::1] out,               # OUT: (d, kp) feature-major weights, kp >= k
+    unsigned char[::1] slots,         # OUT: (d * slot_bytes(),) 8-byte aligned
+    double[:, ::1] rows,              # OUT: (slot_dense_rows, kp), kp >= k, zeroed
 ):
-    """The table's weights as the dense feature-major (d, kp) table of the dense
-    CSR predict kernel: out[j, c] = mult[c] * ((base_j + scale[c]) + w_cj), with
-    w_cj = 0 where class c has no count of j, and zero padding beyond k.
-
-    For large batches one O(k d) pass and contiguous rows beat walking each
-    feature's class list per non-zero; the result is cached by the caller.
-    """
-    cdef Py_ssize_t d = out.shape[0], kp = out.shape[1], k = scale.shape[0]
-    cdef Py_ssize_t j, c, e, s
-    cdef double base
+    """Write each feature's slot, and the dense rows of the features with more
+    entries than a slot holds (in feature order)."""
+    cdef Py_ssize_t d = feat_len.shape[0], j, e, s, row = 0
+    cdef int32_t n
+    cdef FeatureSlot* slot = <FeatureSlot*>&slots[0]
     cdef bint scalar_base = feat_base.shape[0] == 1
     with nogil:
         for j in range(d):
-            base = feat_base[0] if scalar_base else feat_base[j]
-            for c in range(k):
-                out[j, c] = mult[c] * (base + scale[c])
-            for c in range(k, kp):
-                out[j, c] = 0.0
+            n = feat_len[j]
             s = feat_start[j]
-            for e in range(s, s + feat_len[j]):
-                c = ent_class[e]
-                out[j, c] = mult[c] * ((base + scale[c]) + ent_weight[e])
+            slot[j].base = feat_base[0] if scalar_base else feat_base[j]
+            slot[j].unused = 0
+            for e in range(SLOT_ENTRIES):
+                slot[j].entry_class[e] = 0
+                slot[j].entry_weight[e] = 0.0
+            if n <= SLOT_ENTRIES:
+                slot[j].n = n
+                for e in range(n):
+                    slot[j].entry_class[e] = ent_class[s + e]
+                    slot[j].entry_weight[e] = ent_weight[s + e]
+            else:
+                slot[j].n = <int32_t>(-(row + 1))
+                for e in range(s, s + n):
+                    rows[row, ent_class[e]] = ent_weight[e]
+                row += 1
+
+
+cdef inline int slot_row_lanes(
+    lanes_t* dense_out,              # OUT: the dense rows' sums, kp of them
+    double* acc,                     # IN/OUT: (k,) zeroed: the inline entries' sums
+    double* totals,                  # OUT: [s(x), sum_j x_j base_j]
+    const floating[::1] data, const index_t[::1] indices,
+    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t ahead_stop, Py_ssize_t d,
+    const FeatureSlot* slot, const double* rows, bint binarize, double threshold,
+    bint* saw_nan,
+) noexcept nogil:
+    """One row over the slots, for kp = 8, ..., 48 padded classes: the dense rows
+    are summed in registers (as the dense CSR kernel does, ``csr_row_dot_lanes``),
+    the inline entries into ``acc``. Returns 2 on an index out of range."""
+    cdef Py_ssize_t kp = sizeof(lanes_t) // sizeof(double)
+    cdef Py_ssize_t p, j, c, e, ahead
+    cdef int32_t n
+    cdef double x, s = 0.0, base = 0.0
+    cdef lanes_t sums
+    cdef const double* row
+    for c in range(kp):
+        sums.acc[c] = 0.0
+    for p in range(start, stop):
+        if p + SLOT_PREFETCH < ahead_stop:
+            ahead = indices[p + SLOT_PREFETCH]
+            if 0 <= ahead < d:
+                FASTNB_PREFETCH(&slot[ahead])
+        if p + ROW_PREFETCH < ahead_stop:
+            # the slot fetched above tells where the dense row is (if any)
+            ahead = indices[p + ROW_PREFETCH]
+            if 0 <= ahead < d and slot[ahead].n < 0:
+                row = rows + (-(slot[ahead].n + 1)) * kp
+                for c in range(0, kp, 8):
+                    FASTNB_PREFETCH(row + c)
+        j = indices[p]
+        if j < 0 or j >= d:
+            return 2
+        x = data[p]
+        if binarize:
+            # thresholding would hide NaN (missing) and inf (an error): flag the row
+            if x != x or x == INFINITY or x == -INFINITY:
+                saw_nan[0] = True
+            x = 1.0 if x > threshold else 0.0
+        s = s + x
+        base = base + x * slot[j].base
+        n = slot[j].n
+        if n >= 0:
+            for e in range(n):
+                acc[slot[j].entry_class[e]] += x * slot[j].entry_weight[e]
+        else:
+            row = rows + (-(n + 1)) * kp
+            for c in range(kp):
+                sums.acc[c] = sums.acc[c] + x * row[c]
+    dense_out[0] = sums
+    totals[0] = s
+    totals[1] = base
+    return 0
+
+
+cdef inline int slot_row_any(
+    double* acc, double* totals,
+    const floating[::1] data, const index_t[::1] indices,
+    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t ahead_stop, Py_ssize_t d,
+    const FeatureSlot* slot, const double* rows, Py_ssize_t row_stride, Py_ssize_t k,
+    bint binarize, double threshold, bint* saw_nan,
+) noexcept nogil:
+    """``slot_row_lanes`` for any class count: the dense rows into ``acc`` too."""
+    cdef Py_ssize_t p, j, c, e, ahead
+    cdef int32_t n
+    cdef double x, s = 0.0, base = 0.0
+    cdef const double* row
+    for p in range(start, stop):
+        if p + SLOT_PREFETCH < ahead_stop:
+            ahead = indices[p + SLOT_PREFETCH]
+            if 0 <= ahead < d:
+                FASTNB_PREFETCH(&slot[ahead])
+        j = indices[p]
+        if j < 0 or j >= d:
+            return 2
+        x = data[p]
+        if binarize:
+            if x != x or x == INFINITY or x == -INFINITY:
+                saw_nan[0] = True
+            x = 1.0 if x > threshold else 0.0
+        s = s + x
+        base = base + x * slot[j].base
+        n = slot[j].n
+        if n >= 0:
+            for e in range(n):
+                acc[slot[j].entry_class[e]] += x * slot[j].entry_weight[e]
+        else:
+            row = rows + (-(n + 1)) * row_stride
+            for c in range(k):
+                acc[c] += x * row[c]
+    totals[0] = s
+    totals[1] = base
+    return 0
+
+
+cdef inline int slot_predict_row(
+    const floating[::1] data, const index_t[::1] indices,
+    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t d,
+    const FeatureSlot* slot, const double* rows, Py_ssize_t row_stride,
+    const double* bias, const double* scale, const double* mult,
+    Py_ssize_t k, bint binarize, double threshold, int mode,
+    intp_t* label_out, double* acc, Py_ssize_t ahead_stop,
+) noexcept nogil:
+    """One row's output over the slots (the terms of ``table_predict_row``); 0
+    fine, 1 suspect (non-finite), 2 malformed. The slots are prefetched
+    SLOT_PREFETCH non-zeros ahead, across rows up to ``ahead_stop`` (a T1 row has
+    30 non-zeros: stopping at the row's end would leave half of them to wait)."""
+    cdef Py_ssize_t c
+    cdef int status
+    cdef double value, totals[2]
+    cdef double dense[48]
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
+    cdef bint lanes = True
+    for c in range(k):
+        acc[c] = 0.0
+    if row_stride == 8:
+        status = slot_row_lanes(<Lanes8*>dense, acc, totals, data, indices, start, stop,
+                                ahead_stop, d, slot, rows, binarize, threshold, &saw_nan)
+    elif row_stride == 16:
+        status = slot_row_lanes(<Lanes16*>dense, acc, totals, data, indices, start, stop,
+                                ahead_stop, d, slot, rows, binarize, threshold, &saw_nan)
+    elif row_stride == 24:
+        status = slot_row_lanes(<Lanes24*>dense, acc, totals, data, indices, start, stop,
+                                ahead_stop, d, slot, rows, binarize, threshold, &saw_nan)
+    elif row_stride == 32:
+        status = slot_row_lanes(<Lanes32*>dense, acc, totals, data, indices, start, stop,
+                                ahead_stop, d, slot, rows, binarize, threshold, &saw_nan)
+    elif row_stride == 40:
+        status = slot_row_lanes(<Lanes40*>dense, acc, totals, data, indices, start, stop,
+                                ahead_stop, d, slot, rows, binarize, threshold, &saw_nan)
+    elif row_stride == 48:
+        status = slot_row_lanes(<Lanes48*>dense, acc, totals, data, indices, start, stop,
+                                ahead_stop, d, slot, rows, binarize, threshold, &saw_nan)
+    else:
+        lanes = False
+        status = slot_row_any(acc, totals, data, indices, start, stop, ahead_stop, d,
+                              slot, rows, row_stride, k, binarize, threshold, &saw_nan)
+    if status == 2:
+        return 2
+    if lanes:
+        for c in range(k):
+            acc[c] = acc[c] + dense[c]
+    for c in range(k):
+        value = bias[c] + mult[c] * ((totals[1] + totals[0] * scale[c]) + acc[c])
+        acc[c] = value
+        if value > best:
+            best = value
+            best_class = c
+        elif value != value:
+            saw_nan = True
+    if mode == MODE_ARGMAX:
+        label_out[0] = best_class
+    else:
+        finish_row(acc, k, mode)
+    return 1 if (saw_nan or best == -INFINITY or best == INFINITY) else 0
+
+
+cdef Py_ssize_t slot_predict_rows(
+    const floating[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
+    Py_ssize_t d, const FeatureSlot* slot, const double* rows, Py_ssize_t row_stride,
+    const double* bias, const double* scale, const double* mult,
+    Py_ssize_t k, bint binarize, double threshold, int mode, intp_t[::1] labels_out,
+    double[:, ::1] out, double* scratch, Py_ssize_t row_start, Py_ssize_t row_stop,
+    intp_t* n_malformed,
+) noexcept nogil:
+    """Rows [row_start, row_stop) of a CSR batch (as ``table_predict_rows``)."""
+    cdef Py_ssize_t i, start, stop, nnz = data.shape[0], n_suspect = 0
+    cdef int status
+    cdef intp_t dummy_label
+    cdef intp_t* label_out = &dummy_label
+    cdef double* acc
+    # the block's non-zeros, for the look-ahead (within the data, whatever the
+    # row pointers say: a malformed row is reported, not read)
+    cdef Py_ssize_t ahead_stop = min(max(<Py_ssize_t>indptr[row_stop], 0), nnz)
+    for i in range(row_start, row_stop):
+        start = indptr[i]
+        stop = indptr[i + 1]
+        if mode == MODE_ARGMAX:
+            label_out = &labels_out[i]
+            acc = scratch
+        else:
+            acc = &out[i, 0]
+        if start < 0 or stop > nnz or stop < start:
+            n_malformed[0] += 1
+            continue
+        status = slot_predict_row(
+            data, indices, start, stop, d, slot, rows, row_stride, bias, scale, mult,
+            k, binarize, threshold, mode, label_out, acc, max(stop, ahead_stop))
+        if status == 2:
+            n_malformed[0] += 1
+        else:
+            n_suspect += status
+    return n_suspect
+
+
+cdef class SlotPredictor:
+    """The table of one model state as feature slots (``fill_slots``), for
+    large batches: ``predict`` as ``TablePredictor.predict``, the same bits."""
+    cdef const unsigned char[::1] slots
+    cdef const double[:, ::1] rows
+    cdef const double[::1] bias
+    cdef const double[::1] scale
+    cdef const double[::1] mult
+    cdef Py_ssize_t n_features
+
+    def __init__(self, slots, rows, bias, scale, mult, n_features):
+        self.slots = slots
+        self.rows = rows
+        self.bias = bias
+        self.scale = scale
+        self.mult = mult
+        self.n_features = n_features
+
+    def predict(
+        self,
+        const floating[::1] data,     # IN: CSR values
+        const index_t[::1] indices,   # IN: CSR column indices
+        const index_t[::1] indptr,    # IN: (n + 1,) row pointers
+        bint binarize,
+        double threshold,
+        int mode,
+        intp_t[::1] labels_out,
+        double[:, ::1] out,
+        int n_threads,
+    ):
+        """Score CSR rows. Returns ``(n_suspect, n_malformed)``."""
+        cdef Py_ssize_t n = indptr.shape[0] - 1
+        cdef Py_ssize_t k = self.bias.shape[0]
+        cdef Py_ssize_t block, n_blocks = max(1, min(n_threads, n))
+        cdef Py_ssize_t n_suspect = 0, n_malformed = 0
+        cdef Py_ssize_t stride = (
+            k if n_blocks == 1 else block_scratch_bytes(k * sizeof(double)) // sizeof(double))
+        cdef const FeatureSlot* slot = <const FeatureSlot*>&self.slots[0]
+        cdef const double* rows = &self.rows[0, 0]
+        cdef Py_ssize_t row_stride = self.rows.shape[1]
+        cdef double* scratch = <double*>malloc(n_blocks * stride * sizeof(double))
+        cdef intp_t* malformed = <intp_t*>calloc(n_blocks, sizeof(intp_t))
+        if scratch == NULL or malformed == NULL:
+            free(scratch)
+            free(malformed)
+            raise MemoryError()
+        try:
+            with nogil:
+                for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
+                                    use_threads_if=n_blocks > 1):
+                    n_suspect += slot_predict_rows(
+                        data, indices, indptr, self.n_features, slot, rows, row_stride,
+                        &self.bias[0], &self.scale[0], &self.mult[0], k, binarize,
+                        threshold, mode, labels_out, out, &scratch[block * stride],
+                        block_start(block, n_blocks, n),
+                        block_start(block + 1, n_blocks, n), &malformed[block])
+            for block in range(n_blocks):
+                n_malformed += malformed[block]
+        finally:
+            free(scratch)
+            free(malformed)
+        return n_suspect, n_malformed

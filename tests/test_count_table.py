@@ -400,17 +400,17 @@ def test_same_bits_for_any_thread_count(text):
 
 @pytest.mark.parametrize("name, params", MODELS)
 def test_both_predict_paths_match_sklearn(text, name, params):
-    """Small batches walk the table; large ones use the cached dense weights."""
+    """Small batches walk the table; large ones use the cached feature slots."""
     X, y = text
     ours = getattr(fastnb, name)(**params).fit(X, y)
     theirs = getattr(sk, name)(**params).fit(X, y)
     expected = theirs.predict_joint_log_proba(X)
     assert X.nnz * _discrete.TABLE_DENSE_PREDICT_NNZ_RATIO >= X.shape[1]
     row_by_row = np.vstack([ours.predict_joint_log_proba(X[i]) for i in range(20)])
-    assert "table_weights_fm" not in _discrete._PREDICT_CACHE[ours]  # table kernel
+    assert "table_slots" not in _discrete._PREDICT_CACHE[ours]  # table kernel
     assert_allclose(row_by_row, expected[:20], rtol=1e-10)
     assert_allclose(ours.predict_joint_log_proba(X), expected, rtol=1e-10)
-    assert "table_weights_fm" in _discrete._PREDICT_CACHE[ours]  # dense kernel
+    assert "table_slots" in _discrete._PREDICT_CACHE[ours]  # slot kernel
     # the path is the batch's, not the cache's: single rows still walk the table
     assert_array_equal(np.vstack([ours.predict_joint_log_proba(X[i]) for i in range(20)]),
                        row_by_row)
@@ -884,3 +884,59 @@ def test_build_takes_shapes_whose_record_keys_fit():
     assert not _count_table.can_build(2**27, 2**20)
     shift = _count_table._partition_shift(2**20, 2**24)
     assert _count_table.can_build(2**24, 2**20) == ((2**24 << shift) < 2**31)
+
+
+@pytest.mark.parametrize("n_classes", [1, 3, 8, 20, 35, 48, 53])
+@pytest.mark.parametrize("name, params", [MODELS[0], MODELS[3], MODELS[5]])
+def test_slot_predict_matches_the_table_walk(name, params, n_classes, monkeypatch):
+    """Large batches score rows over feature slots (``SlotPredictor``): a feature
+    with up to 4 classes inline, more in a dense row, summed in registers for
+    up to 48 classes (padded to 8, 16, ..., 48) and in memory beyond. Its
+    scores are the table walk's to rounding, whatever the thread count, the
+    dtypes, or where a row's features fall; a bad index is still an error."""
+    rng = np.random.default_rng(n_classes)
+    n, d = 600, 3000
+    # features 0-59 get 1..8 classes each (both sides of the inline limit),
+    # the rest are rare; the batch also holds features never fitted
+    rows, cols = [], []
+    for i in range(n):
+        width = rng.integers(1, 12)
+        rows += [i] * width
+        cols += list(rng.choice(d, size=width, replace=False))
+    y = np.arange(n) % n_classes
+    for j in range(60):
+        classes = rng.choice(n_classes, size=min(n_classes, 1 + j % 8), replace=False)
+        for c in classes:
+            rows.append(int(rng.choice(np.flatnonzero(y[:400] == c))))
+            cols.append(j)
+    X = sp.csr_matrix((rng.integers(1, 4, size=len(cols)).astype(np.float64),
+                       (rows, cols)), shape=(n, d))
+    X.sum_duplicates()
+    with _count_table_thresholds(0, 0):
+        model = getattr(fastnb, name)(**params).fit(X[:400], y[:400])
+        assert _table_of(model) is not None
+    lengths = model._table.feat_len
+    assert {1, 4, 5}.issubset(set(lengths.tolist())) or n_classes < 5
+    batch = X[400:]
+    monkeypatch.setattr(_discrete._table, "TABLE_DENSE_PREDICT_NNZ_RATIO", 0)
+    walked = model.predict_log_proba(batch)
+    walked_labels = model.predict(batch)
+    assert "table_slots" not in _discrete._PREDICT_CACHE[model]
+    monkeypatch.setattr(_discrete._table, "TABLE_DENSE_PREDICT_NNZ_RATIO", 10**9)
+    for values in (np.float64, np.float32):
+        for index in (np.int32, np.int64):
+            Xb = batch.astype(values)
+            Xb.indices = Xb.indices.astype(index)
+            Xb.indptr = Xb.indptr.astype(index)
+            by_thread = []
+            for n_threads in (1, 2):
+                model.set_params(n_threads=n_threads)
+                by_thread.append(model.predict_log_proba(Xb))
+                assert_array_equal(model.predict(Xb), walked_labels)
+            assert "table_slots" in _discrete._PREDICT_CACHE[model]
+            assert_array_equal(by_thread[0], by_thread[1])
+            assert_allclose(by_thread[0], walked, rtol=1e-12, atol=1e-12)
+    bad = batch.copy()
+    bad.indices[3] = d + 5
+    with pytest.raises(ValueError):
+        model.predict(bad)

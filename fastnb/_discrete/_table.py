@@ -38,12 +38,13 @@ _FLUSH_LOCK = threading.Lock()
 # TablePredictor.predict (and predict_row) by (value, index) itemsize of a CSR
 # batch (float32/64 data, int32/64 indices, as ``CSRInput`` guarantees): the fused
 # method's own dispatch costs 0.4 us, a tenth of a 1-document predict
-_TABLE_PREDICT, _TABLE_PREDICT_ROW = (
-    {(values, index): getattr(_table_predict_kernels.TablePredictor, method)[
-        value_type, index_type]
+_TABLE_PREDICT, _TABLE_PREDICT_ROW, _SLOT_PREDICT = (
+    {(values, index): getattr(kernel, method)[value_type, index_type]
      for values, value_type in ((4, "float"), (8, "double"))
      for index, index_type in ((4, "int"), (8, "long long"))}
-    for method in ("predict", "predict_row"))
+    for kernel, method in ((_table_predict_kernels.TablePredictor, "predict"),
+                           (_table_predict_kernels.TablePredictor, "predict_row"),
+                           (_table_predict_kernels.SlotPredictor, "predict")))
 
 
 def _weights_restorer(table):
@@ -266,19 +267,27 @@ class _TableMixin:
         _PREDICT_CACHE[self] = cache
         return cache
 
-    def _table_dense_weights(self, cache):
-        """(d, kp) feature-major weights and (k,) bias built from the table, for the
-        dense CSR predict kernel (kp as in ``_make_feature_major_weights``)."""
-        weights = cache.get("table_weights_fm")
-        if weights is None:
+    def _slot_predictor(self, cache):
+        """The table of the model state ``cache`` belongs to as one slot a feature
+        (``SlotPredictor``), for large batches: one O(d + entries) build, cached."""
+        predictor = cache.get("table_slots")
+        if predictor is None:
             table = self._table
             feat_base, bias, scale, mult = cache["table_terms"]
-            weights = _aligned_feature_major(table.n_features, table.n_classes)
-            _table_predict_kernels.table_feature_major(
+            k = table.n_classes
+            slot_bytes = _table_predict_kernels.slot_bytes()
+            raw = np.empty(table.n_features * slot_bytes + 64, dtype=np.uint8)
+            offset = -raw.ctypes.data % 64  # each slot one whole cache line
+            slots = raw[offset:offset + table.n_features * slot_bytes]
+            n_rows = _table_predict_kernels.slot_dense_rows(table.feat_len)
+            rows = _aligned_feature_major(max(1, n_rows), k)
+            _table_predict_kernels.fill_slots(
                 table.feat_start, table.feat_len, table.ent_class,
-                cache["table_entry_weights"], feat_base, scale, mult, weights)
-            cache["table_weights_fm"] = weights
-        return weights
+                cache["table_entry_weights"], feat_base, slots, rows)
+            predictor = _table_predict_kernels.SlotPredictor(
+                slots, rows, bias, scale, mult, table.n_features)
+            cache["table_slots"] = predictor
+        return predictor
 
     def _table_predictor(self, cache):
         """The table predictor of the model state ``cache`` belongs to."""
@@ -324,13 +333,16 @@ class _TableMixin:
 
     def _run_table_predict(self, X, mode, labels_out, out, binarize, thr):
         """CSR predict of a table-backed model: walking each feature's class list
-        costs O(nnz x classes with a count) and nothing up front, the dense
-        feature-major weights cost one O(k d) build (then cached) and read one
-        contiguous row per non-zero. Small batches (single documents, streams
-        interleaved with partial_fit) take the table; a batch with at least
-        d / TABLE_DENSE_PREDICT_NNZ_RATIO non-zeros takes the dense kernel. The
-        choice depends on the batch alone, not on what is cached, so a batch
-        gets the same bits from a model and from its saved-and-loaded copy."""
+        costs O(nnz x classes with a count) and nothing up front; the feature
+        slots (``_slot_predictor``) cost one O(d + entries) build, then cached,
+        and read one cache line a non-zero (plus a dense row, in cache, for the
+        frequent features). Small batches (single documents, streams interleaved
+        with partial_fit) take the table; a batch with at least
+        d / TABLE_DENSE_PREDICT_NNZ_RATIO non-zeros takes the slots. The two
+        agree to rounding (the slots sum a frequent feature's classes apart from
+        the rest); the choice depends on the batch alone, not on what is cached,
+        so a batch gets the same bits from a model and from its saved-and-loaded
+        copy."""
         table = self._table
         if not isinstance(X, CSRInput):
             X = _dense_to_csr(_kernel_view(X) if X.dtype == np.bool_ else X)
@@ -343,16 +355,14 @@ class _TableMixin:
         else:
             per_row = table.n_classes * max(1, nnz // n_samples)
             n_threads = self._predict_threads(n_samples, per_row)
+        # the specialisation for the batch's dtypes, called directly
         if nnz * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features:
-            n_suspect, n_malformed = _kernels.csr_predict(
-                X.data, X.indices, X.indptr, self._table_dense_weights(cache), bias,
-                binarize, thr, mode, labels_out, out, n_threads)
+            predict, predictor = _SLOT_PREDICT, self._slot_predictor(cache)
         else:
-            # the specialisation for the batch's dtypes, called directly
-            predict = _TABLE_PREDICT[X.data.itemsize, X.indices.itemsize]
-            n_suspect, n_malformed = predict(
-                self._table_predictor(cache), X.data, X.indices, X.indptr, binarize, thr,
-                mode, labels_out, out, n_threads)
+            predict, predictor = _TABLE_PREDICT, self._table_predictor(cache)
+        n_suspect, n_malformed = predict[X.data.itemsize, X.indices.itemsize](
+            predictor, X.data, X.indices, X.indptr, binarize, thr, mode, labels_out, out,
+            n_threads)
         if n_malformed:
             _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
         return n_suspect, X.data
