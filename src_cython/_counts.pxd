@@ -325,14 +325,18 @@ cdef extern from *:
     #if defined(__GNUC__) || defined(__clang__)
     #define FASTNB_PREFETCH(addr) __builtin_prefetch((const void*)(addr), 0, 1)
     #define FASTNB_PREFETCH_W(addr) __builtin_prefetch((const void*)(addr), 1, 3)
+    #define FASTNB_PREFETCH_L1(addr) __builtin_prefetch((const void*)(addr), 0, 3)
     #else
     #define FASTNB_PREFETCH(addr) ((void)0)
     #define FASTNB_PREFETCH_W(addr) ((void)0)
+    #define FASTNB_PREFETCH_L1(addr) ((void)0)
     #endif
     """
-    # a line about to be read; FASTNB_PREFETCH_W: a line about to be written
+    # a line about to be read; FASTNB_PREFETCH_W: a line about to be written;
+    # FASTNB_PREFETCH_L1: a line about to be read soon, into every cache level
     void FASTNB_PREFETCH(const void* addr) noexcept nogil
     void FASTNB_PREFETCH_W(const void* addr) noexcept nogil
+    void FASTNB_PREFETCH_L1(const void* addr) noexcept nogil
 
 
 cdef inline void prefetch_weights(const double* row, Py_ssize_t k) noexcept nogil:

@@ -22,7 +22,7 @@ from libc.math cimport INFINITY
 from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
                      MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
-from _counts cimport (FASTNB_PREFETCH, Lanes8, Lanes16, Lanes24, Lanes32, Lanes40, Lanes48,
+from _counts cimport (FASTNB_PREFETCH, FASTNB_PREFETCH_L1, Lanes8, Lanes16, Lanes24, Lanes32, Lanes40, Lanes48,
                      lanes_t)
 
 
@@ -263,8 +263,8 @@ ctypedef struct FeatureSlot:
 
 # slots, and the dense rows they point to, prefetched ahead, in non-zeros
 cdef enum:
-    SLOT_PREFETCH = 16
-    ROW_PREFETCH = 6
+    SLOT_PREFETCH = 32
+    ROW_PREFETCH = 12
 
 
 def slot_dense_rows(const int32_t[::1] feat_len):
@@ -341,14 +341,14 @@ cdef inline int slot_row_lanes(
         if p + SLOT_PREFETCH < ahead_stop:
             ahead = indices[p + SLOT_PREFETCH]
             if 0 <= ahead < d:
-                FASTNB_PREFETCH(&slot[ahead])
+                FASTNB_PREFETCH_L1(&slot[ahead])
         if p + ROW_PREFETCH < ahead_stop:
             # the slot fetched above tells where the dense row is (if any)
             ahead = indices[p + ROW_PREFETCH]
             if 0 <= ahead < d and slot[ahead].n < 0:
                 row = rows + (-(slot[ahead].n + 1)) * kp
                 for c in range(0, kp, 8):
-                    FASTNB_PREFETCH(row + c)
+                    FASTNB_PREFETCH_L1(row + c)
         j = indices[p]
         if j < 0 or j >= d:
             return 2

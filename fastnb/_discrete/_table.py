@@ -18,7 +18,6 @@ from ._shared import (
     _aligned_feature_major,
     _dense_to_csr,
     _kernel_view,
-    _kernels,
     _raise_malformed_csr,
     _split_missing,
     _table_kernels,
