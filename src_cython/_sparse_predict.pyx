@@ -434,6 +434,7 @@ cdef inline int slot_predict_row(
     cdef intp_t best_class = 0
     cdef bint saw_nan = False
     cdef bint lanes = True
+    cdef int n_nan = 0
     for c in range(k):
         acc[c] = 0.0
     if row_stride == 8:
@@ -460,17 +461,21 @@ cdef inline int slot_predict_row(
                               slot, rows, row_stride, k, binarize, threshold, &saw_nan)
     if status == 2:
         return 2
+    # the scores in loops without branches (vectorised), then the arg-max
     if lanes:
         for c in range(k):
-            acc[c] = acc[c] + dense[c]
+            acc[c] = bias[c] + mult[c] * ((totals[1] + totals[0] * scale[c])
+                                          + (acc[c] + dense[c]))
+    else:
+        for c in range(k):
+            acc[c] = bias[c] + mult[c] * ((totals[1] + totals[0] * scale[c]) + acc[c])
     for c in range(k):
-        value = bias[c] + mult[c] * ((totals[1] + totals[0] * scale[c]) + acc[c])
-        acc[c] = value
+        value = acc[c]
+        n_nan += value != value
         if value > best:
             best = value
             best_class = c
-        elif value != value:
-            saw_nan = True
+    saw_nan = saw_nan or n_nan > 0
     if mode == MODE_ARGMAX:
         label_out[0] = best_class
     else:
