@@ -211,7 +211,7 @@ def table_add(
     const double[::1] sample_weight,  # IN: (n,) or None
     bint binarize,
     double threshold,
-    int64_t[::1] feat_start,          # IN/OUT: (d,) block start, -1 when empty
+    int64_t[::1] feat_start,          # IN/OUT: (d,) block start (undefined when empty)
     int32_t[::1] feat_len,            # IN/OUT: (d,) entries in the block
     int32_t[::1] ent_class,           # IN/OUT: (capacity,) pool
     double[::1] ent_count,            # IN/OUT: (capacity,) pool
@@ -276,8 +276,9 @@ def table_add(
                     FASTNB_PREFETCH(&feat_len[j])
                     FASTNB_PREFETCH(&feat_start[j])
                 if p + PREFETCH_BLOCK < last:
+                    # (an empty feature's start is undefined: kept in the pool)
                     ahead = feat_start[indices[p + PREFETCH_BLOCK]]
-                    ahead = ahead if ahead > 0 else 0
+                    ahead = ahead if 0 < ahead < capacity else 0
                     FASTNB_PREFETCH(&ent_class[ahead])
                     FASTNB_PREFETCH(&ent_count[ahead])
                     if pending:

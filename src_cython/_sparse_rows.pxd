@@ -2,7 +2,8 @@
 #
 # The table keeps, for each feature j, the classes with a non-zero count as one
 # contiguous block of entries: ent_class[s:s + n], ent_count[s:s + n] and
-# ent_weight[s:s + n] with s = feat_start[j], n = feat_len[j] (s = -1: no entry).
+# ent_weight[s:s + n] with s = feat_start[j], n = feat_len[j] (with n = 0, s is
+# undefined and never read: a fresh table does not initialise it).
 # A block has room for the next power of two of entries; a full block moves to the
 # end of the pool with twice the room, so the pool stays within 2x of the live entries.
 
