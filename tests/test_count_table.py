@@ -762,7 +762,8 @@ def test_csr_check_is_the_same_for_any_thread_count(seed, n_rows, weighted, bina
     X.data = X.data.astype(np.float32 if float32 else np.float64)
     bad = rng.random(X.data.shape[0])
     X.data[bad < 0.05] = np.nan
-    X.data[(bad >= 0.05) & (bad < 0.08)] = np.inf
+    X.data[(bad >= 0.05) & (bad < 0.065)] = np.inf
+    X.data[(bad >= 0.065) & (bad < 0.08)] = -np.inf
     X.indices[(bad >= 0.08) & (bad < 0.1)] = n_features + 3
     codes = rng.integers(0, n_classes, n_rows).astype(np.intp)
     weights = rng.random(n_rows) if weighted else None
@@ -780,8 +781,15 @@ def test_csr_check_is_the_same_for_any_thread_count(seed, n_rows, weighted, bina
     flags, row_total, batch_total = results[0]
     values = X.data.astype(np.float64)
     assert flags == (int(np.isnan(values).sum()), int(np.isinf(values).sum()),
-                     int((values < 0).sum()),
+                     int(((values < 0) & np.isfinite(values)).sum()),
                      int((X.indices >= n_features).sum()))
+    # each row's total: its finite values (thresholded) added in order, weighted
+    for i in range(n_rows):
+        row_sum = 0.0
+        for x in values[X.indptr[i]:X.indptr[i + 1]]:
+            if np.isfinite(x):
+                row_sum += (1.0 if x > 0.5 else 0.0) if binarize else float(x)
+        assert row_total[i] == (1.0 if weights is None else weights[i]) * row_sum
     expected = np.zeros(n_classes)
     for i in range(n_rows):
         expected[codes[i]] += row_total[i]
