@@ -22,10 +22,6 @@ __all__ = ["PARALLEL_MIN_WORK", "openmp_enabled", "effective_n_threads", "show_c
 PARALLEL_MIN_WORK = {
     "gaussian_fit": 1 << 20,         # values of X read
     "count_fit": 1 << 20,            # values (dense) or non-zeros (CSR) read
-    # a count-table batch's check (``csr_check``: one read of the non-zeros, each
-    # row alone): a 1,000-document T1 batch (34,000 non-zeros) took 75 us on one
-    # thread and 42 us on two
-    "table_check": 1 << 14,          # non-zeros checked
     "categorical_fit": 1 << 21,      # values of X read
     "predict": 1 << 21,              # multiply-adds: n_samples * n_features * n_classes
     "categorical_predict": 1 << 23,  # table lookups: n_samples * n_features * n_classes

@@ -94,7 +94,7 @@ class _TableMixin:
         n_nan, n_inf, n_neg, n_malformed = _table_kernels.csr_check(
             Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights, row_total,
             batch_total, binarize, thr,
-            threads_for(self.n_threads, Xv.data.shape[0], "table_check"))
+            threads_for(self.n_threads, Xv.data.shape[0], "count_fit"))
         if n_malformed:
             _raise_malformed_csr(name, n_malformed, "entries")
         if n_inf:
