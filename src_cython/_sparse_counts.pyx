@@ -98,8 +98,7 @@ cdef void check_rows(
     cdef Py_ssize_t nnz = data.shape[0]
     cdef Py_ssize_t i, p, start, stop, j
     cdef Py_ssize_t n_nan = 0, n_inf = 0, n_neg = 0, n_malformed = 0
-    cdef double x, value, row_sum
-    cdef bint is_nan, is_inf
+    cdef double x, row_sum
     for i in range(row_start, row_stop):
         start = indptr[i]
         stop = indptr[i + 1]
@@ -108,23 +107,22 @@ cdef void check_rows(
             n_malformed += 1
             continue
         row_sum = 0.0
-        # Without a branch on the value (every count and flag is a sum of
-        # comparisons; a missing or infinite value adds 0.0, which leaves a sum
-        # that started at +0.0 as it was): the loop's one chain is the row's sum
         for p in range(start, stop):
             j = indices[p]
-            n_malformed += <size_t>j >= <size_t>n_features
+            if j < 0 or j >= n_features:
+                n_malformed += 1
             x = data[p]
-            is_nan = x != x
-            is_inf = (x == INFINITY) | (x == -INFINITY)
-            n_nan += is_nan
-            n_inf += is_inf
-            n_neg += (x < 0) & (x != -INFINITY)
+            if x != x:
+                n_nan += 1
+                continue
+            if x == INFINITY or x == -INFINITY:
+                n_inf += 1
+                continue
+            if x < 0:
+                n_neg += 1
             if binarize:
-                value = 1.0 if x > threshold else 0.0
-            else:
-                value = x
-            row_sum = row_sum + (0.0 if (is_nan | is_inf) else value)
+                x = 1.0 if x > threshold else 0.0
+            row_sum = row_sum + x
         row_total[i] = (1.0 if weights == NULL else weights[i]) * row_sum
     flags[0] = n_nan
     flags[1] = n_inf
