@@ -9,24 +9,20 @@ _Float64 = NDArray[np.float64]
 _Values = NDArray[np.float32] | NDArray[np.float64]
 _Index = NDArray[np.int32] | NDArray[np.int64]
 
+SLOT_ROW_WIDTHS: tuple[int, ...]
+
 def slot_bytes() -> int: ...
 def slot_dense_rows(feat_len: NDArray[np.int32]) -> int: ...
 def fill_slots(feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                ent_class: NDArray[np.int32], ent_weight: _Float64, feat_base: _Float64,
                slots: NDArray[np.uint8], rows: _Float64) -> None: ...
 
-class SlotPredictor:
-    def __init__(self, slots: NDArray[np.uint8], rows: _Float64, bias: _Float64,
-                 scale: _Float64, mult: _Float64, n_features: int) -> None: ...
-    def predict(self, data: _Values, indices: _Index, indptr: _Index, binarize: bool,
-                threshold: float, mode: int, labels_out: NDArray[np.intp] | None,
-                out: _Float64 | None, n_threads: int) -> tuple[int, int]: ...
-
 class TablePredictor:
     def __init__(self, feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                  ent_class: NDArray[np.int32], ent_weight: _Float64,
                  feat_base: _Float64, bias: _Float64, scale: _Float64,
-                 mult: _Float64) -> None: ...
+                 mult: _Float64, slots: NDArray[np.uint8] | None = None,
+                 rows: _Float64 | None = None) -> None: ...
     def predict(self, data: _Values, indices: _Index, indptr: _Index, binarize: bool,
                 threshold: float, mode: int, labels_out: NDArray[np.intp] | None,
                 out: _Float64 | None, n_threads: int) -> tuple[int, int]: ...

@@ -3,8 +3,9 @@
 The table and its entry weights are built and refreshed by ``_sparse_counts.pyx``
 (layout in ``_sparse_rows.pxd``). Here a CSR row is scored in O(nnz x classes with
 counts): ``TablePredictor`` scores rows in parallel over row blocks, each row
-computed alone, so results do not depend on the thread count; ``SlotPredictor``
-scores large batches over one cache line a feature (``fill_slots``).
+computed alone, so results do not depend on the thread count; given the table's
+feature slots (``fill_slots``), it scores a large batch over one cache line a
+feature instead.
 
 The joint log likelihood of row x is, for every model here,
 
@@ -81,163 +82,6 @@ cdef inline int table_predict_row(
     return 1 if (saw_nan or best == -INFINITY or best == INFINITY) else 0
 
 
-cdef Py_ssize_t table_predict_rows(
-    const floating[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
-    Py_ssize_t d, const int64_t* feat_start, const int32_t* feat_len,
-    const int32_t* ent_class, const double* ent_weight, const double* feat_base,
-    bint scalar_base, const double* bias, const double* scale, const double* mult,
-    Py_ssize_t k, bint binarize, double threshold, int mode, intp_t[::1] labels_out,
-    double[:, ::1] out, double* scratch, Py_ssize_t row_start, Py_ssize_t row_stop,
-    intp_t* n_malformed,
-) noexcept nogil:
-    """Rows [row_start, row_stop) of a CSR batch; returns how many came out suspect
-    (non-finite) and counts malformed rows into ``n_malformed``."""
-    cdef Py_ssize_t i, start, stop, nnz = data.shape[0], n_suspect = 0
-    cdef int status
-    cdef intp_t dummy_label
-    cdef intp_t* label_out = &dummy_label
-    cdef double* acc
-    for i in range(row_start, row_stop):
-        start = indptr[i]
-        stop = indptr[i + 1]
-        if mode == MODE_ARGMAX:
-            label_out = &labels_out[i]
-            acc = scratch
-        else:
-            acc = &out[i, 0]
-        if start < 0 or stop > nnz or stop < start:
-            n_malformed[0] += 1
-            continue
-        status = table_predict_row(
-            data, indices, start, stop, d, feat_start, feat_len, ent_class, ent_weight,
-            feat_base, scalar_base, bias, scale, mult, k, binarize, threshold, mode,
-            label_out, acc)
-        if status == 2:
-            n_malformed[0] += 1
-        else:
-            n_suspect += status
-    return n_suspect
-
-
-cdef class TablePredictor:
-    """The table's arrays and predict terms of one model state, typed once.
-
-    A 1-document predict is a few hundred nanoseconds of arithmetic; converting
-    a dozen arrays to memoryviews on every call cost more than that, so the
-    model keeps one of these per state (in its predict cache) and a call
-    converts only the batch.
-    """
-    cdef const int64_t[::1] feat_start
-    cdef const int32_t[::1] feat_len
-    cdef const int32_t[::1] ent_class
-    cdef const double[::1] ent_weight
-    cdef const double[::1] feat_base   # (d,) or (1,) per-feature base term
-    cdef const double[::1] bias        # (k,)
-    cdef const double[::1] scale       # (k,) times s(x)
-    cdef const double[::1] mult        # (k,) outer factor
-    cdef Py_ssize_t n_features
-
-    def __init__(self, feat_start, feat_len, ent_class, ent_weight, feat_base, bias,
-                 scale, mult):
-        self.feat_start = feat_start
-        self.feat_len = feat_len
-        self.ent_class = ent_class
-        self.ent_weight = ent_weight
-        self.feat_base = feat_base
-        self.bias = bias
-        self.scale = scale
-        self.mult = mult
-        self.n_features = feat_start.shape[0]
-
-    def predict(
-        self,
-        const floating[::1] data,     # IN: CSR values
-        const index_t[::1] indices,   # IN: CSR column indices
-        const index_t[::1] indptr,    # IN: (n + 1,) row pointers
-        bint binarize,
-        double threshold,
-        int mode,
-        intp_t[::1] labels_out,
-        double[:, ::1] out,
-        int n_threads,
-    ):
-        """Score CSR rows against the table. Returns ``(n_suspect, n_malformed)``."""
-        cdef Py_ssize_t n = indptr.shape[0] - 1
-        cdef Py_ssize_t k = self.bias.shape[0]
-        cdef Py_ssize_t block, n_blocks = max(1, min(n_threads, n))
-        cdef Py_ssize_t n_suspect = 0, n_malformed = 0
-        # Per-block class scratch for arg-max rows and malformed-row counts, from
-        # malloc (a 1-document call is a few hundred nanoseconds of arithmetic:
-        # two NumPy allocations cost more than that); failure raises MemoryError.
-        # (block_scratch_bytes: each thread's row in pages of its own)
-        cdef Py_ssize_t stride = (
-            k if n_blocks == 1 else block_scratch_bytes(k * sizeof(double)) // sizeof(double))
-        cdef double* scratch = <double*>malloc(n_blocks * stride * sizeof(double))
-        cdef intp_t* malformed = <intp_t*>calloc(n_blocks, sizeof(intp_t))
-        if scratch == NULL or malformed == NULL:
-            free(scratch)
-            free(malformed)
-            raise MemoryError()
-        try:
-            with nogil:
-                # One block never enters an OpenMP region (a 1-document call).
-                for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
-                                    use_threads_if=n_blocks > 1):
-                    n_suspect += table_predict_rows(
-                        data, indices, indptr, self.n_features, &self.feat_start[0],
-                        &self.feat_len[0], &self.ent_class[0], &self.ent_weight[0],
-                        &self.feat_base[0], self.feat_base.shape[0] == 1, &self.bias[0],
-                        &self.scale[0], &self.mult[0], k, binarize, threshold, mode,
-                        labels_out, out, &scratch[block * stride],
-                        block_start(block, n_blocks, n),
-                        block_start(block + 1, n_blocks, n), &malformed[block])
-            for block in range(n_blocks):
-                n_malformed += malformed[block]
-        finally:
-            free(scratch)
-            free(malformed)
-        return n_suspect, n_malformed
-
-    def predict_row(
-        self,
-        const floating[::1] data,     # IN: a one-row CSR batch
-        const index_t[::1] indices,
-        const index_t[::1] indptr,    # IN: (2,)
-        bint binarize,
-        double threshold,
-    ):
-        """The class index of a one-row CSR batch, scored as ``predict`` scores it
-        (the same label), or -1 when the row needs ``predict`` itself: a value
-        not finite (missing, or an error), or an index out of range. The
-        1-document path: no output arrays, and no scratch beyond the stack for
-        up to ROW_STACK_CLASSES classes."""
-        cdef Py_ssize_t k = self.bias.shape[0]
-        cdef Py_ssize_t start, stop
-        cdef intp_t label = -1
-        cdef int status
-        cdef double stack_acc[ROW_STACK_CLASSES]
-        cdef double* acc = stack_acc
-        if indptr.shape[0] != 2:
-            return -1
-        start = indptr[0]
-        stop = indptr[1]
-        if start < 0 or stop > data.shape[0] or stop > indices.shape[0] or stop < start:
-            return -1
-        if k > ROW_STACK_CLASSES:
-            acc = <double*>malloc(k * sizeof(double))
-            if acc == NULL:
-                raise MemoryError()
-        status = table_predict_row(
-            data, indices, start, stop, self.n_features, &self.feat_start[0],
-            &self.feat_len[0], &self.ent_class[0], &self.ent_weight[0],
-            &self.feat_base[0], self.feat_base.shape[0] == 1, &self.bias[0],
-            &self.scale[0], &self.mult[0], k, binarize, threshold, MODE_ARGMAX,
-            &label, acc)
-        if acc != stack_acc:
-            free(acc)
-        return label if status == 0 else -1
-
-
 # -- large batches: the table as one cache line a feature ------------------------
 #
 # A large batch reaches most of the table's features, and walking a feature's
@@ -246,13 +90,17 @@ cdef class TablePredictor:
 # what a non-zero needs into one 64-byte line: its base term and up to
 # SLOT_ENTRIES entries inline, or (a feature with more classes: the frequent
 # ones, few and hot in cache) the index of a dense row of its k weights, zero
-# where a class has no count. A row's scores are those of ``table_predict_row``
-# bit for bit: the same terms added in the same order (a class without an entry
-# adds x * 0.0, which changes no sum), so the choice between the two depends on
-# speed alone.
+# where a class has no count, summed in registers (models of up to 48 classes).
+# A row's scores are those of ``table_predict_row`` to rounding: the same terms,
+# with a frequent feature's classes summed apart from the inline entries. The
+# model picks the path from the batch alone.
 
 cdef enum:
     SLOT_ENTRIES = 4
+
+# the widths of a dense row (classes padded to 8) that ``slot_row_lanes`` sums in
+# registers: feature slots are for models of up to 48 classes
+SLOT_ROW_WIDTHS = (8, 16, 24, 32, 40, 48)
 
 ctypedef struct FeatureSlot:
     int32_t n                        # entries inline, or -(row + 1): a dense row
@@ -374,46 +222,6 @@ cdef inline int slot_row_lanes(
     return 0
 
 
-cdef inline int slot_row_any(
-    double* acc, double* totals,
-    const floating[::1] data, const index_t[::1] indices,
-    Py_ssize_t start, Py_ssize_t stop, Py_ssize_t ahead_stop, Py_ssize_t d,
-    const FeatureSlot* slot, const double* rows, Py_ssize_t row_stride, Py_ssize_t k,
-    bint binarize, double threshold, bint* saw_nan,
-) noexcept nogil:
-    """``slot_row_lanes`` for any class count: the dense rows into ``acc`` too."""
-    cdef Py_ssize_t p, j, c, e, ahead
-    cdef int32_t n
-    cdef double x, s = 0.0, base = 0.0
-    cdef const double* row
-    for p in range(start, stop):
-        if p + SLOT_PREFETCH < ahead_stop:
-            ahead = indices[p + SLOT_PREFETCH]
-            if 0 <= ahead < d:
-                FASTNB_PREFETCH(&slot[ahead])
-        j = indices[p]
-        if j < 0 or j >= d:
-            return 2
-        x = data[p]
-        if binarize:
-            if x != x or x == INFINITY or x == -INFINITY:
-                saw_nan[0] = True
-            x = 1.0 if x > threshold else 0.0
-        s = s + x
-        base = base + x * slot[j].base
-        n = slot[j].n
-        if n >= 0:
-            for e in range(n):
-                acc[slot[j].entry_class[e]] += x * slot[j].entry_weight[e]
-        else:
-            row = rows + (-(n + 1)) * row_stride
-            for c in range(k):
-                acc[c] += x * row[c]
-    totals[0] = s
-    totals[1] = base
-    return 0
-
-
 cdef inline int slot_predict_row(
     const floating[::1] data, const index_t[::1] indices,
     Py_ssize_t start, Py_ssize_t stop, Py_ssize_t d,
@@ -433,7 +241,6 @@ cdef inline int slot_predict_row(
     cdef double best = -INFINITY
     cdef intp_t best_class = 0
     cdef bint saw_nan = False
-    cdef bint lanes = True
     cdef int n_nan = 0
     for c in range(k):
         acc[c] = 0.0
@@ -455,20 +262,14 @@ cdef inline int slot_predict_row(
     elif row_stride == 48:
         status = slot_row_lanes(<Lanes48*>dense, acc, totals, data, indices, start, stop,
                                 ahead_stop, d, slot, rows, binarize, threshold, &saw_nan)
-    else:
-        lanes = False
-        status = slot_row_any(acc, totals, data, indices, start, stop, ahead_stop, d,
-                              slot, rows, row_stride, k, binarize, threshold, &saw_nan)
+    else:  # (TablePredictor takes slots only with rows of 8, 16, ..., 48)
+        return 2
     if status == 2:
         return 2
-    # the scores in loops without branches (vectorised), then the arg-max
-    if lanes:
-        for c in range(k):
-            acc[c] = bias[c] + mult[c] * ((totals[1] + totals[0] * scale[c])
-                                          + (acc[c] + dense[c]))
-    else:
-        for c in range(k):
-            acc[c] = bias[c] + mult[c] * ((totals[1] + totals[0] * scale[c]) + acc[c])
+    # the scores in a loop without branches (vectorised), then the arg-max
+    for c in range(k):
+        acc[c] = bias[c] + mult[c] * ((totals[1] + totals[0] * scale[c])
+                                      + (acc[c] + dense[c]))
     for c in range(k):
         value = acc[c]
         n_nan += value != value
@@ -483,22 +284,26 @@ cdef inline int slot_predict_row(
     return 1 if (saw_nan or best == -INFINITY or best == INFINITY) else 0
 
 
-cdef Py_ssize_t slot_predict_rows(
+cdef Py_ssize_t table_predict_rows(
     const floating[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
-    Py_ssize_t d, const FeatureSlot* slot, const double* rows, Py_ssize_t row_stride,
-    const double* bias, const double* scale, const double* mult,
+    Py_ssize_t d, const int64_t* feat_start, const int32_t* feat_len,
+    const int32_t* ent_class, const double* ent_weight, const double* feat_base,
+    bint scalar_base, const FeatureSlot* slot, const double* rows,
+    Py_ssize_t row_stride, const double* bias, const double* scale, const double* mult,
     Py_ssize_t k, bint binarize, double threshold, int mode, intp_t[::1] labels_out,
     double[:, ::1] out, double* scratch, Py_ssize_t row_start, Py_ssize_t row_stop,
     intp_t* n_malformed,
 ) noexcept nogil:
-    """Rows [row_start, row_stop) of a CSR batch (as ``table_predict_rows``)."""
+    """Rows [row_start, row_stop) of a CSR batch, over the feature slots when
+    ``slot`` is not NULL, else by walking the table; returns how many came out
+    suspect (non-finite) and counts malformed rows into ``n_malformed``."""
     cdef Py_ssize_t i, start, stop, nnz = data.shape[0], n_suspect = 0
     cdef int status
     cdef intp_t dummy_label
     cdef intp_t* label_out = &dummy_label
     cdef double* acc
-    # the block's non-zeros, for the look-ahead (within the data, whatever the
-    # row pointers say: a malformed row is reported, not read)
+    # the block's non-zeros, for the slots' look-ahead (within the data, whatever
+    # the row pointers say: a malformed row is reported, not read)
     cdef Py_ssize_t ahead_stop = min(max(<Py_ssize_t>indptr[row_stop], 0), nnz)
     for i in range(row_start, row_stop):
         start = indptr[i]
@@ -511,9 +316,16 @@ cdef Py_ssize_t slot_predict_rows(
         if start < 0 or stop > nnz or stop < start:
             n_malformed[0] += 1
             continue
-        status = slot_predict_row(
-            data, indices, start, stop, d, slot, rows, row_stride, bias, scale, mult,
-            k, binarize, threshold, mode, label_out, acc, max(stop, ahead_stop))
+        if slot != NULL:
+            status = slot_predict_row(
+                data, indices, start, stop, d, slot, rows, row_stride, bias, scale,
+                mult, k, binarize, threshold, mode, label_out, acc,
+                max(stop, ahead_stop))
+        else:
+            status = table_predict_row(
+                data, indices, start, stop, d, feat_start, feat_len, ent_class,
+                ent_weight, feat_base, scalar_base, bias, scale, mult, k, binarize,
+                threshold, mode, label_out, acc)
         if status == 2:
             n_malformed[0] += 1
         else:
@@ -521,23 +333,46 @@ cdef Py_ssize_t slot_predict_rows(
     return n_suspect
 
 
-cdef class SlotPredictor:
-    """The table of one model state as feature slots (``fill_slots``), for
-    large batches: ``predict`` as ``TablePredictor.predict``, the same bits."""
-    cdef const unsigned char[::1] slots
-    cdef const double[:, ::1] rows
-    cdef const double[::1] bias
-    cdef const double[::1] scale
-    cdef const double[::1] mult
+
+cdef class TablePredictor:
+    """The table's arrays and predict terms of one model state, typed once.
+
+    A 1-document predict is a few hundred nanoseconds of arithmetic; converting
+    a dozen arrays to memoryviews on every call cost more than that, so the
+    model keeps one of these per state (in its predict cache) and a call
+    converts only the batch.
+    """
+    cdef const int64_t[::1] feat_start
+    cdef const int32_t[::1] feat_len
+    cdef const int32_t[::1] ent_class
+    cdef const double[::1] ent_weight
+    cdef const double[::1] feat_base   # (d,) or (1,) per-feature base term
+    cdef const double[::1] bias        # (k,)
+    cdef const double[::1] scale       # (k,) times s(x)
+    cdef const double[::1] mult        # (k,) outer factor
+    cdef const unsigned char[::1] slots   # the feature slots (``fill_slots``), if any
+    cdef const double[:, ::1] rows        # and their dense rows
+    cdef bint has_slots
     cdef Py_ssize_t n_features
 
-    def __init__(self, slots, rows, bias, scale, mult, n_features):
-        self.slots = slots
-        self.rows = rows
+    def __init__(self, feat_start, feat_len, ent_class, ent_weight, feat_base, bias,
+                 scale, mult, slots=None, rows=None):
+        self.feat_start = feat_start
+        self.feat_len = feat_len
+        self.ent_class = ent_class
+        self.ent_weight = ent_weight
+        self.feat_base = feat_base
         self.bias = bias
         self.scale = scale
         self.mult = mult
-        self.n_features = n_features
+        self.has_slots = slots is not None
+        if self.has_slots:
+            if rows.shape[1] not in SLOT_ROW_WIDTHS:
+                raise ValueError(f"slot rows of {rows.shape[1]} classes: 8, 16, ..., 48 "
+                                 "are summed in registers, a larger k walks the table")
+            self.slots = slots
+            self.rows = rows
+        self.n_features = feat_start.shape[0]
 
     def predict(
         self,
@@ -551,31 +386,45 @@ cdef class SlotPredictor:
         double[:, ::1] out,
         int n_threads,
     ):
-        """Score CSR rows. Returns ``(n_suspect, n_malformed)``."""
+        """Score CSR rows against the table (over its feature slots, if it was
+        given them). Returns ``(n_suspect, n_malformed)``."""
         cdef Py_ssize_t n = indptr.shape[0] - 1
         cdef Py_ssize_t k = self.bias.shape[0]
         cdef Py_ssize_t block, n_blocks = max(1, min(n_threads, n))
         cdef Py_ssize_t n_suspect = 0, n_malformed = 0
+        # Per-block class scratch for arg-max rows and malformed-row counts, from
+        # malloc (a 1-document call is a few hundred nanoseconds of arithmetic:
+        # two NumPy allocations cost more than that); failure raises MemoryError.
+        # (block_scratch_bytes: each thread's row in pages of its own)
         cdef Py_ssize_t stride = (
             k if n_blocks == 1 else block_scratch_bytes(k * sizeof(double)) // sizeof(double))
-        cdef const FeatureSlot* slot = <const FeatureSlot*>&self.slots[0]
-        cdef const double* rows = &self.rows[0, 0]
-        cdef Py_ssize_t row_stride = self.rows.shape[1]
-        cdef double* scratch = <double*>malloc(n_blocks * stride * sizeof(double))
-        cdef intp_t* malformed = <intp_t*>calloc(n_blocks, sizeof(intp_t))
+        cdef const FeatureSlot* slot = NULL
+        cdef const double* rows = NULL
+        cdef Py_ssize_t row_stride = 0
+        cdef double* scratch
+        cdef intp_t* malformed
+        if self.has_slots:
+            slot = <const FeatureSlot*>&self.slots[0]
+            rows = &self.rows[0, 0]
+            row_stride = self.rows.shape[1]
+        scratch = <double*>malloc(n_blocks * stride * sizeof(double))
+        malformed = <intp_t*>calloc(n_blocks, sizeof(intp_t))
         if scratch == NULL or malformed == NULL:
             free(scratch)
             free(malformed)
             raise MemoryError()
         try:
             with nogil:
+                # One block never enters an OpenMP region (a 1-document call).
                 for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
                                     use_threads_if=n_blocks > 1):
-                    n_suspect += slot_predict_rows(
-                        data, indices, indptr, self.n_features, slot, rows, row_stride,
-                        &self.bias[0], &self.scale[0], &self.mult[0], k, binarize,
-                        threshold, mode, labels_out, out, &scratch[block * stride],
-                        block_start(block, n_blocks, n),
+                    n_suspect += table_predict_rows(
+                        data, indices, indptr, self.n_features, &self.feat_start[0],
+                        &self.feat_len[0], &self.ent_class[0], &self.ent_weight[0],
+                        &self.feat_base[0], self.feat_base.shape[0] == 1, slot, rows,
+                        row_stride, &self.bias[0], &self.scale[0], &self.mult[0], k,
+                        binarize, threshold, mode, labels_out, out,
+                        &scratch[block * stride], block_start(block, n_blocks, n),
                         block_start(block + 1, n_blocks, n), &malformed[block])
             for block in range(n_blocks):
                 n_malformed += malformed[block]
@@ -583,3 +432,42 @@ cdef class SlotPredictor:
             free(scratch)
             free(malformed)
         return n_suspect, n_malformed
+
+    def predict_row(
+        self,
+        const floating[::1] data,     # IN: a one-row CSR batch
+        const index_t[::1] indices,
+        const index_t[::1] indptr,    # IN: (2,)
+        bint binarize,
+        double threshold,
+    ):
+        """The class index of a one-row CSR batch, scored as ``predict`` scores it
+        (the same label), or -1 when the row needs ``predict`` itself: a value
+        not finite (missing, or an error), or an index out of range. The
+        1-document path: no output arrays, and no scratch beyond the stack for
+        up to ROW_STACK_CLASSES classes."""
+        cdef Py_ssize_t k = self.bias.shape[0]
+        cdef Py_ssize_t start, stop
+        cdef intp_t label = -1
+        cdef int status
+        cdef double stack_acc[ROW_STACK_CLASSES]
+        cdef double* acc = stack_acc
+        if indptr.shape[0] != 2:
+            return -1
+        start = indptr[0]
+        stop = indptr[1]
+        if start < 0 or stop > data.shape[0] or stop > indices.shape[0] or stop < start:
+            return -1
+        if k > ROW_STACK_CLASSES:
+            acc = <double*>malloc(k * sizeof(double))
+            if acc == NULL:
+                raise MemoryError()
+        status = table_predict_row(
+            data, indices, start, stop, self.n_features, &self.feat_start[0],
+            &self.feat_len[0], &self.ent_class[0], &self.ent_weight[0],
+            &self.feat_base[0], self.feat_base.shape[0] == 1, &self.bias[0],
+            &self.scale[0], &self.mult[0], k, binarize, threshold, MODE_ARGMAX,
+            &label, acc)
+        if acc != stack_acc:
+            free(acc)
+        return label if status == 0 else -1

@@ -897,9 +897,9 @@ def test_build_takes_shapes_whose_record_keys_fit():
 @pytest.mark.parametrize("n_classes", [1, 3, 8, 20, 35, 48, 53])
 @pytest.mark.parametrize("name, params", [MODELS[0], MODELS[3], MODELS[5]])
 def test_slot_predict_matches_the_table_walk(name, params, n_classes, monkeypatch):
-    """Large batches score rows over feature slots (``SlotPredictor``): a feature
-    with up to 4 classes inline, more in a dense row, summed in registers for
-    up to 48 classes (padded to 8, 16, ..., 48) and in memory beyond. Its
+    """Large batches score rows over feature slots (``fill_slots``): a feature
+    with up to 4 classes inline, more in a dense row, summed in registers (up to
+    48 classes, padded to 8, 16, ..., 48; a model of more walks the table). Its
     scores are the table walk's to rounding, whatever the thread count, the
     dtypes, or where a row's features fall; a bad index is still an error."""
     rng = np.random.default_rng(n_classes)
@@ -941,7 +941,7 @@ def test_slot_predict_matches_the_table_walk(name, params, n_classes, monkeypatc
                 model.set_params(n_threads=n_threads)
                 by_thread.append(model.predict_log_proba(Xb))
                 assert_array_equal(model.predict(Xb), walked_labels)
-            assert "table_slots" in _discrete._PREDICT_CACHE[model]
+            assert ("table_slots" in _discrete._PREDICT_CACHE[model]) == (n_classes <= 48)
             assert_array_equal(by_thread[0], by_thread[1])
             assert_allclose(by_thread[0], walked, rtol=1e-12, atol=1e-12)
     bad = batch.copy()

@@ -31,19 +31,22 @@ from ._shared import (
 # is added row by row, in O(its non-zeros).
 TABLE_BUILD_NNZ_RATIO = 4
 
+# A large predict batch reads the feature slots of a model of up to this many
+# classes (their dense rows summed in registers); with more, it walks the table.
+SLOT_MAX_CLASSES = max(_table_predict_kernels.SLOT_ROW_WIDTHS)
+
 # Serialises the refreshes of stale weights that predict runs (``_flush_table``).
 _FLUSH_LOCK = threading.Lock()
 
 # TablePredictor.predict (and predict_row) by (value, index) itemsize of a CSR
 # batch (float32/64 data, int32/64 indices, as ``CSRInput`` guarantees): the fused
 # method's own dispatch costs 0.4 us, a tenth of a 1-document predict
-_TABLE_PREDICT, _TABLE_PREDICT_ROW, _SLOT_PREDICT = (
-    {(values, index): getattr(kernel, method)[value_type, index_type]
+_TABLE_PREDICT, _TABLE_PREDICT_ROW = (
+    {(values, index): getattr(_table_predict_kernels.TablePredictor, method)[
+        value_type, index_type]
      for values, value_type in ((4, "float"), (8, "double"))
      for index, index_type in ((4, "int"), (8, "long long"))}
-    for kernel, method in ((_table_predict_kernels.TablePredictor, "predict"),
-                           (_table_predict_kernels.TablePredictor, "predict_row"),
-                           (_table_predict_kernels.SlotPredictor, "predict")))
+    for method in ("predict", "predict_row"))
 
 
 def _weights_restorer(table):
@@ -267,8 +270,9 @@ class _TableMixin:
         return cache
 
     def _slot_predictor(self, cache):
-        """The table of the model state ``cache`` belongs to as one slot a feature
-        (``SlotPredictor``), for large batches: one O(d + entries) build, cached."""
+        """The table predictor of the model state ``cache`` belongs to, given the
+        table as one slot a feature (``fill_slots``), for large batches: one
+        O(d + entries) build, cached."""
         predictor = cache.get("table_slots")
         if predictor is None:
             table = self._table
@@ -283,8 +287,9 @@ class _TableMixin:
             _table_predict_kernels.fill_slots(
                 table.feat_start, table.feat_len, table.ent_class,
                 cache["table_entry_weights"], feat_base, slots, rows)
-            predictor = _table_predict_kernels.SlotPredictor(
-                slots, rows, bias, scale, mult, table.n_features)
+            predictor = _table_predict_kernels.TablePredictor(
+                table.feat_start, table.feat_len, table.ent_class,
+                cache["table_entry_weights"], feat_base, bias, scale, mult, slots, rows)
             cache["table_slots"] = predictor
         return predictor
 
@@ -337,7 +342,8 @@ class _TableMixin:
         and read one cache line a non-zero (plus a dense row, in cache, for the
         frequent features). Small batches (single documents, streams interleaved
         with partial_fit) take the table; a batch with at least
-        d / TABLE_DENSE_PREDICT_NNZ_RATIO non-zeros takes the slots. The two
+        d / TABLE_DENSE_PREDICT_NNZ_RATIO non-zeros takes the slots, for a model
+        of up to SLOT_MAX_CLASSES classes. The two
         agree to rounding (the slots sum a frequent feature's classes apart from
         the rest); the choice depends on the batch alone, not on what is cached,
         so a batch gets the same bits from a model and from its saved-and-loaded
@@ -354,12 +360,13 @@ class _TableMixin:
         else:
             per_row = table.n_classes * max(1, nnz // n_samples)
             n_threads = self._predict_threads(n_samples, per_row)
-        # the specialisation for the batch's dtypes, called directly
-        if nnz * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features:
-            predict, predictor = _SLOT_PREDICT, self._slot_predictor(cache)
+        if (nnz * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features
+                and table.n_classes <= SLOT_MAX_CLASSES):
+            predictor = self._slot_predictor(cache)
         else:
-            predict, predictor = _TABLE_PREDICT, self._table_predictor(cache)
-        n_suspect, n_malformed = predict[X.data.itemsize, X.indices.itemsize](
+            predictor = self._table_predictor(cache)
+        # the specialisation for the batch's dtypes, called directly
+        n_suspect, n_malformed = _TABLE_PREDICT[X.data.itemsize, X.indices.itemsize](
             predictor, X.data, X.indices, X.indptr, binarize, thr, mode, labels_out, out,
             n_threads)
         if n_malformed:
