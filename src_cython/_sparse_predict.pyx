@@ -23,8 +23,8 @@ from libc.math cimport INFINITY
 from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
                      MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
-from _counts cimport (FASTNB_PREFETCH, FASTNB_PREFETCH_L1, Lanes8, Lanes16, Lanes24, Lanes32, Lanes40, Lanes48,
-                     lanes_t)
+from _counts cimport (FASTNB_PREFETCH_L1, Lanes8, Lanes16, Lanes24, Lanes32, Lanes40,
+                     Lanes48, lanes_t)
 
 
 ctypedef fused index_t:
@@ -135,7 +135,7 @@ def fill_slots(
     const int32_t[::1] ent_class,
     const double[::1] ent_weight,
     const double[::1] feat_base,      # IN: (d,) or (1,) per-feature base term
-    unsigned char[::1] slots,         # OUT: (d * slot_bytes(),) 8-byte aligned
+    unsigned char[::1] slots,         # OUT: (d * slot_bytes(),) 8-byte aligned at least
     double[:, ::1] rows,              # OUT: (slot_dense_rows, kp), kp >= k, zeroed
 ):
     """Write each feature's slot, and the dense rows of the features with more
@@ -331,7 +331,6 @@ cdef Py_ssize_t table_predict_rows(
         else:
             n_suspect += status
     return n_suspect
-
 
 
 cdef class TablePredictor:

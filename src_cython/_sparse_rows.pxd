@@ -3,7 +3,8 @@
 # The table keeps, for each feature j, the classes with a non-zero count as one
 # contiguous block of entries: ent_class[s:s + n], ent_count[s:s + n] and
 # ent_weight[s:s + n] with s = feat_start[j], n = feat_len[j] (with n = 0, s is
-# undefined and never read: a fresh table does not initialise it).
+# undefined: a fresh table does not initialise it, and only a prefetch reads it,
+# clamped to the pool).
 # A block has room for the next power of two of entries; a full block moves to the
 # end of the pool with twice the room, so the pool stays within 2x of the live entries.
 

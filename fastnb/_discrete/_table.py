@@ -343,11 +343,10 @@ class _TableMixin:
         frequent features). Small batches (single documents, streams interleaved
         with partial_fit) take the table; a batch with at least
         d / TABLE_DENSE_PREDICT_NNZ_RATIO non-zeros takes the slots, for a model
-        of up to SLOT_MAX_CLASSES classes. The two
-        agree to rounding (the slots sum a frequent feature's classes apart from
-        the rest); the choice depends on the batch alone, not on what is cached,
-        so a batch gets the same bits from a model and from its saved-and-loaded
-        copy."""
+        of up to SLOT_MAX_CLASSES classes. The two agree to rounding (the slots
+        sum a frequent feature's classes apart from the rest); the choice depends
+        on the batch alone, not on what is cached, so a batch gets the same bits
+        from a model and from its saved-and-loaded copy."""
         table = self._table
         if not isinstance(X, CSRInput):
             X = _dense_to_csr(_kernel_view(X) if X.dtype == np.bool_ else X)
