@@ -44,8 +44,9 @@ def csr_fit(
     threshold: float,
     check_neg: bool,
     n_threads: int,
+    zero_counts: bool = ...,
 ) -> tuple[int, int, int]: ...
-def count_nonfinite(a: _Float64) -> int: ...
+def count_nonfinite(a: _Float64, n_threads: int = ...) -> int: ...
 def dense_predict(
     X: _Dense,
     W: _Float64,

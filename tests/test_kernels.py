@@ -252,3 +252,37 @@ def test_dense_threshold_fit_rows_or_columns_same_counts(rng, dtype):
             n_bad, _ = DISCRETE.dense_fit(X, codes, None, fc, np.zeros(5), True, 1.5, False,
                                           1, split_rows, 2)
             assert n_bad == 1
+
+
+@pytest.mark.parametrize("k", [1, 3, 20])
+def test_csr_fit_zero_counts_ignores_what_the_table_held(rng, k):
+    """With zero_counts, csr_fit zeroes each class's row before adding its rows:
+    a table of garbage gives the counts of one from zeros, the same bits for any
+    thread count, classes without rows included; without it, the counts are
+    added to what the table held."""
+    X, _ = _counts(rng, n=60, d=23, k=k)
+    X[rng.random(X.shape) < 0.5] = 0
+    csr = sp.csr_matrix(X)
+    codes = (np.arange(60) % max(1, k - 1)).astype(np.intp)  # the last class: no rows
+    expected = np.zeros((k, 23))
+    np.add.at(expected, codes, X)
+    for n_threads in THREADS:
+        fc = np.full((k, 23), np.nan)
+        cc = np.zeros(k)
+        flags = DISCRETE.csr_fit(csr.data, csr.indices, csr.indptr, 23, codes, None, fc,
+                                 cc, False, 0.0, True, n_threads, True)
+        assert flags == (0, 0, 0)
+        assert_array_equal(fc, expected)
+        assert_array_equal(cc, np.bincount(codes, minlength=k))
+        start = np.ones((k, 23))
+        DISCRETE.csr_fit(csr.data, csr.indices, csr.indptr, 23, codes, None, start,
+                         np.zeros(k), False, 0.0, True, n_threads, False)
+        assert_array_equal(start, expected + 1)
+
+
+def test_count_nonfinite_any_thread_count(rng):
+    table = rng.random((7, 31))
+    table[[0, 3, 3, 6], [5, 0, 30, 12]] = [np.nan, np.inf, -np.inf, np.nan]
+    for n_threads in THREADS:
+        assert DISCRETE.count_nonfinite(table, n_threads) == 4
+        assert DISCRETE.count_nonfinite(np.zeros((3, 4)), n_threads) == 0

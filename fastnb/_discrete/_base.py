@@ -169,24 +169,29 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
 
         feature_count, class_count, missing_count = running_counts()
         try:
-            self._count(Xv, codes, weights, feature_count, class_count, threshold)
+            self._count(Xv, codes, weights, feature_count, class_count, threshold,
+                        fresh=first_call)
         except _MissingValues:
             # NaN means missing: count the observed values (a missing entry adds
             # nothing), and the weight of the missing entries per class and
             # feature, which BernoulliNB takes out of its denominators.
             feature_count, class_count, missing_count = running_counts()
             observed, missing = _split_missing(Xv)
-            self._count(observed, codes, weights, feature_count, class_count, threshold)
+            self._count(observed, codes, weights, feature_count, class_count, threshold,
+                        fresh=first_call)
             self._count(missing, codes, weights, missing_count,
-                        np.zeros(n_classes), None)
+                        np.zeros(n_classes), None, fresh=first_call)
         if first_call and class_count.sum() <= 0:
             raise ValueError("The sum of sample_weight is zero: nothing to fit.")
         self._commit(X, fitted_classes, feature_count, class_count, alpha,
                      reset=first_call, missing_count=missing_count)
         return self
 
-    def _count(self, Xv, codes, weights, feature_count, class_count, threshold):
-        """Run the fit kernel into feature_count/class_count; raise on bad input."""
+    def _count(self, Xv, codes, weights, feature_count, class_count, threshold,
+               fresh=False):
+        """Run the fit kernel into feature_count/class_count; raise on bad input.
+        ``fresh``: feature_count is a new array of zeros, whose pages the CSR
+        kernel faults in class by class (zeroing each row before counting it)."""
         name = type(self).__name__
         n_samples, n_features = Xv.shape
         binarize = threshold is not None
@@ -198,7 +203,7 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
             n_bad, n_neg, n_malformed = _kernels.csr_fit(
                 Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights,
                 feature_count, class_count, binarize, thr, self._check_negative,
-                n_threads,
+                n_threads, fresh,
             )
             if n_malformed:
                 _raise_malformed_csr(name, n_malformed, "entries")
@@ -221,7 +226,7 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
                 self._check_negative, align, split_rows, n_threads,
             )
             values = Xv
-        if n_bad or _kernels.count_nonfinite(feature_count):
+        if n_bad or _kernels.count_nonfinite(feature_count, n_threads):
             if _only_nan_among_nonfinite(values):
                 raise _MissingValues
             self._raise_non_finite(values)

@@ -270,7 +270,15 @@ class ComplementNB(_BaseDiscreteNB):
     def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count,
                                  norm=None):
         norm = self.norm if norm is None else norm
-        feature_all = feature_count.sum(axis=0)
+        n_threads = threads_for(self.n_threads, feature_count.size, "count_fit")
+        # summed over the classes in order, by blocks of features on the threads
+        # (each feature's sum is the same whatever the block)
+        feature_all = np.empty(feature_count.shape[1])
+
+        def columns(start, stop):
+            np.sum(feature_count[:, start:stop], axis=0, out=feature_all[start:stop])
+
+        _by_row_blocks(feature_count.shape[1], n_threads, columns)
         smoothed_all = feature_all + alpha
         # scikit-learn's operations in its order, in place: one k x d allocation,
         # by blocks of classes on the threads
@@ -287,8 +295,7 @@ class ComplementNB(_BaseDiscreteNB):
                 else:
                     np.negative(block, out=block)
 
-        _by_row_blocks(flp.shape[0], threads_for(self.n_threads, flp.size, "count_fit"),
-                       rows)
+        _by_row_blocks(flp.shape[0], n_threads, rows)
         return flp, {"feature_all_": feature_all}
 
     def _predict_weights(self, feature_log_prob, class_log_prior):
