@@ -56,10 +56,11 @@ cdef enum:
 
 # MultinomialNB's weight of a whole count below this is read from a table of the
 # same expression's values (text counts are small: most of T1's 1.25 million
-# entries are 1 to 3, and a log costs ~20 ns). The table costs SMALL_COUNTS logs:
-# a refresh or flush makes it only for at least that many features or entries,
-# so that a small one (a stream's batch, a 1-document predict after it) does not
-# pay for it.
+# entries are 1 to 3, and a log costs ~20 ns), and so is ComplementNB's log of a
+# complement count F_j + a - N_cj whose F_j - N_cj is whole and below it. The
+# table costs SMALL_COUNTS logs: a refresh or flush makes it only for at least
+# that many features or entries, so that a small one (a stream's batch, a
+# 1-document predict after it) does not pay for it.
 cdef enum:
     SMALL_COUNTS = 64
 
@@ -68,6 +69,19 @@ cdef inline void fill_small_weights(double* small, double a, double log_a) noexc
     cdef int n
     for n in range(SMALL_COUNTS):
         small[n] = log(<double>n + a) - log_a
+
+
+cdef inline double log_shifted(double value, double shifted, double a,
+                               const double* small_logs) noexcept nogil:
+    """log(shifted), where shifted is ``value + a`` as the caller rounded it; from
+    ``small_logs`` (log(n + a) for n below SMALL_COUNTS, or NULL) when value is
+    a whole n there and n + a rounds to ``shifted``: the same bits."""
+    cdef int n
+    if small_logs != NULL and 0.0 <= value < SMALL_COUNTS:
+        n = <int>value
+        if <double>n == value and <double>n + a == shifted:
+            return small_logs[n]
+    return log(shifted)
 
 
 cdef inline double multinomial_weight(double count, double a, double log_a,
@@ -740,10 +754,12 @@ def refresh_multinomial(
     cdef Py_ssize_t t, j, e, s
     cdef double a, log_a
     cdef bint scalar = alpha.shape[0] == 1
+    # one alpha: its log once, not once a feature (a libm log is not hoisted)
+    cdef double log_a0 = log(alpha[0])
     cdef double small[SMALL_COUNTS]
     cdef const double* lookup = NULL
     if scalar and features.shape[0] >= SMALL_COUNTS:
-        fill_small_weights(small, alpha[0], log(alpha[0]))
+        fill_small_weights(small, alpha[0], log_a0)
         lookup = small
     with nogil:
         # features are independent: parallel, the same bits for any thread count
@@ -751,7 +767,7 @@ def refresh_multinomial(
                         use_threads_if=n_threads > 1):
             j = features[t]
             a = alpha[0] if scalar else alpha[j]
-            log_a = log(a)
+            log_a = log_a0 if scalar else log(a)
             s = feat_start[j]
             for e in range(s, s + feat_len[j]):
                 ent_weight[e] = multinomial_weight(ent_count[e], a, log_a, lookup)
@@ -773,9 +789,15 @@ def refresh_complement(
     The complement count of class c is F_j + a_j - N_cj: log(F_j + a_j) for every
     class without a count of j, and the entry weight corrects it for the others.
     """
-    cdef Py_ssize_t t, j, e, s
+    cdef Py_ssize_t t, j, e, s, n
     cdef double a, total, log_all
     cdef bint scalar = alpha.shape[0] == 1
+    cdef double small[SMALL_COUNTS]
+    cdef const double* small_logs = NULL
+    if scalar and features.shape[0] >= SMALL_COUNTS:
+        for n in range(SMALL_COUNTS):
+            small[n] = log(<double>n + alpha[0])
+        small_logs = small
     with nogil:
         # features are independent: parallel, the same bits for any thread count
         for t in prange(features.shape[0], schedule='static', num_threads=n_threads,
@@ -787,10 +809,14 @@ def refresh_complement(
             for e in range(s, s + feat_len[j]):
                 total = total + ent_count[e]
             feature_all[j] = total
-            log_all = log(total + a)
+            # log(F_j + a) and log(F_j + a - N_cj), in scikit-learn's order of
+            # operations, from the table where the counts are small and whole
+            # (a rare feature's; T1's refresh, 2 threads: 8.3 -> 6.5 ms)
+            log_all = log_shifted(total, total + a, a, small_logs)
             feat_base[j] = log_all
             for e in range(s, s + feat_len[j]):
-                ent_weight[e] = log((total + a) - ent_count[e]) - log_all
+                ent_weight[e] = log_shifted(total - ent_count[e], (total + a) - ent_count[e],
+                                            a, small_logs) - log_all
 
 
 def bernoulli_entry_terms(

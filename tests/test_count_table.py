@@ -839,6 +839,41 @@ def test_small_count_weights_are_the_logs(alpha, n):
     assert_allclose(results[0], np.log(counts + alpha) - np.log(alpha), rtol=1e-15)
 
 
+@pytest.mark.parametrize("alpha", [1.0, 0.37, 0.1, 1e-10, 5.0])
+@pytest.mark.parametrize("n", [5, 126])
+def test_small_complement_logs_are_the_logs(alpha, n):
+    # ComplementNB's log(F_j + a) and log(F_j + a - N_cj) of a whole F_j (or
+    # F_j - N_cj) below 64 come from a table of log(m + a) when a refresh has 64
+    # features or more (n=126): only where m + a rounds to scikit-learn's
+    # (F_j + a) - N_cj, so the same bits as the logs (a per-feature alpha, or
+    # n=5, computes every log)
+    import math
+    rng = np.random.default_rng(12)
+    kernels = _count_table._kernels
+    # two entries a feature: whole, fractional, large and boundary counts
+    counts = np.concatenate([rng.integers(0, 40, 2 * n).astype(np.float64),
+                             rng.random(2 * n) * 70, [63.0, 1.0, 64.0, 0.5, 1e6, 3.0]])
+    counts = counts[rng.permutation(counts.shape[0])[:2 * n]]
+    features = np.arange(n, dtype=np.int64)
+    starts = 2 * features
+    lengths = np.full(n, 2, dtype=np.int32)
+    results = []
+    for alphas in (np.array([alpha]), np.full(n, alpha)):
+        weights, totals, base = np.full(2 * n, np.nan), np.zeros(n), np.zeros(n)
+        kernels.refresh_complement(features, starts, lengths, counts, weights, totals,
+                                   base, alphas, 1)
+        results.append((weights, totals, base))
+    for got, expected in zip(results[0], results[1]):
+        assert_array_equal(got.view(np.int64), expected.view(np.int64))
+    weights, totals, base = results[0]
+    for j in range(n):
+        total = (0.0 + counts[2 * j]) + counts[2 * j + 1]
+        assert totals[j] == total
+        assert base[j] == math.log(total + alpha)
+        for e in (2 * j, 2 * j + 1):
+            assert weights[e] == math.log((total + alpha) - counts[e]) - base[j]
+
+
 @pytest.mark.parametrize("name, params", MODELS)
 def test_one_document_predict_is_the_general_path(text, monkeypatch, name, params):
     # predict of a one-row CSR matrix on the table takes a shorter path to the
