@@ -754,7 +754,7 @@ def refresh_multinomial(
     cdef Py_ssize_t t, j, e, s
     cdef double a, log_a
     cdef bint scalar = alpha.shape[0] == 1
-    # one alpha: its log once, not once a feature (a libm log is not hoisted)
+    # one alpha: its log once, not once a feature
     cdef double log_a0 = log(alpha[0])
     cdef double small[SMALL_COUNTS]
     cdef const double* lookup = NULL

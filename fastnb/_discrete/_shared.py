@@ -38,8 +38,8 @@ def _by_row_blocks(n_rows, n_threads, rows):
     on a thread of its own (NumPy's loops release the GIL). For the row-wise
     (or column-wise) NumPy work of a fit, such as the log probabilities of a
     (k, d) table: each row's operations are the same whatever the block, so the
-    results are the same bits for any thread count. The first error raised in a block is raised
-    here, after every block is done."""
+    results are the same bits for any thread count. The first error raised in a
+    block is raised here, after every block is done."""
     n_blocks = max(1, min(n_threads, n_rows))
     if n_blocks == 1:
         rows(0, n_rows)
