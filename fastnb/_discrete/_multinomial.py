@@ -205,7 +205,12 @@ class ComplementNB(_BaseDiscreteNB):
         # complement count of every class without a count of j
         d = table.n_features
         with np.errstate(divide="ignore"):
-            self._feat_base = np.log(np.broadcast_to(alpha, (d,)).astype(np.float64))
+            if np.ndim(alpha) == 0:
+                # one alpha: its log (by the same array loop) written d times, not
+                # d logs (T1: 4 -> 0.6 ms)
+                self._feat_base = np.full(d, np.log(np.full(1, alpha, dtype=np.float64))[0])
+            else:
+                self._feat_base = np.log(np.asarray(alpha, dtype=np.float64))
         self._feature_all = np.zeros(d)
 
     def _fit_table(self, *args):
