@@ -16,7 +16,7 @@ import numpy as np
 
 from ._dispatch import load_kernels
 
-__all__ = ["SparseCountTable", "can_build", "wants_table"]
+__all__ = ["BatchPartition", "SparseCountTable", "builds_table", "can_build", "wants_table"]
 
 _kernels = load_kernels("_sparse_counts")
 
@@ -36,6 +36,12 @@ TABLE_MIN_CELLS_PER_NONZERO = 2
 # fewer, the pool grows first (the T1 stream ran out of room, was undone and added
 # again in ~1 batch of 10 with 2, in none with 3)
 ROOM_PER_NONZERO = 3
+
+# A fresh table is built by features (the batch copied into partitions of
+# features, each reduced in cache; O(nnz) and a few O(d) passes) when its first
+# batch has at least d / this many non-zeros; a smaller first batch (a stream's)
+# is added row by row, in O(its non-zeros).
+TABLE_BUILD_NNZ_RATIO = 4
 
 # bytes of one non-zero while a table is built (``BucketRecord`` in _sparse_counts.pyx)
 _RECORD_BYTES = 12
@@ -71,6 +77,39 @@ def _row_totals(X, codes, weights, binarize, threshold, n_classes):
     _kernels.csr_check(X.data, X.indices, X.indptr, X.shape[1], codes, weights,
                        row_total, np.zeros(n_classes), binarize, threshold, 1)
     return row_total
+
+
+def builds_table(n_classes, n_features, nnz):
+    """Whether a first batch of ``nnz`` non-zeros makes its table with
+    ``SparseCountTable.build`` (by partitions of features) rather than ``add``."""
+    return nnz * TABLE_BUILD_NNZ_RATIO >= n_features and can_build(n_classes, n_features)
+
+
+class BatchPartition:
+    """A CSR batch validated and copied into partitions of consecutive features
+    by one call of ``table_partition``, for ``SparseCountTable.build``.
+
+    ``flags`` are ``csr_check``'s ``(n_nan, n_inf, n_neg, n_malformed)``;
+    ``row_total`` and ``batch_total`` its row and class totals. The records are
+    written only for a batch found clean (``largest >= 0``): no NaN, infinity or
+    malformed entry, and no negative value with ``stop_on_negative``."""
+
+    def __init__(self, X, codes, weights, n_classes, binarize, threshold, n_threads,
+                 stop_on_negative):
+        n_features = X.shape[1]
+        n_threads = max(1, n_threads)
+        self.part_shift = _partition_shift(n_features, n_classes)
+        n_parts = max(1, -(-n_features // (1 << self.part_shift)))
+        self.part_start = np.empty(n_parts + 1, dtype=np.int64)
+        self.records = np.empty(max(1, X.data.shape[0]) * _RECORD_BYTES, dtype=np.uint8)
+        self.row_total = np.empty(X.shape[0])
+        self.batch_total = np.zeros(n_classes)
+        *flags, self.largest = _kernels.table_partition(
+            X.data, X.indices, X.indptr, n_features, codes, weights, binarize, threshold,
+            self.part_shift, self.part_start, self.records,
+            np.empty((n_threads, n_parts), dtype=np.int64), self.row_total,
+            self.batch_total, stop_on_negative)
+        self.flags = tuple(flags)
 
 
 class _AddUndo:
@@ -219,32 +258,31 @@ class SparseCountTable:
 
     @classmethod
     def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads,
-              row_total=None):
+              partition=None):
         """A table holding a validated CSR batch (no NaN): the entries and bits of
         ``add`` into an empty table, built by features (the non-zeros copied into
         partitions of consecutive features, then each partition reduced to its
         entries, in parallel: see ``table_partition``), with the pool sized to fit.
-        ``row_total``: the rows' totals from ``csr_check``, if it ran."""
+        ``partition``: the batch's ``BatchPartition``, if the caller made it (and
+        validated the batch with it)."""
         n_features = X.shape[1]
-        table = cls(n_classes, n_features, capacity=1, index=False)
-        nnz = X.data.shape[0]
         n_threads = max(1, n_threads)
-        part_shift = _partition_shift(n_features, n_classes)
-        n_parts = max(1, -(-n_features // (1 << part_shift)))
-        part_start = np.empty(n_parts + 1, dtype=np.int64)
-        records = np.empty(max(1, nnz) * _RECORD_BYTES, dtype=np.uint8)
-        largest = _kernels.table_partition(
-            X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
-            part_shift, part_start, records, np.empty((n_threads, n_parts), dtype=np.int64))
-        if row_total is None:
-            row_total = _row_totals(X, codes, weights, binarize, threshold, n_classes)
-        _kernels.add_row_totals(codes, row_total, table.class_total)
+        if partition is None:
+            partition = BatchPartition(X, codes, weights, n_classes, binarize,
+                                       threshold, n_threads, stop_on_negative=False)
+        if partition.largest < 0:
+            raise ValueError("SparseCountTable.build needs a validated batch")
+        table = cls(n_classes, n_features, capacity=1, index=False)
+        _kernels.add_row_totals(codes, partition.row_total, table.class_total)
+        part_shift = partition.part_shift
+        records = partition.records
+        n_parts = partition.part_start.shape[0] - 1
         part_room = np.empty(n_parts, dtype=np.int64)
         width = 1 << part_shift
         # a partition has at most one entry per record and per (feature, class)
-        most_entries = max(1, min(largest, width * n_classes))
+        most_entries = max(1, min(partition.largest, width * n_classes))
         _kernels.table_reduce(
-            records, part_start, part_shift, table.feat_start, table.feat_len,
+            records, partition.part_start, part_shift, table.feat_start, table.feat_len,
             part_room, np.full((n_threads, width * n_classes), -1, dtype=np.int32),
             np.empty((n_threads, most_entries * _RECORD_BYTES), dtype=np.uint8),
             np.empty((n_threads, width + 1), dtype=np.int64), n_threads)

@@ -35,10 +35,12 @@ def flush_multinomial(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
 def pending_features(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
                      feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                      ent_weight: _Float64) -> int: ...
-def table_partition(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.intp],
-                    sample_weight: _Float64 | None, binarize: bool, threshold: float,
-                    part_shift: int, part_start: NDArray[np.int64],
-                    records: NDArray[np.uint8], fill: NDArray[np.int64]) -> int: ...
+def table_partition(data: _Values, indices: _Index, indptr: _Index, n_features: int,
+                    codes: NDArray[np.intp], sample_weight: _Float64 | None,
+                    binarize: bool, threshold: float, part_shift: int,
+                    part_start: NDArray[np.int64], records: NDArray[np.uint8],
+                    fill: NDArray[np.int64], row_total: _Float64, batch_total: _Float64,
+                    stop_on_negative: bool) -> tuple[int, int, int, int, int]: ...
 def table_reduce(records: NDArray[np.uint8], part_start: NDArray[np.int64], part_shift: int,
                  feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                  part_room: NDArray[np.int64], index: NDArray[np.int32],

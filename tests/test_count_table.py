@@ -139,6 +139,38 @@ def test_failed_partial_fit_changes_nothing(text, name):
 
 
 @pytest.mark.parametrize("name, params", MODELS)
+def test_bad_batch_to_be_built_raises_and_changes_nothing(text, name, params):
+    # A large first batch is validated by the pass that also partitions it for
+    # the build: bad input raises the errors of the other paths and leaves the
+    # model as it was; NaN (missing) builds from the observed values
+    X, y = text
+    model = getattr(fastnb, name)(**params).fit(X, y)
+    state = dict(model.__dict__)
+    before = model.predict_joint_log_proba(X)
+    cases = [("data", np.inf, "infinity"), ("indices", X.shape[1] + 5, "malformed")]
+    if name != "BernoulliNB":  # BernoulliNB thresholds negative values
+        cases.append(("data", -1.0, "Negative"))
+    for field, value, message in cases:
+        bad = X.copy()
+        getattr(bad, field)[-1] = value
+        with pytest.raises(ValueError, match=message):
+            model.fit(bad, y)
+        assert all(model.__dict__[key] is state[key] for key in state)
+        assert_array_equal(model.predict_joint_log_proba(X), before)
+    missing = X.copy()
+    missing.data[[3, -1]] = np.nan
+    zero = X.copy()
+    zero.data[[3, -1]] = 0.0
+    refit = model.fit(missing, y)
+    assert _table_of(refit) is not None
+    expected = getattr(fastnb, name)(**params).fit(zero, y)
+    assert_array_equal(refit.feature_count_, expected.feature_count_)
+    if name != "BernoulliNB":  # a missing value changes BernoulliNB's denominators
+        assert_allclose(refit.predict_joint_log_proba(X),
+                        expected.predict_joint_log_proba(X), rtol=1e-12)
+
+
+@pytest.mark.parametrize("name, params", MODELS)
 @pytest.mark.parametrize("first", ["table", "dense"])
 @pytest.mark.parametrize("where", ["build", "add"])
 def test_failed_refit_on_the_table_changes_nothing(text, monkeypatch, name, params,
@@ -774,6 +806,19 @@ def test_csr_check_is_the_same_for_any_thread_count(seed, n_rows, weighted, bina
         flags = kernels.csr_check(X.data, X.indices, X.indptr, n_features, codes, weights,
                                   row_total, batch_total, binarize, 0.5, n_threads)
         results.append((flags, row_total, batch_total))
+        # the pass that validates a batch to be built is the same check: the same
+        # flags and totals, and nothing written unless the batch is clean
+        for stop_on_negative in (False, True):
+            partition = _count_table.BatchPartition(X, codes, weights, n_classes,
+                                                    binarize, 0.5, n_threads,
+                                                    stop_on_negative)
+            assert partition.flags == flags
+            assert_array_equal(partition.row_total.view(np.int64), row_total.view(np.int64))
+            assert_array_equal(partition.batch_total.view(np.int64),
+                               batch_total.view(np.int64))
+            n_nan, n_inf, n_neg, n_malformed = flags
+            clean = not (n_nan or n_inf or n_malformed or (n_neg and stop_on_negative))
+            assert (partition.largest >= 0) == clean
     for flags, row_total, batch_total in results[1:]:
         assert flags == results[0][0]
         assert_array_equal(row_total.view(np.int64), results[0][1].view(np.int64))

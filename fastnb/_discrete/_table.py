@@ -7,7 +7,7 @@ import threading
 import numpy as np
 
 from .. import _count_table
-from .._count_table import SparseCountTable, can_build, wants_table
+from .._count_table import BatchPartition, SparseCountTable, builds_table, wants_table
 from .._params import resolve_alpha, resolve_priors
 from .._threads import threads_for
 from .._validation import _CSR_TYPES, CSRInput
@@ -24,12 +24,6 @@ from ._shared import (
     _table_predict_kernels,
 )
 
-
-# A fresh table is built by features (the batch copied into partitions of
-# features, each reduced in cache; O(nnz) and a few O(d) passes) when its first
-# batch has at least d / this many non-zeros; a smaller first batch (a stream's)
-# is added row by row, in O(its non-zeros).
-TABLE_BUILD_NNZ_RATIO = 4
 
 # A large predict batch reads the feature slots of a model of up to this many
 # classes (their dense rows summed in registers); with more, it walks the table.
@@ -92,12 +86,24 @@ class _TableMixin:
         threshold = self._threshold()
         binarize = threshold is not None
         thr = float(threshold) if binarize else 0.0
-        batch_total = np.zeros(n_classes)
-        row_total = np.empty(codes.shape[0])
-        n_nan, n_inf, n_neg, n_malformed = _table_kernels.csr_check(
-            Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights, row_total,
-            batch_total, binarize, thr,
-            threads_for(self.n_threads, Xv.data.shape[0], "count_fit"))
+        n_threads = threads_for(self.n_threads, Xv.data.shape[0], "count_fit")
+        partition = None
+        if first_call and builds_table(n_classes, n_features, Xv.data.shape[0]):
+            # a table to be built: the validation pass also counts the non-zeros
+            # of each partition, and a clean batch is copied into them (scratch:
+            # the model is not touched until everything is checked)
+            partition = BatchPartition(Xv, codes, weights, n_classes, binarize, thr,
+                                       n_threads, self._check_negative)
+            n_nan, n_inf, n_neg, n_malformed = partition.flags
+            row_total, batch_total = partition.row_total, partition.batch_total
+            if partition.largest < 0:
+                partition = None  # nothing written (NaN: built from the observed part)
+        else:
+            batch_total = np.zeros(n_classes)
+            row_total = np.empty(codes.shape[0])
+            n_nan, n_inf, n_neg, n_malformed = _table_kernels.csr_check(
+                Xv.data, Xv.indices, Xv.indptr, n_features, codes, weights, row_total,
+                batch_total, binarize, thr, n_threads)
         if n_malformed:
             _raise_malformed_csr(name, n_malformed, "entries")
         if n_inf:
@@ -123,7 +129,8 @@ class _TableMixin:
         try:
             self._check_feature_names(X, reset=first_call)
             self._add_to_table(table, Xv, codes, weights, classes, alpha, first_call,
-                               n_nan, class_count, binarize, thr, row_total, undo)
+                               n_nan, class_count, binarize, thr, row_total, partition,
+                               undo)
         except BaseException:
             for rollback in reversed(undo):
                 rollback()
@@ -133,10 +140,11 @@ class _TableMixin:
         return self
 
     def _add_to_table(self, table, Xv, codes, weights, classes, alpha, first_call,
-                      n_nan, class_count, binarize, thr, row_total, undo):
+                      n_nan, class_count, binarize, thr, row_total, partition, undo):
         """The state-changing half of ``_fit_table``, on a validated batch: into
-        ``table`` (None on a first call, which makes a new one). Each change made
-        in place appends to ``undo`` the call that puts it back."""
+        ``table`` (None on a first call, which makes a new one; ``partition``:
+        the batch's ``BatchPartition``, if it was made). Each change made in place
+        appends to ``undo`` the call that puts it back."""
         n_classes, n_features = classes.shape[0], Xv.shape[1]
         if first_call:
             for key in _DENSE_ONLY:
@@ -147,14 +155,13 @@ class _TableMixin:
                          or not np.array_equal(self._table_alpha, alpha))
         observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
         nnz = observed.data.shape[0]
-        if (first_call and nnz * TABLE_BUILD_NNZ_RATIO >= n_features
-                and can_build(n_classes, n_features)):
+        if first_call and builds_table(n_classes, n_features, nnz):
             # a fresh table for a large batch is built by features (the same
             # entries and bits as adding the batch row by row); every weight is
             # computed below
             table = SparseCountTable.build(
                 observed, codes, weights, n_classes, binarize, thr,
-                threads_for(self.n_threads, nnz, "count_fit"), row_total)
+                threads_for(self.n_threads, nnz, "count_fit"), partition)
             refresh_all = True
         else:
             if first_call:
