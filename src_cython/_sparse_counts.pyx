@@ -36,6 +36,7 @@ a count, and ``w_e`` the difference a class's count makes.
 from cython.parallel cimport prange, threadid
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.math cimport INFINITY, NAN, exp, log
+from libc.string cimport memcpy
 
 from _common cimport block_start, intp_t, floating
 from _counts cimport FASTNB_PREFETCH, FASTNB_PREFETCH_W
@@ -628,17 +629,24 @@ cdef int64_t reduce_partition(
     cdef int32_t key, offset
     cdef int64_t room_sum = 0, room, t
     cdef int32_t length
+    cdef int64_t is_new, bits
+    cdef double so_far
     for r in range(n_records):
+        # Branch-free (masks, which the compiler keeps; it turns a select back
+        # into a branch): whether a record starts an entry is a coin toss (T1: a
+        # third of them do). A new entry's value is read from the scratch and
+        # masked to +0.0, so that it starts as 0.0 + the record's value.
         key = records[r].key
         e = index[key]
-        if e < 0:
-            e = n_entries
-            n_entries += 1
-            index[key] = <int32_t>e
-            entries[e].key = key
-            entries[e].value = 0.0 + records[r].value
-        else:
-            entries[e].value = entries[e].value + records[r].value
+        is_new = <int64_t>e >> 63                # all ones for a new entry, else 0
+        e = (e & ~is_new) | (n_entries & is_new)
+        n_entries -= is_new
+        index[key] = <int32_t>e
+        entries[e].key = key
+        memcpy(&bits, &entries[e].value, sizeof(double))
+        bits = bits & ~is_new
+        memcpy(&so_far, &bits, sizeof(double))
+        entries[e].value = so_far + records[r].value
     for f in range(n_features + 1):
         start[f] = 0
     for e in range(n_entries):
