@@ -34,9 +34,12 @@ a count, and ``w_e`` the difference a class's count makes.
 """
 
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from libc.math cimport INFINITY, NAN, exp, log
 from libc.string cimport memcpy
+
+cdef extern from *:
+    int __builtin_clzll(unsigned long long) noexcept nogil
 
 from _common cimport block_start, intp_t, floating
 from _counts cimport FASTNB_PREFETCH, FASTNB_PREFETCH_W
@@ -605,6 +608,15 @@ def table_partition(
     return n_nan, n_inf, n_neg, n_malformed, largest
 
 
+cdef inline int64_t block_room(int32_t length) noexcept nogil:
+    """The pool room of a block of ``length`` entries: the next power of two
+    (``block_is_full``'s growth), 0 for none; branch-free."""
+    cdef uint64_t below = <uint64_t>(length - 1) if length > 0 else 0
+    # bit width of length - 1 (0 for a length of 1): the room's exponent
+    cdef int64_t width = 64 - __builtin_clzll(below | 1) - (below == 0)
+    return (<int64_t>1 << width) if length > 0 else 0
+
+
 cdef int64_t reduce_partition(
     BucketRecord* records,            # IN/OUT: the partition's records; its entries out
     Py_ssize_t n_records,
@@ -653,17 +665,13 @@ cdef int64_t reduce_partition(
         index[entries[e].key] = -1
         start[record_offset(entries[e].key, part_shift) + 1] += 1
     for f in range(n_features):
+        # branch-free: about half the features of a hashed vocabulary have no
+        # entry, in no pattern
         length = <int32_t>start[f + 1]
         start[f + 1] += start[f]
         feat_len[first_feature + f] = length
-        if length == 0:
-            feat_start[first_feature + f] = -1
-            continue
-        feat_start[first_feature + f] = records_base + start[f]
-        room = 1
-        while room < length:
-            room = 2 * room
-        room_sum += room
+        feat_start[first_feature + f] = records_base + start[f] if length else -1
+        room_sum += block_room(length)
     for e in range(n_entries):
         offset = record_offset(entries[e].key, part_shift)
         t = start[offset]
