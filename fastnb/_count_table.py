@@ -264,14 +264,15 @@ class SparseCountTable:
         partitions of consecutive features, then each partition reduced to its
         entries, in parallel: see ``table_partition``), with the pool sized to fit.
         ``partition``: the batch's ``BatchPartition``, if the caller made it (and
-        validated the batch with it)."""
+        validated the batch with it); its records are used up."""
         n_features = X.shape[1]
         n_threads = max(1, n_threads)
         if partition is None:
             partition = BatchPartition(X, codes, weights, n_classes, binarize,
                                        threshold, n_threads, stop_on_negative=False)
-        if partition.largest < 0:
-            raise ValueError("SparseCountTable.build needs a validated batch")
+        if partition.largest < 0 or partition.records is None:
+            raise ValueError("SparseCountTable.build needs a validated batch, "
+                             "partitioned once")
         table = cls(n_classes, n_features, capacity=1, index=False)
         _kernels.add_row_totals(codes, partition.row_total, table.class_total)
         part_shift = partition.part_shift
@@ -296,6 +297,9 @@ class SparseCountTable:
         table.ent_weight = np.empty(max(1, used), dtype=np.float64)
         _kernels.table_fill(records, part_pool, part_shift, table.feat_start,
                             table.feat_len, table.ent_class, table.ent_count, n_threads)
+        # the records are spent (reduced in place, then copied): freed now, not
+        # when the caller lets go of the partition (the model's refresh runs first)
+        partition.records = records = None
         table.used = used
         table.version += 1
         return table
