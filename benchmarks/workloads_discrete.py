@@ -101,8 +101,9 @@ def cases(quick=False):
         ours_m = getattr(fastnb, name)().fit(Xs, ys)
         theirs_m = getattr(sk, name)().fit(Xs, ys)
         out += [
+            # the text-scale issue raised M1 fit's target from 4x to 10x
             Case(f"{m1} {name}", "fit", lambda o=ours_m: o.fit(Xs, ys),
-                 lambda t=theirs_m: t.fit(Xs, ys), 4),
+                 lambda t=theirs_m: t.fit(Xs, ys), 10),
             Case(f"{m1} {name}", "predict", lambda o=ours_m: o.predict(Xs),
                  lambda t=theirs_m: t.predict(Xs), 2.5),
             Case(f"{m1} {name}", "predict_proba", lambda o=ours_m: o.predict_proba(Xs),
