@@ -34,16 +34,13 @@ a count, and ``w_e`` the difference a class's count makes.
 """
 
 from cython.parallel cimport prange, threadid
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.math cimport INFINITY, NAN, exp, log
 from libc.string cimport memcpy
 
-cdef extern from *:
-    int __builtin_clzll(unsigned long long) noexcept nogil
-
 from _common cimport block_start, intp_t, floating
 from _counts cimport FASTNB_PREFETCH, FASTNB_PREFETCH_W
-from _sparse_rows cimport block_is_full, find_entry
+from _sparse_rows cimport block_is_full, block_room, find_entry
 
 import numpy as np
 
@@ -608,15 +605,6 @@ def table_partition(
     return n_nan, n_inf, n_neg, n_malformed, largest
 
 
-cdef inline int64_t block_room(int32_t length) noexcept nogil:
-    """The pool room of a block of ``length`` entries: the next power of two
-    (``block_is_full``'s growth), 0 for none; branch-free."""
-    cdef uint64_t below = <uint64_t>(length - 1) if length > 0 else 0
-    # bit width of length - 1 (0 for a length of 1): the room's exponent
-    cdef int64_t width = 64 - __builtin_clzll(below | 1) - (below == 0)
-    return (<int64_t>1 << width) if length > 0 else 0
-
-
 cdef int64_t reduce_partition(
     BucketRecord* records,            # IN/OUT: the partition's records; its entries out
     Py_ssize_t n_records,
@@ -639,7 +627,7 @@ cdef int64_t reduce_partition(
     order they were made, are then placed by feature (a stable counting sort)."""
     cdef Py_ssize_t r, f, e, n_entries = 0
     cdef int32_t key, offset
-    cdef int64_t room_sum = 0, room, t
+    cdef int64_t room_sum = 0, t
     cdef int32_t length
     cdef int64_t is_new, bits
     cdef double so_far
@@ -724,7 +712,7 @@ def table_fill(
     over partitions."""
     cdef Py_ssize_t d = feat_start.shape[0], n_parts = part_pool.shape[0]
     cdef Py_ssize_t q, j, e, src
-    cdef int64_t used, room
+    cdef int64_t used
     cdef int32_t length
     cdef const BucketRecord* entries = <const BucketRecord*>&records[0]
     with nogil:
@@ -740,10 +728,7 @@ def table_fill(
                     ent_class[used + e] = entries[src + e].key >> part_shift
                     ent_count[used + e] = entries[src + e].value
                 feat_start[j] = used
-                room = 1
-                while room < length:
-                    room = 2 * room
-                used = used + room
+                used = used + block_room(length)
 
 
 def live_features(const int32_t[::1] feat_len):
@@ -813,14 +798,13 @@ def refresh_complement(
     The complement count of class c is F_j + a_j - N_cj: log(F_j + a_j) for every
     class without a count of j, and the entry weight corrects it for the others.
     """
-    cdef Py_ssize_t t, j, e, s, n
+    cdef Py_ssize_t t, j, e, s
     cdef double a, total, log_all
     cdef bint scalar = alpha.shape[0] == 1
     cdef double small[SMALL_COUNTS]
     cdef const double* small_logs = NULL
     if scalar and features.shape[0] >= SMALL_COUNTS:
-        for n in range(SMALL_COUNTS):
-            small[n] = log(<double>n + alpha[0])
+        fill_small_weights(small, alpha[0], 0.0)  # log(n + a) - 0.0: the logs
         small_logs = small
     with nogil:
         # features are independent: parallel, the same bits for any thread count

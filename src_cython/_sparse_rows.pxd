@@ -8,12 +8,24 @@
 # A block has room for the next power of two of entries; a full block moves to the
 # end of the pool with twice the room, so the pool stays within 2x of the live entries.
 
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
+
+cdef extern from *:
+    int __builtin_clzll(unsigned long long) noexcept nogil
 
 
 cdef inline bint block_is_full(int32_t n) noexcept nogil:
     """A block of n entries has room for next_pow2(n): full when n is a power of 2."""
     return n == 0 or (n & (n - 1)) == 0
+
+
+cdef inline int64_t block_room(int32_t n) noexcept nogil:
+    """The room of a block of n entries: next_pow2(n), 0 for none; branch-free
+    (the build sizes every feature's block, half of them empty, in no pattern)."""
+    cdef uint64_t below = <uint64_t>(n - 1) if n > 0 else 0
+    # bit width of n - 1 (0 for n = 1): the room's exponent
+    cdef int64_t width = 64 - __builtin_clzll(below | 1) - (below == 0)
+    return (<int64_t>1 << width) if n > 0 else 0
 
 
 cdef inline Py_ssize_t find_entry(
