@@ -779,6 +779,69 @@ def test_build_is_add_into_an_empty_table(seed, n_features, n_classes, weighted,
     assert_array_equal(built.feat_start[built.feat_len > 0], np.cumsum(rooms) - rooms)
 
 
+@pytest.mark.parametrize("n_threads", [1, 2, 3, 4])
+def test_build_with_the_frequent_features_together(n_threads):
+    # A vocabulary numbered by frequency (T1's Zipf ranks) puts most records in
+    # the first partitions: the reduce cuts the partitions into runs of equal
+    # work, not equal count. The table is still the one of adding row by row.
+    rng = np.random.default_rng(17)
+    n, d, k = 3_000, 70_000, 7
+    ranks = np.minimum((rng.pareto(0.6, n * 12) * 3).astype(np.int64), d - 1)
+    rows = np.repeat(np.arange(n), 12)
+    X = sp.csr_matrix((rng.integers(1, 4, n * 12) / 2.0, (rows, ranks)), shape=(n, d))
+    codes = rng.integers(0, k, n).astype(np.intp)
+    partition = _count_table.BatchPartition(X, codes, None, k, False, 0.0, n_threads,
+                                            True)
+    sizes = np.diff(partition.part_start)
+    assert sizes[0] > sizes[1:].sum() / 3  # skewed, as meant
+    added = _count_table.SparseCountTable(k, d)
+    added.add(X, codes, None, False, 0.0)
+    built = _count_table.SparseCountTable.build(X, codes, None, k, False, 0.0, n_threads,
+                                                partition)
+    assert_array_equal(built.feat_len, added.feat_len)
+    features_a, classes_a, positions_a = added.entries()
+    features_b, classes_b, positions_b = built.entries()
+    assert_array_equal(features_b, features_a)
+    assert_array_equal(classes_b, classes_a)
+    assert_array_equal(built.ent_count[positions_b].view(np.int64),
+                       added.ent_count[positions_a].view(np.int64))
+
+
+def _run_work(part_start, width, cells):
+    sizes = np.diff(part_start)
+    return sizes + np.minimum(sizes, cells) + width
+
+
+@settings(max_examples=60, deadline=None)
+@given(sizes=st.lists(st.integers(0, 10_000), min_size=1, max_size=40),
+       n_runs=st.integers(1, 6), width=st.sampled_from([0, 16, 1024]),
+       cells=st.sampled_from([0, 50, 35 * 1024]))
+def test_balanced_runs_cut_the_work_evenly(sizes, n_runs, width, cells):
+    """The runs cover the partitions in order, and each run's work is at most its
+    share plus one partition's (a partition is never split)."""
+    part_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    runs = _count_table._kernels.balanced_runs(part_start, width, cells, n_runs)
+    assert runs.shape == (n_runs + 1,)
+    assert runs[0] == 0 and runs[-1] == len(sizes)
+    assert np.all(np.diff(runs) >= 0)
+    work = _run_work(part_start, width, cells)
+    total, largest = int(work.sum()), int(work.max())
+    for t in range(n_runs):
+        assert work[runs[t]:runs[t + 1]].sum() <= total / n_runs + largest
+
+
+def test_balanced_runs_of_one_large_partition():
+    # T1's shape: the first partition holds 44% of the records and few entries;
+    # it gets a run with some partitions after it, the rest the other run
+    sizes = np.array([1_480_000] + [2_000] * 1023)
+    part_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
+    runs = _count_table._kernels.balanced_runs(part_start, 1024, 35 * 1024, 2)
+    work = _run_work(part_start, 1024, 35 * 1024)
+    assert 1 < runs[1] < 1024
+    halves = work[:runs[1]].sum(), work[runs[1]:].sum()
+    assert abs(halves[0] - halves[1]) <= work[runs[1] - 1]
+
+
 @settings(max_examples=30, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_rows=st.integers(0, 40), weighted=st.booleans(),
        binarize=st.booleans(), float32=st.booleans())
