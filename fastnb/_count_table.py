@@ -46,6 +46,11 @@ TABLE_BUILD_NNZ_RATIO = 4
 # bytes of one non-zero while a table is built (``BucketRecord`` in _sparse_counts.pyx)
 _RECORD_BYTES = 12
 
+# the weights ``SparseCountTable.build`` can compute as it places the entries
+FILL_COUNTS, FILL_MULTINOMIAL, FILL_COMPLEMENT = (
+    _kernels.FillWeights.FILL_COUNTS, _kernels.FillWeights.FILL_MULTINOMIAL,
+    _kernels.FillWeights.FILL_COMPLEMENT)
+
 
 def _partition_shift(n_features, n_classes):
     """log2 of the features in one partition of ``SparseCountTable.build``: its
@@ -258,13 +263,18 @@ class SparseCountTable:
 
     @classmethod
     def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads,
-              partition=None):
+              partition=None, fill_weights=None):
         """A table holding a validated CSR batch (no NaN): the entries and bits of
         ``add`` into an empty table, built by features (the non-zeros copied into
         partitions of consecutive features, then each partition reduced to its
         entries, in parallel: see ``table_partition``), with the pool sized to fit.
         ``partition``: the batch's ``BatchPartition``, if the caller made it (and
-        validated the batch with it); its records are used up."""
+        validated the batch with it); its records are used up.
+
+        ``fill_weights``: None (the weights are left for the model's refresh), or
+        ``(kind, alpha, feature_all, feat_base)``, a ``FillWeights`` kind and its
+        arrays: every entry weight (and ComplementNB's per-feature terms) is then
+        computed as the entries are placed, the refresh's bits (``table_fill``)."""
         n_features = X.shape[1]
         n_threads = max(1, n_threads)
         if partition is None:
@@ -287,16 +297,21 @@ class SparseCountTable:
             part_room, np.full((n_threads, width * n_classes), -1, dtype=np.int32),
             np.empty((n_threads, most_entries * _RECORD_BYTES), dtype=np.uint8),
             np.empty((n_threads, width + 1), dtype=np.int64), n_threads)
-        part_pool = np.cumsum(part_room) - part_room
-        used = int(part_room.sum())
+        # each partition's first pool entry, and the pool's end
+        part_pool = np.zeros(n_parts + 1, dtype=np.int64)
+        np.cumsum(part_room, out=part_pool[1:])
+        used = int(part_pool[-1])
         # every entry is written (its class and count by table_fill, its weight
-        # by the model's refresh) before it is read, and a block's free room
-        # when an entry is made there: nothing is zeroed
+        # there or by the model's refresh) before it is read, and a block's free
+        # room when an entry is made there: nothing is zeroed
         table.ent_class = np.empty(max(1, used), dtype=np.int32)
         table.ent_count = np.empty(max(1, used), dtype=np.float64)
         table.ent_weight = np.empty(max(1, used), dtype=np.float64)
+        kind, alpha, feature_all, feat_base = fill_weights or (FILL_COUNTS, None, None,
+                                                               None)
         _kernels.table_fill(records, part_pool, part_shift, table.feat_start,
-                            table.feat_len, table.ent_class, table.ent_count, n_threads)
+                            table.feat_len, table.ent_class, table.ent_count, n_threads,
+                            kind, table.ent_weight, alpha, feature_all, feat_base)
         # the records are spent (reduced in place, then copied): freed now, not
         # when the caller lets go of the partition (the model's refresh runs first)
         partition.records = records = None

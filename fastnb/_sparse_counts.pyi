@@ -2,6 +2,8 @@
 the sparse per-class count table of the count models on text-scale data
 (also the stubs of its AVX2+FMA build, fastnb._sparse_counts_avx2)."""
 
+import enum
+
 import numpy as np
 from numpy.typing import NDArray
 
@@ -46,9 +48,16 @@ def table_reduce(records: NDArray[np.uint8], part_start: NDArray[np.int64], part
                  part_room: NDArray[np.int64], index: NDArray[np.int32],
                  entries: NDArray[np.uint8], starts: NDArray[np.int64],
                  n_threads: int) -> None: ...
+class FillWeights(enum.IntEnum):
+    FILL_COUNTS = 0
+    FILL_MULTINOMIAL = 1
+    FILL_COMPLEMENT = 2
 def table_fill(records: NDArray[np.uint8], part_pool: NDArray[np.int64], part_shift: int,
                feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
-               ent_class: NDArray[np.int32], ent_count: _Float64, n_threads: int) -> None: ...
+               ent_class: NDArray[np.int32], ent_count: _Float64, n_threads: int,
+               weights: int = ..., ent_weight: _Float64 | None = ...,
+               alpha: _Float64 | None = ..., feature_all: _Float64 | None = ...,
+               feat_base: _Float64 | None = ...) -> None: ...
 def balanced_runs(part_start: NDArray[np.int64], width: int, cells: int,
                   n_runs: int) -> NDArray[np.intp]: ...
 def live_features(feat_len: NDArray[np.int32]) -> NDArray[np.int64]: ...

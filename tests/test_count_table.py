@@ -807,6 +807,39 @@ def test_build_with_the_frequent_features_together(n_threads):
                        added.ent_count[positions_a].view(np.int64))
 
 
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB"])
+@pytest.mark.parametrize("per_feature_alpha", [False, True])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_built_table_weights_are_the_refresh(name, per_feature_alpha, n_threads):
+    # A fit that builds its table computes the weights (and ComplementNB's
+    # per-feature terms) as the entries are placed: the refresh's, bit for bit
+    rng = np.random.default_rng(23)
+    n, d, k = 2_000, 2**16, 20
+    ranks = np.minimum((rng.pareto(0.8, n * 12) * 4).astype(np.int64), d - 1)
+    X = sp.csr_matrix((rng.integers(1, 90, n * 12) / 4.0,
+                       (np.repeat(np.arange(n), 12), ranks)), shape=(n, d))
+    y = rng.integers(0, k, n)
+    alpha = rng.uniform(0.1, 2.0, d) if per_feature_alpha else 0.7
+    assert _count_table.builds_table(k, d, X.nnz)
+    model = getattr(fastnb, name)(alpha=alpha, n_threads=n_threads).fit(X, y)
+    table = model._table
+    assert table is not None
+    features = table.all_features()
+    _, _, positions = table.entries()
+    weights = table.ent_weight.copy()
+    terms = {key: model.__dict__[key].copy()
+             for key in ("_feature_all", "_feat_base") if key in model.__dict__}
+    table.ent_weight[:] = np.nan
+    model._refresh_table(table, features, np.atleast_1d(model._table_alpha))
+    assert_array_equal(weights[positions].view(np.int64),
+                       table.ent_weight[positions].view(np.int64))
+    for key, value in terms.items():
+        assert_array_equal(value.view(np.int64), model.__dict__[key].view(np.int64))
+    expected = getattr(sk, name)(alpha=alpha).fit(X, y)
+    assert_allclose(model.predict_joint_log_proba(X[:50]),
+                    expected.predict_joint_log_proba(X[:50]), rtol=1e-10)
+
+
 def _run_work(part_start, width, cells):
     sizes = np.diff(part_start)
     return sizes + np.minimum(sizes, cells) + width

@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from .._count_table import FILL_COMPLEMENT, FILL_MULTINOMIAL
 from .._params import check_bool_param
 from .._threads import threads_for
 from ._base import _BaseDiscreteNB
@@ -88,6 +89,9 @@ class MultinomialNB(_BaseDiscreteNB):
                  class_prior=None, n_threads=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, n_threads=n_threads)
+
+    def _table_fill_weights(self, alpha):
+        return FILL_MULTINOMIAL, alpha, None, None
 
     def _refresh_table(self, table, features, alpha):
         _table_kernels.refresh_multinomial(features, table.feat_start, table.feat_len,
@@ -200,10 +204,10 @@ class ComplementNB(_BaseDiscreteNB):
                          class_prior=class_prior, n_threads=n_threads)
         self.norm = norm
 
-    def _reset_table_terms(self, table, alpha):
+    def _reset_table_terms(self, n_features, alpha):
         # per feature: F_j (the count over all classes) and log(F_j + a_j), the log
         # complement count of every class without a count of j
-        d = table.n_features
+        d = n_features
         with np.errstate(divide="ignore"):
             if np.ndim(alpha) == 0:
                 # one alpha: its log (by the same array loop) written d times, not
@@ -219,6 +223,10 @@ class ComplementNB(_BaseDiscreteNB):
         # feature_log_prob_); a later set_params(norm=...) changes nothing until then
         self._table_norm = bool(self.norm)
         return self
+
+    def _table_fill_weights(self, alpha):
+        self._table_norm = bool(self.norm)
+        return FILL_COMPLEMENT, alpha, self._feature_all, self._feat_base
 
     def _refresh_table(self, table, features, alpha):
         self._table_norm = bool(self.norm)

@@ -157,12 +157,20 @@ class _TableMixin:
         nnz = observed.data.shape[0]
         if first_call and builds_table(n_classes, n_features, nnz):
             # a fresh table for a large batch is built by features (the same
-            # entries and bits as adding the batch row by row); every weight is
-            # computed below
+            # entries and bits as adding the batch row by row). Its weights are
+            # computed as its entries are placed (the refresh's bits, without a
+            # second pass over the table), or below where missing values add
+            # entries after it
+            fill_weights = None
+            if missing is None:
+                self._table_alpha = np.array(alpha, dtype=np.float64)
+                self._reset_table_terms(n_features, alpha)
+                alpha_changed = False
+                fill_weights = self._table_fill_weights(np.atleast_1d(self._table_alpha))
             table = SparseCountTable.build(
                 observed, codes, weights, n_classes, binarize, thr,
-                threads_for(self.n_threads, nnz, "count_fit"), partition)
-            refresh_all = True
+                threads_for(self.n_threads, nnz, "count_fit"), partition, fill_weights)
+            refresh_all = fill_weights is None
         else:
             if first_call:
                 # a small first batch (a stream's first call): added row by row,
@@ -191,7 +199,7 @@ class _TableMixin:
                             pending=self._table_keeps_weights and not refresh_all)
         if alpha_changed:
             self._table_alpha = np.array(alpha, dtype=np.float64)
-            self._reset_table_terms(table, alpha)
+            self._reset_table_terms(n_features, alpha)
         if refresh_all and self._table_keeps_weights:
             if not first_call:
                 # a new alpha rewrites every weight in place
@@ -221,7 +229,7 @@ class _TableMixin:
         """Refresh the weights of the table's listed entries."""
         raise NotImplementedError
 
-    def _reset_table_terms(self, table, alpha):
+    def _reset_table_terms(self, n_features, alpha):
         """Per-feature terms of a fresh table, or after alpha changed."""
         with np.errstate(divide="ignore"):
             self._feat_base = np.atleast_1d(np.log(np.asarray(alpha, dtype=np.float64)))
@@ -229,6 +237,12 @@ class _TableMixin:
     def _refresh_table(self, table, features, alpha):
         """Recompute the entry weights (and per-feature terms) of ``features``."""
         raise NotImplementedError
+
+    def _table_fill_weights(self, alpha):
+        """The weights ``SparseCountTable.build`` computes as it places the
+        entries of a fresh table (``fill_weights``, after ``_reset_table_terms``),
+        or None: those of ``_refresh_table``, bit for bit."""
+        return None
 
     def _table_terms(self):
         """(feat_base, bias, scale, mult[, entry weights]) of the table predict
@@ -417,7 +431,7 @@ class _TableMixin:
             self.__dict__.pop(key, None)
         self._missing_table = missing
         self._table_alpha = np.array(alpha, dtype=np.float64)
-        self._reset_table_terms(table, alpha)
+        self._reset_table_terms(n_features, alpha)
         self._refresh_table(table, table.all_features(), np.atleast_1d(self._table_alpha))
         self.classes_ = classes
         self.class_count_ = class_count
