@@ -742,6 +742,18 @@ def test_bernoulli_table_property(seed, n_batches, binarize, alpha):
                         theirs.predict_joint_log_proba(rows), rtol=1e-9, atol=1e-9)
 
 
+def _assert_same_entries(built, added):
+    """The two tables hold the same entries, in the same order, with the same
+    bits of every count."""
+    assert_array_equal(built.feat_len, added.feat_len)
+    features_a, classes_a, positions_a = added.entries()
+    features_b, classes_b, positions_b = built.entries()
+    assert_array_equal(features_b, features_a)
+    assert_array_equal(classes_b, classes_a)
+    assert_array_equal(built.ent_count[positions_b].view(np.int64),
+                       added.ent_count[positions_a].view(np.int64))
+
+
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1),
        n_features=st.sampled_from([1, 3, 17, 1024, 1025, 70_000]),
@@ -764,14 +776,8 @@ def test_build_is_add_into_an_empty_table(seed, n_features, n_classes, weighted,
     added.add(X, codes, weights, binarize, 0.5)
     built = _count_table.SparseCountTable.build(X, codes, weights, n_classes, binarize, 0.5,
                                                 n_threads)
-    assert_array_equal(built.feat_len, added.feat_len)
+    _assert_same_entries(built, added)
     assert_array_equal(built.feat_start[built.feat_len == 0], -1)
-    features_a, classes_a, positions_a = added.entries()
-    features_b, classes_b, positions_b = built.entries()
-    assert_array_equal(features_b, features_a)
-    assert_array_equal(classes_b, classes_a)
-    assert_array_equal(built.ent_count[positions_b].view(np.int64),
-                       added.ent_count[positions_a].view(np.int64))
     assert_array_equal(built.class_total.view(np.int64), added.class_total.view(np.int64))
     # blocks in feature order, each with room for the next power of two
     rooms = [1 << (int(length) - 1).bit_length() for length in built.feat_len if length]
@@ -798,13 +804,7 @@ def test_build_with_the_frequent_features_together(n_threads):
     added.add(X, codes, None, False, 0.0)
     built = _count_table.SparseCountTable.build(X, codes, None, k, False, 0.0, n_threads,
                                                 partition)
-    assert_array_equal(built.feat_len, added.feat_len)
-    features_a, classes_a, positions_a = added.entries()
-    features_b, classes_b, positions_b = built.entries()
-    assert_array_equal(features_b, features_a)
-    assert_array_equal(classes_b, classes_a)
-    assert_array_equal(built.ent_count[positions_b].view(np.int64),
-                       added.ent_count[positions_a].view(np.int64))
+    _assert_same_entries(built, added)
 
 
 @pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB"])
