@@ -713,8 +713,8 @@ def table_reduce(
     int n_threads,
 ):
     """Reduce every partition to its entries (``reduce_partition``), in parallel:
-    each thread a run of consecutive partitions holding about as many records as
-    the others' (``balanced_runs``)."""
+    each thread a run of consecutive partitions of about equal work
+    (``balanced_runs``)."""
     cdef Py_ssize_t d = feat_start.shape[0], n_parts = part_start.shape[0] - 1
     cdef Py_ssize_t q, first, t
     cdef BucketRecord* base = <BucketRecord*>&records[0]
@@ -813,11 +813,15 @@ def table_fill(
     cdef double a = 0.0, log_a = 0.0
     cdef double small[SMALL_COUNTS]
     if weights != FILL_COUNTS:
-        if ent_weight is None or alpha is None or alpha.shape[0] not in (1, d):
-            raise ValueError("table_fill: weights need ent_weight and alpha")
-        if weights == FILL_COMPLEMENT and (feature_all is None or feat_base is None):
+        if (ent_weight is None or ent_weight.shape[0] < ent_count.shape[0]
+                or alpha is None or alpha.shape[0] not in (1, d)):
+            raise ValueError("table_fill: weights need ent_weight (as long as "
+                             "ent_count) and alpha ((1,) or (d,))")
+        if weights == FILL_COMPLEMENT and (
+                feature_all is None or feat_base is None
+                or feature_all.shape[0] != d or feat_base.shape[0] != d):
             raise ValueError("table_fill: ComplementNB's weights need feature_all "
-                             "and feat_base")
+                             "and feat_base of shape (d,)")
         scalar = alpha.shape[0] == 1
         a = alpha[0]
         log_a = log(a)
