@@ -55,7 +55,7 @@ class FillWeights(enum.IntEnum):
 def table_fill(records: NDArray[np.uint8], part_pool: NDArray[np.int64], part_shift: int,
                feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                ent_class: NDArray[np.int32], ent_count: _Float64, n_threads: int,
-               weights: int = ..., ent_weight: _Float64 | None = ...,
+               fill_weights: int = ..., ent_weight: _Float64 | None = ...,
                alpha: _Float64 | None = ..., feature_all: _Float64 | None = ...,
                feat_base: _Float64 | None = ...) -> None: ...
 def balanced_runs(part_start: NDArray[np.int64], width: int, cells: int,

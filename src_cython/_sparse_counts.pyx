@@ -787,7 +787,7 @@ def table_fill(
     int32_t[::1] ent_class,           # OUT: the pool
     double[::1] ent_count,
     int n_threads,
-    int weights=FILL_COUNTS,          # FILL_*: the weights to compute as well, into
+    int fill_weights=FILL_COUNTS,     # FILL_*: the weights to compute as well, into
     double[::1] ent_weight=None,      #   ent_weight, for alpha ((d,) or (1,));
     const double[::1] alpha=None,     #   ComplementNB's per-feature terms into
     double[::1] feature_all=None,     #   feature_all and feat_base ((d,))
@@ -812,12 +812,12 @@ def table_fill(
     cdef bint scalar = True
     cdef double a = 0.0, log_a = 0.0
     cdef double small[SMALL_COUNTS]
-    if weights != FILL_COUNTS:
+    if fill_weights != FILL_COUNTS:
         if (ent_weight is None or ent_weight.shape[0] < ent_count.shape[0]
                 or alpha is None or alpha.shape[0] not in (1, d)):
             raise ValueError("table_fill: weights need ent_weight (as long as "
                              "ent_count) and alpha ((1,) or (d,))")
-        if weights == FILL_COMPLEMENT and (
+        if fill_weights == FILL_COMPLEMENT and (
                 feature_all is None or feat_base is None
                 or feature_all.shape[0] != d or feat_base.shape[0] != d):
             raise ValueError("table_fill: ComplementNB's weights need feature_all "
@@ -826,7 +826,7 @@ def table_fill(
         a = alpha[0]
         log_a = log(a)
         # the refreshes' small-count tables (the same bits as the logs)
-        fill_small_weights(small, a, log_a if weights == FILL_MULTINOMIAL else 0.0)
+        fill_small_weights(small, a, log_a if fill_weights == FILL_MULTINOMIAL else 0.0)
     with nogil:
         for t in prange(n_threads, schedule='static', num_threads=n_threads,
                         use_threads_if=n_threads > 1):
@@ -841,14 +841,14 @@ def table_fill(
                         ent_class[used + e] = entries[src + e].key >> part_shift
                         ent_count[used + e] = entries[src + e].value
                     feat_start[j] = used
-                    if weights == FILL_MULTINOMIAL:
+                    if fill_weights == FILL_MULTINOMIAL:
                         if scalar:
                             multinomial_block(&ent_count[used], &ent_weight[used],
                                               length, a, log_a, small)
                         else:
                             multinomial_block(&ent_count[used], &ent_weight[used],
                                               length, alpha[j], log(alpha[j]), NULL)
-                    elif weights == FILL_COMPLEMENT:
+                    elif fill_weights == FILL_COMPLEMENT:
                         complement_block(&ent_count[used], &ent_weight[used], length,
                                          alpha[0] if scalar else alpha[j],
                                          small if scalar else NULL, &feature_all[j],

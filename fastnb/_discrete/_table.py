@@ -155,6 +155,11 @@ class _TableMixin:
                          or not np.array_equal(self._table_alpha, alpha))
         observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
         nnz = observed.data.shape[0]
+        if alpha_changed:
+            # the per-feature terms depend on alpha and d only: reset before the
+            # counts change, so that a table's build can fill them in
+            self._table_alpha = np.array(alpha, dtype=np.float64)
+            self._reset_table_terms(n_features, alpha)
         if first_call and builds_table(n_classes, n_features, nnz):
             # a fresh table for a large batch is built by features (the same
             # entries and bits as adding the batch row by row). Its weights are
@@ -163,9 +168,6 @@ class _TableMixin:
             # entries after it
             fill_weights = None
             if missing is None:
-                self._table_alpha = np.array(alpha, dtype=np.float64)
-                self._reset_table_terms(n_features, alpha)
-                alpha_changed = False
                 fill_weights = self._table_fill_weights(np.atleast_1d(self._table_alpha))
             table = SparseCountTable.build(
                 observed, codes, weights, n_classes, binarize, thr,
@@ -197,9 +199,6 @@ class _TableMixin:
                 _logged_add(undo, table, missing, codes, weights, False, 0.0,
                             zero_entries=True,
                             pending=self._table_keeps_weights and not refresh_all)
-        if alpha_changed:
-            self._table_alpha = np.array(alpha, dtype=np.float64)
-            self._reset_table_terms(n_features, alpha)
         if refresh_all and self._table_keeps_weights:
             if not first_call:
                 # a new alpha rewrites every weight in place
