@@ -133,10 +133,15 @@ class _AddUndo:
         self.pool = None
 
     def undo_kernel(self, table):
-        ent_count, ent_weight = self.pool
-        _kernels.table_undo(table.feat_start, table.feat_len, ent_count, ent_weight,
+        ent_count, ent_stale = self.pool
+        _kernels.table_undo(table.feat_start, table.feat_len, ent_count, ent_stale,
                             self.block, self.entry, self.value, self.sizes)
         self.sizes[:] = 0
+
+
+def _bitmap_bytes(entries):
+    """Bytes of a bitmap of a pool of ``entries`` (at least one)."""
+    return max(1, (int(entries) + 7) // 8)
 
 
 class SparseCountTable:
@@ -145,7 +150,8 @@ class SparseCountTable:
     Attributes (all NumPy arrays, so that the table pickles and copies as data):
     ``feat_start``/``feat_len`` (d,) index the blocks; ``ent_class``,
     ``ent_count`` and ``ent_weight`` are the entry pool (``used`` entries of it in
-    use); ``class_total`` (k,) holds the sum of each class's counts: each row's
+    use), ``ent_stale`` a bitmap of it (bit e of byte e // 8: entry e is listed
+    as stale, below); ``class_total`` (k,) holds the sum of each class's counts: each row's
     total (``csr_check``) added in row order; ``version`` counts the changes, for
     caches;
     ``pend_feat``/``pend_off`` list the ``n_pending`` entries whose weights are
@@ -175,10 +181,19 @@ class SparseCountTable:
         self.ent_class = np.empty(max(1, capacity), dtype=np.int32)
         self.ent_count = np.empty(max(1, capacity), dtype=np.float64)
         self.ent_weight = np.empty(max(1, capacity), dtype=np.float64)
+        self.ent_stale = np.zeros(_bitmap_bytes(capacity), dtype=np.uint8)
         self.class_total = np.zeros(n_classes, dtype=np.float64)
         self.used = 0
         self.version = 0
         self.clear_pending()
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        if "ent_stale" not in state:
+            # pickled before the bitmap, when a listed entry's weight was NaN
+            marked = np.packbits(np.isnan(self.ent_weight[:self.used]), bitorder="little")
+            self.ent_stale = np.zeros(_bitmap_bytes(self.ent_class.shape[0]), np.uint8)
+            self.ent_stale[:marked.shape[0]] = marked
 
     # -- updating ------------------------------------------------------------------
     def add(self, X, codes, weights, binarize, threshold, zero_entries=False,
@@ -219,11 +234,12 @@ class SparseCountTable:
                                self.used + ROOM_PER_NONZERO * nnz))
             while True:
                 sizes = np.array([self.used, self.n_pending], dtype=np.int64)
-                undo.pool = (self.ent_count, self.ent_weight)
+                undo.pool = (self.ent_count, self.ent_stale)
                 stop_row = _kernels.table_add(
                     X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
                     self.feat_start, self.feat_len, self.ent_class, self.ent_count,
-                    self.ent_weight, self.pend_feat, self.pend_off, sizes, undo.block,
+                    self.ent_weight, self.ent_stale, self.pend_feat, self.pend_off,
+                    sizes, undo.block,
                     undo.entry, undo.value, undo.sizes, pending, zero_entries)
                 if stop_row < 0:
                     break
@@ -256,10 +272,18 @@ class SparseCountTable:
         return self.pend_feat[:self.n_pending], self.pend_off[:self.n_pending]
 
     def clear_pending(self):
-        """Forget the listed entries (their weights were all computed)."""
+        """Forget the listed entries: their weights were all computed, and their
+        marks cleared, by the model's flush (``flush_multinomial``,
+        ``pending_features``)."""
         self.pend_feat = np.zeros(0, dtype=np.int64)
         self.pend_off = np.zeros(0, dtype=np.int32)
         self.n_pending = 0
+
+    def clear_stale(self):
+        """Forget the listed entries and their marks, for a refresh of every
+        weight (O(pool / 8))."""
+        self.ent_stale[:] = 0
+        self.clear_pending()
 
     @classmethod
     def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads,
@@ -307,6 +331,7 @@ class SparseCountTable:
         table.ent_class = np.empty(max(1, used), dtype=np.int32)
         table.ent_count = np.empty(max(1, used), dtype=np.float64)
         table.ent_weight = np.empty(max(1, used), dtype=np.float64)
+        table.ent_stale = np.zeros(_bitmap_bytes(used), dtype=np.uint8)
         kind, alpha, feature_all, feat_base = fill_weights or (FILL_COUNTS, None, None,
                                                                None)
         _kernels.table_fill(records, part_pool, part_shift, table.feat_start,
@@ -327,6 +352,10 @@ class SparseCountTable:
             new = np.empty(capacity, dtype=old.dtype)
             new[:self.used] = old[:self.used]
             setattr(self, name, new)
+        marks = np.zeros(_bitmap_bytes(capacity), dtype=np.uint8)
+        used_bytes = _bitmap_bytes(self.used)
+        marks[:used_bytes] = self.ent_stale[:used_bytes]
+        self.ent_stale = marks
 
     # -- reading -------------------------------------------------------------------
     def entries(self):
@@ -358,8 +387,8 @@ class SparseCountTable:
     @property
     def nbytes(self):
         return sum(a.nbytes for a in (self.feat_start, self.feat_len, self.ent_class,
-                                      self.ent_count, self.ent_weight, self.class_total,
-                                      self.pend_feat, self.pend_off))
+                                      self.ent_count, self.ent_weight, self.ent_stale,
+                                      self.class_total, self.pend_feat, self.pend_off))
 
     @classmethod
     def from_dense(cls, counts):

@@ -22,21 +22,24 @@ def add_class_counts(codes: NDArray[np.intp], sample_weight: _Float64 | None,
 def table_add(data: _Values, indices: _Index, indptr: _Index, codes: NDArray[np.intp],
               sample_weight: _Float64 | None, binarize: bool, threshold: float,
               feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
-              ent_class: NDArray[np.int32], ent_count: _Float64, ent_weight: _Float64, pend_feat: NDArray[np.int64],
+              ent_class: NDArray[np.int32], ent_count: _Float64, ent_weight: _Float64,
+              ent_stale: NDArray[np.uint8], pend_feat: NDArray[np.int64],
               pend_off: NDArray[np.int32], sizes: NDArray[np.int64],
               undo_block: NDArray[np.int64], undo_entry: NDArray[np.int64],
               undo_value: _Float64, undo_sizes: NDArray[np.int64], pending: bool,
               zero_entries: bool = ...) -> int: ...
 def table_undo(feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
-               ent_count: _Float64, ent_weight: _Float64, undo_block: NDArray[np.int64],
+               ent_count: _Float64, ent_stale: NDArray[np.uint8],
+               undo_block: NDArray[np.int64],
                undo_entry: NDArray[np.int64], undo_value: _Float64,
                undo_sizes: NDArray[np.int64]) -> None: ...
 def flush_multinomial(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
                       feat_start: NDArray[np.int64], ent_count: _Float64,
-                      ent_weight: _Float64, alpha: _Float64, n_threads: int) -> None: ...
+                      ent_weight: _Float64, ent_stale: NDArray[np.uint8],
+                      alpha: _Float64, n_threads: int) -> None: ...
 def pending_features(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
                      feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
-                     ent_weight: _Float64) -> int: ...
+                     ent_stale: NDArray[np.uint8]) -> int: ...
 def table_partition(data: _Values, indices: _Index, indptr: _Index, n_features: int,
                     codes: NDArray[np.intp], sample_weight: _Float64 | None,
                     binarize: bool, threshold: float, part_shift: int,

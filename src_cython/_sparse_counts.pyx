@@ -35,12 +35,12 @@ a count, and ``w_e`` the difference a class's count makes.
 
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.math cimport INFINITY, NAN, exp, log
+from libc.math cimport INFINITY, exp, log
 from libc.string cimport memcpy
 
 from _common cimport block_start, intp_t, floating
 from _counts cimport FASTNB_PREFETCH, FASTNB_PREFETCH_W
-from _sparse_rows cimport block_is_full, block_room, find_entry
+from _sparse_rows cimport block_is_full, block_room, find_entry, is_stale, mark_stale
 
 import numpy as np
 
@@ -273,12 +273,13 @@ def table_add(
     int32_t[::1] ent_class,           # IN/OUT: (capacity,) pool
     double[::1] ent_count,            # IN/OUT: (capacity,) pool
     double[::1] ent_weight,           # IN/OUT: (capacity,) pool (moved with blocks)
+    uint8_t[::1] ent_stale,           # IN/OUT: (>= capacity / 8,) bitmap of the listed
     int64_t[::1] pend_feat,           # IN/OUT: with `pending`, room for the listed
     int32_t[::1] pend_off,            # entries plus nnz: feature and block offset
     int64_t[::1] sizes,               # IN/OUT: [pool entries used, entries listed]
     int64_t[:, ::1] undo_block,       # OUT: (nnz, 3) block changes: feature, start, length
     int64_t[::1] undo_entry,          # OUT: (2 nnz,) the entries changed, in order,
-    double[::1] undo_value,           #   and their old counts or weights
+    double[::1] undo_value,           #   and their old counts
     int64_t[::1] undo_sizes,          # OUT: [block changes, entry changes]
     bint pending,
     bint zero_entries=False,
@@ -292,20 +293,22 @@ def table_add(
 
     With ``pending``, the entries whose weights the batch makes stale are listed
     for the model's next refresh (``flush_multinomial``, ``pending_features``),
-    so that a batch costs no log at all: an entry's weight is set to NaN - a
-    weight no count gives (alpha > 0) - the first time it changes, and listed
-    then by feature and offset in its block, which stay valid when the block
-    moves. An entry is listed once however often it is hit until the refresh
-    (Zipf: ~34,000 non-zeros of a T1 batch change ~24,500 entries), and a refresh
-    costs what the batches since the last one changed.
+    so that a batch costs no log at all: an entry is marked stale in
+    ``ent_stale`` the first time it changes, and listed then by feature and
+    offset in its block, which stay valid when the block moves. An entry is
+    listed once however often it is hit until the refresh (Zipf: ~34,000
+    non-zeros of a T1 batch change ~24,500 entries), and a refresh costs what the
+    batches since the last one changed. The weight itself is not read or
+    written until the refresh: the mark is a bit in cache, the weight a line of
+    a third pool array.
 
     Every change is logged (``undo_*``), so that ``table_undo`` can put the table
     back as it was: a partial_fit that fails later (the pool cannot grow, a later
     step raises) changes nothing. The log is two sequential stores a non-zero;
-    an entry's old count or weight is kept in ``undo_value`` with its position in
-    ``undo_entry`` (a weight's position is stored as -(position + 1)). Moving a
-    block writes only beyond the pool's used entries, which undoing the block
-    change (and the pool's size, in Python) gives back.
+    an entry's old count is kept in ``undo_value`` with its position in
+    ``undo_entry``, and a new mark as -(position + 1). Moving a block writes
+    only beyond the pool's used entries, which undoing the block change (and
+    the pool's size, in Python) gives back.
 
     Returns the row where the pool ran out of room (nothing of its non-zero
     is applied: undo, grow the pool and add the batch again), or -1 when the
@@ -319,6 +322,9 @@ def table_add(
     cdef int32_t c, length
     cdef double x, w
     cdef Py_ssize_t stop_row = -1, last = indptr[n]
+    if ent_stale.shape[0] * 8 < capacity:
+        raise ValueError("table_add: the stale bitmap is smaller than the pool")
+    cdef uint8_t* marks = &ent_stale[0]
     with nogil:
         for i in range(n):
             c = <int32_t>codes[i]
@@ -338,8 +344,6 @@ def table_add(
                     ahead = ahead if 0 < ahead < capacity else 0
                     FASTNB_PREFETCH(&ent_class[ahead])
                     FASTNB_PREFETCH(&ent_count[ahead])
-                    if pending:
-                        FASTNB_PREFETCH(&ent_weight[ahead])
                 if zero_entries:
                     x = 0.0
                 else:
@@ -371,23 +375,25 @@ def table_add(
                             ent_class[used + e] = ent_class[old + e]
                             ent_count[used + e] = ent_count[old + e]
                             ent_weight[used + e] = ent_weight[old + e]
+                            mark_stale(marks, used + e, is_stale(marks, old + e))
                         feat_start[j] = used
                         used += fresh
                     e = feat_start[j] + length
                     ent_class[e] = c
                     ent_count[e] = 0.0
-                    ent_weight[e] = 0.0  # not NaN: listed below
+                    ent_weight[e] = 0.0
+                    mark_stale(marks, e, False)  # listed below
                     feat_len[j] = length + 1
                 if not zero_entries:
                     undo_entry[n_entries] = e
                     undo_value[n_entries] = ent_count[e]
                     n_entries += 1
                     ent_count[e] += x
-                if pending and ent_weight[e] == ent_weight[e]:
+                if pending and not is_stale(marks, e):
                     undo_entry[n_entries] = -(e + 1)
-                    undo_value[n_entries] = ent_weight[e]
+                    undo_value[n_entries] = 0.0
                     n_entries += 1
-                    ent_weight[e] = NAN
+                    mark_stale(marks, e, True)
                     pend_feat[n_pending] = j
                     pend_off[n_pending] = <int32_t>(e - feat_start[j])
                     n_pending += 1
@@ -404,14 +410,15 @@ def table_undo(
     int64_t[::1] feat_start,          # IN/OUT: (d,)
     int32_t[::1] feat_len,            # IN/OUT: (d,)
     double[::1] ent_count,            # IN/OUT: the pool ``table_add`` wrote into
-    double[::1] ent_weight,
+    uint8_t[::1] ent_stale,
     const int64_t[:, ::1] undo_block,  # IN: the log of ``table_add``
     const int64_t[::1] undo_entry,
     const double[::1] undo_value,
     const int64_t[::1] undo_sizes,
 ):
     """Put back what ``table_add`` changed, last change first: the table's index,
-    counts and weights are those before the call, bit for bit."""
+    counts and stale marks are those before the call, bit for bit (it writes no
+    weight of a live entry)."""
     cdef Py_ssize_t r, e
     with nogil:
         for r in range(undo_sizes[1] - 1, -1, -1):
@@ -419,7 +426,7 @@ def table_undo(
             if e >= 0:
                 ent_count[e] = undo_value[r]
             else:
-                ent_weight[-e - 1] = undo_value[r]
+                mark_stale(&ent_stale[0], -e - 1, False)
         for r in range(undo_sizes[0] - 1, -1, -1):
             feat_start[undo_block[r, 0]] = undo_block[r, 1]
             feat_len[undo_block[r, 0]] = <int32_t>undo_block[r, 2]
@@ -431,12 +438,14 @@ def flush_multinomial(
     const int64_t[::1] feat_start,
     const double[::1] ent_count,
     double[::1] ent_weight,           # OUT: log(N_cj + a_j) - log(a_j) of those entries
+    uint8_t[::1] ent_stale,           # IN/OUT: their marks are cleared
     const double[::1] alpha,          # IN: (d,) or (1,) smoothing
     int n_threads,
 ):
     """MultinomialNB's weights of the entries listed since the last refresh: the
     expression of ``refresh_multinomial`` (the same bits). The entries are
-    distinct, so the threads share nothing."""
+    distinct, so the threads share nothing; their marks (bits that share bytes)
+    are cleared after, on one thread."""
     cdef Py_ssize_t t, j, e, ahead, n = pend_feat.shape[0]
     cdef double a
     cdef bint scalar = alpha.shape[0] == 1
@@ -464,6 +473,8 @@ def flush_multinomial(
             else:
                 a = alpha[j]
                 ent_weight[e] = multinomial_weight(ent_count[e], a, log(a), NULL)
+        for t in range(n):
+            mark_stale(&ent_stale[0], feat_start[pend_feat[t]] + pend_off[t], False)
 
 
 def pending_features(
@@ -471,21 +482,23 @@ def pending_features(
     const int32_t[::1] pend_off,      # distinct features in its first m places
     const int64_t[::1] feat_start,
     const int32_t[::1] feat_len,
-    double[::1] ent_weight,           # IN/OUT: the listed entries' NaN become 0.0
+    uint8_t[::1] ent_stale,           # IN/OUT: the listed entries' marks are cleared
 ):
     """The features of the listed entries, each once (ComplementNB refreshes every
     entry of a feature whose total changed): the first listed entry of a feature
-    clears the NaN marks of its block, so its later entries are skipped. Returns m."""
+    clears the stale marks of its block, so its later entries are skipped.
+    Returns m."""
     cdef Py_ssize_t t, j, e, s, m = 0
+    cdef uint8_t* marks = &ent_stale[0]
     with nogil:
         for t in range(pend_feat.shape[0]):
             j = pend_feat[t]
             s = feat_start[j]
             e = s + pend_off[t]
-            if ent_weight[e] == ent_weight[e]:
+            if not is_stale(marks, e):
                 continue
             for e in range(s, s + feat_len[j]):
-                ent_weight[e] = 0.0
+                mark_stale(marks, e, False)
             pend_feat[m] = j
             m += 1
     return m

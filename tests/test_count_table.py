@@ -202,8 +202,8 @@ def test_failed_refit_on_the_table_changes_nothing(text, monkeypatch, name, para
 
 
 def _table_state(table):
-    """What a table holds, as copies: its live entries (feature, class, and the
-    bits of count and weight), index, class totals, pending list and sizes."""
+    """What a table holds, as copies: its live entries (feature, class, the bits
+    of count and weight, and the stale mark), index, class totals, pending list and sizes."""
     if table is None:
         return None
     features, classes, positions = table.entries()
@@ -211,6 +211,7 @@ def _table_state(table):
     return {"features": features, "classes": classes,
             "counts": table.ent_count[positions].view(np.int64).copy(),
             "weights": table.ent_weight[positions].view(np.int64).copy(),
+            "marks": np.unpackbits(table.ent_stale, bitorder="little")[positions],
             "feat_len": table.feat_len.copy(),
             "starts": table.feat_start[table.feat_len > 0].copy(),
             "class_total": table.class_total.view(np.int64).copy(),
@@ -229,6 +230,9 @@ def _assert_same_table_state(got, expected):
 def _stream_model(name, params, Xs, y, alpha=None):
     model = getattr(fastnb, name)(**params)
     model.partial_fit(Xs[:100], y[:100], classes=np.unique(y))
+    # a predict computes the stale weights: the next batch lists (and marks) only
+    # the entries it changes, and a later batch's undo must unmark its own
+    model.predict(Xs[:1])
     model.partial_fit(Xs[100:200], y[100:200])
     if alpha is not None:
         model.set_params(alpha=alpha)
@@ -256,6 +260,12 @@ def test_failed_partial_fit_on_the_table_changes_nothing(text, monkeypatch, name
         for table in (model._table, model._missing_table):
             for key in ("ent_class", "ent_count", "ent_weight") if table else ():
                 setattr(table, key, getattr(table, key)[:table.used].copy())
+    if where == "after_add":
+        # room for the batch: it is added in place, and undone by its log (a pool
+        # that grows is replaced, and the old arrays come back whole)
+        for table in (model._table, model._missing_table):
+            if table is not None:
+                table._grow(4 * table.ent_class.shape[0])
     state = dict(model.__dict__)
     tables = [_table_state(model._table), _table_state(model._missing_table)]
     batch, labels = Xs[200:400], y[200:400]
@@ -972,8 +982,11 @@ def test_small_count_weights_are_the_logs(alpha, n):
                 kernels.refresh_multinomial(features, features, lengths, counts, weights,
                                             alphas, 1)
             else:
+                marks = np.full((n + 7) // 8, 255, dtype=np.uint8)
                 kernels.flush_multinomial(features, np.zeros(n, dtype=np.int32),
-                                          features, counts, weights, alphas, 1)
+                                          features, counts, weights, marks, alphas, 1)
+                # the flush clears the marks of the entries it computed
+                assert not np.unpackbits(marks, bitorder="little")[:n].any()
             results.append(weights)
     for weights in results[:3]:
         assert_array_equal(weights.view(np.int64), results[3].view(np.int64))

@@ -130,9 +130,37 @@ def test_add_lists_each_changed_entry_once():
     table.add(X, codes, None, False, 0.0, pending=True)
     features, offsets = table.pending_entries()
     assert sorted(zip(features.tolist(), offsets.tolist())) == [(2, 0), (2, 1), (5, 0)]
-    assert np.isnan(table.ent_weight[table.feat_start[[2, 2, 5]] + [0, 1, 0]]).all()
+    # exactly those entries are marked (a block that moved left its old slots,
+    # which nothing reads, behind)
+    _, _, positions = table.entries()
+    marked = positions[np.unpackbits(table.ent_stale, bitorder="little")[positions] == 1]
+    assert sorted(marked.tolist()) == sorted(table.feat_start[[2, 2, 5]] + [0, 1, 0])
     assert_array_equal(table.to_dense(), [[0, 0, 2, 0, 0, 3], [0, 0, 3, 0, 0, 0]])
     table.add(X[1:2], codes[1:2], None, False, 0.0, pending=True)
     assert table.n_pending == 3  # (2, class 1) is listed already
     table.clear_pending()
     assert table.n_pending == 0
+
+
+def test_a_table_pickled_with_nan_marks_gets_its_bitmap():
+    # before the stale bitmap, a listed entry's weight was NaN: such a table
+    # (its state without ``ent_stale``) unpickles with those entries marked, so
+    # that the model's next flush refreshes them and a later batch does not list
+    # them twice
+    X = sp.csr_matrix(np.array([[0, 0, 1.0, 0, 0, 2.0], [0, 3.0, 0, 0, 0, 0]]))
+    codes = np.array([0, 1], dtype=np.intp)
+    table = SparseCountTable(2, 6)
+    table.add(X, codes, None, False, 0.0, pending=True)
+    listed = np.flatnonzero(np.unpackbits(table.ent_stale, bitorder="little"))
+    assert listed.shape[0] == 3
+    state = dict(table.__dict__)
+    del state["ent_stale"]
+    state["ent_weight"] = state["ent_weight"].copy()
+    state["ent_weight"][:table.used] = 0.0
+    state["ent_weight"][listed] = np.nan
+    old = SparseCountTable.__new__(SparseCountTable)
+    old.__setstate__(state)
+    marked = np.unpackbits(old.ent_stale, bitorder="little")[:table.used]
+    assert_array_equal(np.flatnonzero(marked), listed)
+    old.add(X, codes, None, False, 0.0, pending=True)
+    assert old.n_pending == 3

@@ -101,7 +101,8 @@ class MultinomialNB(_BaseDiscreteNB):
     def _flush_pending(self, table, alpha):
         features, offsets = table.pending_entries()
         _table_kernels.flush_multinomial(features, offsets, table.feat_start,
-                                         table.ent_count, table.ent_weight, alpha,
+                                         table.ent_count, table.ent_weight,
+                                         table.ent_stale, alpha,
                                          _refresh_threads(self, features))
 
     def _table_terms(self):
@@ -237,7 +238,7 @@ class ComplementNB(_BaseDiscreteNB):
         # entries, each once, in place of the list (the norm stays the last fit's)
         features, offsets = table.pending_entries()
         m = _table_kernels.pending_features(features, offsets, table.feat_start,
-                                            table.feat_len, table.ent_weight)
+                                            table.feat_len, table.ent_stale)
         self._refresh_features(table, features[:m], alpha)
 
     def _refresh_features(self, table, features, alpha):

@@ -44,11 +44,14 @@ _TABLE_PREDICT, _TABLE_PREDICT_ROW = (
 
 
 def _weights_restorer(table):
-    """The call that puts the table's entry weights back as they are now."""
+    """The call that puts the table's entry weights and stale marks back as they
+    are now."""
     weights = table.ent_weight.copy()
+    marks = table.ent_stale.copy()
 
     def restore():
         table.ent_weight[:weights.shape[0]] = weights
+        table.ent_stale[:marks.shape[0]] = marks
     return restore
 
 
@@ -203,7 +206,7 @@ class _TableMixin:
             if not first_call:
                 # a new alpha rewrites every weight in place
                 undo.append(_weights_restorer(table))
-            table.clear_pending()
+            table.clear_stale()
             self._refresh_table(table, table.all_features(), np.atleast_1d(alpha))
         self.n_features_in_ = n_features
         self.classes_ = classes
