@@ -43,7 +43,8 @@ ROOM_PER_NONZERO = 3
 # is added row by row, in O(its non-zeros).
 TABLE_BUILD_NNZ_RATIO = 4
 
-# bytes of one non-zero while a table is built (``BucketRecord`` in _sparse_counts.pyx)
+# bytes of one entry of a partition's reduction (``BucketRecord`` in
+# _sparse_counts.pyx)
 _RECORD_BYTES = 12
 
 # the weights ``SparseCountTable.build`` can compute as it places the entries
@@ -106,12 +107,15 @@ class BatchPartition:
         self.part_shift = _partition_shift(n_features, n_classes)
         n_parts = max(1, -(-n_features // (1 << self.part_shift)))
         self.part_start = np.empty(n_parts + 1, dtype=np.int64)
-        self.records = np.empty(max(1, X.data.shape[0]) * _RECORD_BYTES, dtype=np.uint8)
+        # the records' values and keys (two arrays: see _sparse_counts.pyx)
+        n_records = max(1, X.data.shape[0])
+        self.records = (np.empty(n_records, dtype=np.float64),
+                        np.empty(n_records, dtype=np.int32))
         self.row_total = np.empty(X.shape[0])
         self.batch_total = np.zeros(n_classes)
         *flags, self.largest = _kernels.table_partition(
             X.data, X.indices, X.indptr, n_features, codes, weights, binarize, threshold,
-            self.part_shift, self.part_start, self.records,
+            self.part_shift, self.part_start, *self.records,
             np.empty((n_threads, n_parts), dtype=np.int64), self.row_total,
             self.batch_total, stop_on_negative)
         self.flags = tuple(flags)
@@ -317,7 +321,7 @@ class SparseCountTable:
         # a partition has at most one entry per record and per (feature, class)
         most_entries = max(1, min(partition.largest, width * n_classes))
         _kernels.table_reduce(
-            records, partition.part_start, part_shift, table.feat_start, table.feat_len,
+            *records, partition.part_start, part_shift, table.feat_start, table.feat_len,
             part_room, np.full((n_threads, width * n_classes), -1, dtype=np.int32),
             np.empty((n_threads, most_entries * _RECORD_BYTES), dtype=np.uint8),
             np.empty((n_threads, width + 1), dtype=np.int64), n_threads)
@@ -334,7 +338,7 @@ class SparseCountTable:
         table.ent_stale = np.zeros(_bitmap_bytes(used), dtype=np.uint8)
         kind, alpha, feature_all, feat_base = fill_weights or (FILL_COUNTS, None, None,
                                                                None)
-        _kernels.table_fill(records, part_pool, part_shift, table.feat_start,
+        _kernels.table_fill(*records, part_pool, part_shift, table.feat_start,
                             table.feat_len, table.ent_class, table.ent_count, n_threads,
                             kind, table.ent_weight, alpha, feature_all, feat_base)
         # the records are spent (reduced in place, then copied): freed now, not

@@ -43,10 +43,12 @@ def pending_features(pend_feat: NDArray[np.int64], pend_off: NDArray[np.int32],
 def table_partition(data: _Values, indices: _Index, indptr: _Index, n_features: int,
                     codes: NDArray[np.intp], sample_weight: _Float64 | None,
                     binarize: bool, threshold: float, part_shift: int,
-                    part_start: NDArray[np.int64], records: NDArray[np.uint8],
+                    part_start: NDArray[np.int64], rec_value: _Float64,
+                    rec_key: NDArray[np.int32],
                     fill: NDArray[np.int64], row_total: _Float64, batch_total: _Float64,
                     stop_on_negative: bool) -> tuple[int, int, int, int, int]: ...
-def table_reduce(records: NDArray[np.uint8], part_start: NDArray[np.int64], part_shift: int,
+def table_reduce(rec_value: _Float64, rec_key: NDArray[np.int32],
+                 part_start: NDArray[np.int64], part_shift: int,
                  feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                  part_room: NDArray[np.int64], index: NDArray[np.int32],
                  entries: NDArray[np.uint8], starts: NDArray[np.int64],
@@ -55,7 +57,8 @@ class FillWeights(enum.IntEnum):
     FILL_COUNTS = 0
     FILL_MULTINOMIAL = 1
     FILL_COMPLEMENT = 2
-def table_fill(records: NDArray[np.uint8], part_pool: NDArray[np.int64], part_shift: int,
+def table_fill(rec_value: _Float64, rec_key: NDArray[np.int32],
+               part_pool: NDArray[np.int64], part_shift: int,
                feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                ent_class: NDArray[np.int32], ent_count: _Float64, n_threads: int,
                fill_weights: int = ..., ent_weight: _Float64 | None = ...,

@@ -523,11 +523,19 @@ def pending_features(
 # Each step keeps row order inside a feature, and no partition shares anything
 # with another: the entries and bits are those of ``table_add`` from an empty
 # table, whatever the thread count.
+#
+# A record is a value (the weighted count, ``rec_value``) and a key (class <<
+# part_shift | the feature's offset in its partition, ``rec_key``: the key of
+# the partition's map as it is), 12 bytes, in two arrays rather than one of
+# 12-byte structs: T1's 3.4M records in one array took 41 MB, above glibc's
+# largest mmap threshold (32 MB), so every fit mapped it afresh and the kernel
+# zeroed its pages (~1,200 page faults, 5-8 ms of system time a fit); arrays of
+# 27 and 14 MB come back from the heap. A partition's reduction keeps its
+# entries (in cache) as structs.
 
 cdef packed struct BucketRecord:
     double value        # the count (the weighted value)
-    int32_t key         # class << part_shift | (feature - the partition's first):
-                        # 12 bytes a record, the key of the partition's map as it is
+    int32_t key         # as ``rec_key``
 
 
 cdef inline int32_t record_offset(int32_t key, int part_shift) noexcept nogil:
@@ -544,7 +552,8 @@ cdef void partition_rows(
     double threshold,
     int part_shift,
     int64_t* fill,                    # IN/OUT: (n_parts,) the block's next record
-    BucketRecord* out,                #   of each partition
+    double* out_value,                #   of each partition; OUT: the records
+    int32_t* out_key,
     Py_ssize_t row_start,             # the rows [row_start, row_stop) of this block
     Py_ssize_t row_stop,
 ) noexcept nogil:
@@ -564,9 +573,10 @@ cdef void partition_rows(
                 continue
             j = indices[p]
             q = fill[j >> part_shift]
-            FASTNB_PREFETCH_W(&out[q + 8])
-            out[q].value = w * x
-            out[q].key = (c << part_shift) | <int32_t>(j & mask)
+            FASTNB_PREFETCH_W(&out_value[q + 8])
+            FASTNB_PREFETCH_W(&out_key[q + 16])
+            out_value[q] = w * x
+            out_key[q] = (c << part_shift) | <int32_t>(j & mask)
             fill[j >> part_shift] = q + 1
 
 
@@ -581,7 +591,8 @@ def table_partition(
     double threshold,
     int part_shift,                   # a partition holds 2**part_shift features
     int64_t[::1] part_start,          # OUT: (n_parts + 1,) first record of each
-    uint8_t[::1] records,             # OUT: (>= 12 * nnz,) bytes of BucketRecords
+    double[::1] rec_value,            # OUT: (>= nnz,) the records' values
+    int32_t[::1] rec_key,             # OUT: (>= nnz,) and keys (``BucketRecord``)
     int64_t[:, ::1] fill,             # SCRATCH: (n_blocks, n_parts)
     double[::1] row_total,            # OUT: (n,) as ``csr_check``
     double[::1] batch_total,          # OUT: (k,) zeros in, as ``csr_check``
@@ -607,7 +618,6 @@ def table_partition(
     cdef Py_ssize_t block, q, largest = 0
     cdef int64_t position = 0, size
     cdef const double* weights = NULL
-    cdef BucketRecord* out = <BucketRecord*>&records[0]
     if sample_weight is not None:
         weights = &sample_weight[0]
     flags_arr = np.zeros((n_blocks, 4), dtype=np.intp)
@@ -640,23 +650,24 @@ def table_partition(
         part_start[n_parts] = position
         if n_blocks == 1:
             partition_rows(data, indices, indptr, codes, weights, binarize, threshold,
-                           part_shift, &fill[0, 0], out, 0, n)
+                           part_shift, &fill[0, 0], &rec_value[0], &rec_key[0], 0, n)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 partition_rows(data, indices, indptr, codes, weights, binarize, threshold,
-                               part_shift, &fill[block, 0], out,
+                               part_shift, &fill[block, 0], &rec_value[0], &rec_key[0],
                                block_start(block, n_blocks, n),
                                block_start(block + 1, n_blocks, n))
     return n_nan, n_inf, n_neg, n_malformed, largest
 
 
 cdef int64_t reduce_partition(
-    BucketRecord* records,            # IN/OUT: the partition's records; its entries out
+    double* rec_value,                # IN/OUT: the partition's records; its entries out
+    int32_t* rec_key,
     Py_ssize_t n_records,
     Py_ssize_t first_feature,
     Py_ssize_t n_features,            # of this partition
     int part_shift,
-    Py_ssize_t records_base,          # where ``records`` starts in the whole array
+    Py_ssize_t records_base,          # where the partition starts in the records
     int32_t* index,                   # SCRATCH: (2**part_shift * k,) all -1, left so
     BucketRecord* entries,            # SCRATCH: (entries of the largest partition,)
     int64_t* start,                   # SCRATCH: (n_features + 1,)
@@ -681,7 +692,7 @@ cdef int64_t reduce_partition(
         # into a branch): whether a record starts an entry is a coin toss (T1: a
         # third of them do). A new entry's value is read from the scratch and
         # masked to +0.0, so that it starts as 0.0 + the record's value.
-        key = records[r].key
+        key = rec_key[r]
         e = index[key]
         is_new = <int64_t>e >> 63                # all ones for a new entry, else 0
         e = (e & ~is_new) | (n_entries & is_new)
@@ -691,7 +702,7 @@ cdef int64_t reduce_partition(
         memcpy(&bits, &entries[e].value, sizeof(double))
         bits = bits & ~is_new
         memcpy(&so_far, &bits, sizeof(double))
-        entries[e].value = so_far + records[r].value
+        entries[e].value = so_far + rec_value[r]
     for f in range(n_features + 1):
         start[f] = 0
     for e in range(n_entries):
@@ -708,16 +719,18 @@ cdef int64_t reduce_partition(
     for e in range(n_entries):
         offset = record_offset(entries[e].key, part_shift)
         t = start[offset]
-        records[t] = entries[e]
+        rec_value[t] = entries[e].value
+        rec_key[t] = entries[e].key
         start[offset] = t + 1
     return room_sum
 
 
 def table_reduce(
-    uint8_t[::1] records,             # IN/OUT: BucketRecords from table_partition
+    double[::1] rec_value,            # IN/OUT: the records from table_partition
+    int32_t[::1] rec_key,
     const int64_t[::1] part_start,    # IN: (n_parts + 1,) from table_partition
     int part_shift,
-    int64_t[::1] feat_start,          # OUT: (d,) each feature's entries in records
+    int64_t[::1] feat_start,          # OUT: (d,) each feature's entries in the records
     int32_t[::1] feat_len,            # OUT: (d,) entries of each feature
     int64_t[::1] part_room,           # OUT: (n_parts,) pool room of each partition
     int32_t[:, ::1] index,            # SCRATCH: (n_threads, 2**part_shift * k), all -1
@@ -730,7 +743,8 @@ def table_reduce(
     (``balanced_runs``)."""
     cdef Py_ssize_t d = feat_start.shape[0], n_parts = part_start.shape[0] - 1
     cdef Py_ssize_t q, first, t
-    cdef BucketRecord* base = <BucketRecord*>&records[0]
+    cdef double* values = &rec_value[0]
+    cdef int32_t* keys = &rec_key[0]
     # index.shape[1]: the (feature, class) pairs of a partition
     cdef intp_t[::1] runs = balanced_runs(part_start, <int64_t>1 << part_shift,
                                           index.shape[1], n_threads)
@@ -740,7 +754,8 @@ def table_reduce(
             for q in range(runs[t], runs[t + 1]):
                 first = q << part_shift
                 part_room[q] = reduce_partition(
-                    base + part_start[q], part_start[q + 1] - part_start[q], first,
+                    values + part_start[q], keys + part_start[q],
+                    part_start[q + 1] - part_start[q], first,
                     min(d - first, <Py_ssize_t>1 << part_shift), part_shift,
                     part_start[q], &index[t, 0], <BucketRecord*>&entries[t, 0],
                     &starts[t, 0], &feat_start[0], &feat_len[0])
@@ -791,11 +806,12 @@ cpdef enum FillWeights:
 
 
 def table_fill(
-    const uint8_t[::1] records,       # IN: the entries, from table_reduce
+    const double[::1] rec_value,      # IN: the entries, from table_reduce
+    const int32_t[::1] rec_key,
     const int64_t[::1] part_pool,     # IN: (n_parts + 1,) the pool start of each
                                       #   partition, and the pool's end
     int part_shift,
-    int64_t[::1] feat_start,          # IN/OUT: entries' place in records in, pool out
+    int64_t[::1] feat_start,          # IN/OUT: entries' place in the records in, pool out
     const int32_t[::1] feat_len,      # IN: (d,) entries per feature
     int32_t[::1] ent_class,           # OUT: the pool
     double[::1] ent_count,
@@ -819,7 +835,8 @@ def table_fill(
     cdef Py_ssize_t q, j, e, src, t
     cdef int64_t used
     cdef int32_t length
-    cdef const BucketRecord* entries = <const BucketRecord*>&records[0]
+    cdef const double* values = &rec_value[0]
+    cdef const int32_t* keys = &rec_key[0]
     cdef intp_t[::1] runs = balanced_runs(part_pool, <int64_t>1 << part_shift, 0,
                                           n_threads)
     cdef bint scalar = True
@@ -851,8 +868,8 @@ def table_fill(
                         continue
                     src = feat_start[j]
                     for e in range(length):
-                        ent_class[used + e] = entries[src + e].key >> part_shift
-                        ent_count[used + e] = entries[src + e].value
+                        ent_class[used + e] = keys[src + e] >> part_shift
+                        ent_count[used + e] = values[src + e]
                     feat_start[j] = used
                     if fill_weights == FILL_MULTINOMIAL:
                         if scalar:
