@@ -529,9 +529,9 @@ def pending_features(
 # the partition's map as it is), 12 bytes, in two arrays rather than one of
 # 12-byte structs: T1's 3.4M records in one array took 41 MB, above glibc's
 # largest mmap threshold (32 MB), so every fit mapped it afresh and the kernel
-# zeroed its pages (~1,200 page faults, 5-8 ms of system time a fit); arrays of
-# 27 and 14 MB come back from the heap. A partition's reduction keeps its
-# entries (in cache) as structs.
+# zeroed its pages (1,200-1,400 page faults, 4-10 ms of system time a fit);
+# arrays of 27 and 14 MB come back from the heap. A partition's reduction keeps
+# its entries (in cache) as structs.
 
 cdef packed struct BucketRecord:
     double value        # the count (the weighted value)
