@@ -155,8 +155,8 @@ class SparseCountTable:
     ``feat_start``/``feat_len`` (d,) index the blocks; ``ent_class``,
     ``ent_count`` and ``ent_weight`` are the entry pool (``used`` entries of it in
     use), ``ent_stale`` a bitmap of it (bit e of byte e // 8: entry e is listed
-    as stale, below); ``class_total`` (k,) holds the sum of each class's counts: each row's
-    total (``csr_check``) added in row order; ``version`` counts the changes, for
+    as stale, below); ``class_total`` (k,) holds the sum of each class's counts:
+    each row's total (``csr_check``) added in row order; ``version`` counts the changes, for
     caches;
     ``pend_feat``/``pend_off`` list the ``n_pending`` entries whose weights are
     stale (see ``add``), each once: at most as many as the table has entries.
@@ -195,7 +195,8 @@ class SparseCountTable:
         self.__dict__.update(state)
         if "ent_stale" not in state:
             # pickled before the bitmap, when a listed entry's weight was NaN
-            marked = np.packbits(np.isnan(self.ent_weight[:self.used]), bitorder="little")
+            marked = np.packbits(np.isnan(self.ent_weight[:self.used]),
+                                 bitorder="little")
             self.ent_stale = np.zeros(_bitmap_bytes(self.ent_class.shape[0]), np.uint8)
             self.ent_stale[:marked.shape[0]] = marked
 
@@ -321,8 +322,9 @@ class SparseCountTable:
         # a partition has at most one entry per record and per (feature, class)
         most_entries = max(1, min(partition.largest, width * n_classes))
         _kernels.table_reduce(
-            *records, partition.part_start, part_shift, table.feat_start, table.feat_len,
-            part_room, np.full((n_threads, width * n_classes), -1, dtype=np.int32),
+            *records, partition.part_start, part_shift, table.feat_start,
+            table.feat_len, part_room,
+            np.full((n_threads, width * n_classes), -1, dtype=np.int32),
             np.empty((n_threads, most_entries * _RECORD_BYTES), dtype=np.uint8),
             np.empty((n_threads, width + 1), dtype=np.int64), n_threads)
         # each partition's first pool entry, and the pool's end

@@ -390,8 +390,8 @@ def table_add(
                     n_entries += 1
                     ent_count[e] += x
                 if pending and not is_stale(marks, e):
+                    # (a mark's undo_value is not read: the mark was clear)
                     undo_entry[n_entries] = -(e + 1)
-                    undo_value[n_entries] = 0.0
                     n_entries += 1
                     mark_stale(marks, e, True)
                     pend_feat[n_pending] = j

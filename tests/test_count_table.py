@@ -203,7 +203,8 @@ def test_failed_refit_on_the_table_changes_nothing(text, monkeypatch, name, para
 
 def _table_state(table):
     """What a table holds, as copies: its live entries (feature, class, the bits
-    of count and weight, and the stale mark), index, class totals, pending list and sizes."""
+    of count and weight, and the stale mark), index, class totals, pending list
+    and sizes."""
     if table is None:
         return None
     features, classes, positions = table.entries()
