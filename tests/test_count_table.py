@@ -1074,6 +1074,49 @@ def test_one_document_predict_is_the_general_path(text, monkeypatch, name, param
         model.predict(bad)
 
 
+@pytest.mark.parametrize("name, params", MODELS[::2])
+def test_one_document_kernel_reads_only_what_it_takes(text, name, params):
+    # TablePredictor.predict_row reads the row's arrays through the buffer
+    # protocol: native float64/float32 values, int32/int64 indices, 1-D and
+    # contiguous, two row pointers within the arrays. Anything else is -1 (the
+    # general path), never a crash or a wrong label
+    X, y = text
+    model = getattr(fastnb, name)(**params).fit(X, y)
+    predictor = model._table_predictor(model._table_predict_state())
+    row = X[4]
+    data, indices, indptr = row.data, row.indices, row.indptr
+    label = predictor.predict_row(data, indices, indptr, False, 0.0)
+    assert model.classes_[label] == model.predict(row)[0]
+    for values in (data.astype(np.float32), data):
+        for index_dtype in (np.int32, np.int64):
+            assert predictor.predict_row(values, indices.astype(index_dtype),
+                                         indptr.astype(index_dtype), False, 0.0) == label
+    wide = np.repeat(data, 2)
+    rejected = [
+        (data.astype(np.float16), indices, indptr),
+        (data.astype(data.dtype.newbyteorder()), indices, indptr),
+        (wide[::2], indices, indptr),                  # not contiguous
+        (data, indices.astype(np.uint32), indptr.astype(np.uint32)),
+        (data, indices, indptr.astype(np.uint8)),
+        (data.reshape(1, -1), indices, indptr),        # 2-D
+        (data, indices, np.array([0, 1, 2], dtype=indptr.dtype)),
+        (data, indices, np.array([1, 0], dtype=indptr.dtype)),
+        (data, indices, np.array([-1, 2], dtype=indptr.dtype)),
+        (data[:-1], indices, indptr),                  # the row past the values
+        (data, indices[:-1], indptr),                  # or past the indices
+        (list(data), indices, indptr),                 # not a buffer
+        (data, None, indptr),
+    ]
+    for args in rejected:
+        assert predictor.predict_row(*args, False, 0.0) == -1
+    bad = indices.copy()
+    bad[0] = X.shape[1]
+    assert predictor.predict_row(data, bad, indptr, False, 0.0) == -1
+    missing = data.copy()
+    missing[0] = np.nan
+    assert predictor.predict_row(missing, indices, indptr, False, 0.0) == -1
+
+
 def test_build_takes_shapes_whose_record_keys_fit():
     # a record's key is class << part_shift | offset, in 31 bits; a shape past that
     # (millions of classes) is added row by row instead

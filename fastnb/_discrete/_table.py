@@ -35,12 +35,10 @@ _FLUSH_LOCK = threading.Lock()
 # TablePredictor.predict (and predict_row) by (value, index) itemsize of a CSR
 # batch (float32/64 data, int32/64 indices, as ``CSRInput`` guarantees): the fused
 # method's own dispatch costs 0.4 us, a tenth of a 1-document predict
-_TABLE_PREDICT, _TABLE_PREDICT_ROW = (
-    {(values, index): getattr(_table_predict_kernels.TablePredictor, method)[
-        value_type, index_type]
-     for values, value_type in ((4, "float"), (8, "double"))
-     for index, index_type in ((4, "int"), (8, "long long"))}
-    for method in ("predict", "predict_row"))
+_TABLE_PREDICT = {
+    (values, index): _table_predict_kernels.TablePredictor.predict[value_type, index_type]
+    for values, value_type in ((4, "float"), (8, "double"))
+    for index, index_type in ((4, "int"), (8, "long long"))}
 
 
 def _weights_restorer(table):
@@ -350,16 +348,11 @@ class _TableMixin:
         threshold = self._threshold()
         if threshold is not None and not X.has_canonical_format:
             return None
-        predict_row = _TABLE_PREDICT_ROW.get((data.itemsize, indices.itemsize))
-        if predict_row is None:
-            return None
         cache = self._table_predict_state()
-        try:
-            index = predict_row(self._table_predictor(cache), data, indices, X.indptr,
-                                threshold is not None,
-                                0.0 if threshold is None else float(threshold))
-        except (ValueError, TypeError):  # dtypes or a layout the kernel does not take
-            return None
+        # -1 also for arrays the kernel does not read (dtypes, layout)
+        index = self._table_predictor(cache).predict_row(
+            data, indices, X.indptr, threshold is not None,
+            0.0 if threshold is None else float(threshold))
         return None if index < 0 else self.classes_[index:index + 1].copy()
 
     def _run_table_predict(self, X, mode, labels_out, out, binarize, thr):
