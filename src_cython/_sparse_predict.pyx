@@ -501,26 +501,29 @@ cdef class TablePredictor:
                 start = (<const int64_t*>ptr_view.buf)[0]
                 stop = (<const int64_t*>ptr_view.buf)[1]
         cdef intp_t label = -1
-        if (data_kind == 0 or index_kind == 0 or start < 0 or stop < start
-                or stop > data_view.shape[0] or stop > index_view.shape[0]):
-            pass
-        elif data_kind == 8 and index_kind == 4:
-            label = self._row_label(<const double*>data_view.buf,
-                                    <const int*>index_view.buf, start, stop, binarize,
-                                    threshold)
-        elif data_kind == 8:
-            label = self._row_label(<const double*>data_view.buf,
-                                    <const long long*>index_view.buf, start, stop,
-                                    binarize, threshold)
-        elif index_kind == 4:
-            label = self._row_label(<const float*>data_view.buf,
-                                    <const int*>index_view.buf, start, stop, binarize,
-                                    threshold)
-        else:
-            label = self._row_label(<const float*>data_view.buf,
-                                    <const long long*>index_view.buf, start, stop,
-                                    binarize, threshold)
-        release_views(held, &data_view, &index_view, &ptr_view)
+        try:
+            if (data_kind == 0 or index_kind == 0 or start < 0 or stop < start
+                    or stop > data_view.shape[0] or stop > index_view.shape[0]):
+                pass
+            elif data_kind == 8 and index_kind == 4:
+                label = self._row_label(<const double*>data_view.buf,
+                                        <const int*>index_view.buf, start, stop,
+                                        binarize, threshold)
+            elif data_kind == 8:
+                label = self._row_label(<const double*>data_view.buf,
+                                        <const long long*>index_view.buf, start, stop,
+                                        binarize, threshold)
+            elif index_kind == 4:
+                label = self._row_label(<const float*>data_view.buf,
+                                        <const int*>index_view.buf, start, stop,
+                                        binarize, threshold)
+            else:
+                label = self._row_label(<const float*>data_view.buf,
+                                        <const long long*>index_view.buf, start, stop,
+                                        binarize, threshold)
+        finally:
+            # (a model of more than ROW_STACK_CLASSES classes may raise MemoryError)
+            release_views(held, &data_view, &index_view, &ptr_view)
         return label
 
     cdef intp_t _row_label(self, const floating* data, const index_t* indices,

@@ -1117,6 +1117,26 @@ def test_one_document_kernel_reads_only_what_it_takes(text, name, params):
     assert predictor.predict_row(missing, indices, indptr, False, 0.0) == -1
 
 
+def test_one_document_predict_of_many_classes():
+    # past ROW_STACK_CLASSES (256) classes the 1-document kernel takes its scores
+    # from the heap: the same labels as the general path
+    from fastnb._base import MODE_ARGMAX
+    rng = np.random.default_rng(8)
+    n, d, k = 900, 4096, 300
+    X = sp.random(n, d, density=0.01, format="csr", random_state=rng,
+                  data_rvs=lambda size: rng.integers(1, 4, size).astype(float))
+    y = np.arange(n) % k
+    with _count_table_thresholds(0, 0):
+        model = fastnb.MultinomialNB(alpha=0.5).fit(X, y)
+    assert _table_of(model) is not None
+    predictor = model._table_predictor(model._table_predict_state())
+    for i in range(0, n, 37):
+        row = X[i]
+        label = predictor.predict_row(row.data, row.indices, row.indptr, False, 0.0)
+        assert label == model._predict_into(row, MODE_ARGMAX)[0]
+        assert_array_equal(model.predict(row), model.classes_[[label]])
+
+
 def test_build_takes_shapes_whose_record_keys_fit():
     # a record's key is class << part_shift | offset, in 31 bits; a shape past that
     # (millions of classes) is added row by row instead

@@ -32,9 +32,10 @@ SLOT_MAX_CLASSES = max(_table_predict_kernels.SLOT_ROW_WIDTHS)
 # Serialises the refreshes of stale weights that predict runs (``_flush_table``).
 _FLUSH_LOCK = threading.Lock()
 
-# TablePredictor.predict (and predict_row) by (value, index) itemsize of a CSR
-# batch (float32/64 data, int32/64 indices, as ``CSRInput`` guarantees): the fused
-# method's own dispatch costs 0.4 us, a tenth of a 1-document predict
+# TablePredictor.predict by (value, index) itemsize of a CSR batch (float32/64
+# data, int32/64 indices, as ``CSRInput`` guarantees): the fused method's own
+# dispatch costs 0.4 us (``predict_row``, the 1-document path, reads its arrays
+# through the buffer protocol and dispatches in C)
 _TABLE_PREDICT = {
     (values, index): _table_predict_kernels.TablePredictor.predict[value_type, index_type]
     for values, value_type in ((4, "float"), (8, "double"))
