@@ -477,31 +477,30 @@ cdef class TablePredictor:
         cdef Py_buffer data_view, index_view, ptr_view
         cdef int held = 0
         cdef int data_kind, index_kind, ptr_kind
-        cdef Py_ssize_t start, stop
-        try:
-            PyObject_GetBuffer(data, &data_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-            held = 1
-            PyObject_GetBuffer(indices, &index_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-            held = 2
-            PyObject_GetBuffer(indptr, &ptr_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
-            held = 3
-        except (BufferError, ValueError, TypeError):
-            # not a buffer, or not a contiguous one: predict's general path
-            release_views(held, &data_view, &index_view, &ptr_view)
-            return -1
-        data_kind = buffer_kind(&data_view, b"fd")
-        index_kind = buffer_kind(&index_view, b"ilq")
-        ptr_kind = buffer_kind(&ptr_view, b"ilq")
-        start = stop = -1
-        if ptr_kind != 0 and ptr_view.shape[0] == 2:
-            if ptr_kind == 4:
-                start = (<const int32_t*>ptr_view.buf)[0]
-                stop = (<const int32_t*>ptr_view.buf)[1]
-            else:
-                start = (<const int64_t*>ptr_view.buf)[0]
-                stop = (<const int64_t*>ptr_view.buf)[1]
+        cdef Py_ssize_t start = -1, stop = -1
         cdef intp_t label = -1
         try:
+            try:
+                PyObject_GetBuffer(data, &data_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+                held = 1
+                PyObject_GetBuffer(indices, &index_view,
+                                   PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+                held = 2
+                PyObject_GetBuffer(indptr, &ptr_view, PyBUF_C_CONTIGUOUS | PyBUF_FORMAT)
+                held = 3
+            except (BufferError, ValueError, TypeError):
+                # not a buffer, or not a contiguous one: predict's general path
+                return -1
+            data_kind = buffer_kind(&data_view, b"fd")
+            index_kind = buffer_kind(&index_view, b"ilq")
+            ptr_kind = buffer_kind(&ptr_view, b"ilq")
+            if ptr_kind != 0 and ptr_view.shape[0] == 2:
+                if ptr_kind == 4:
+                    start = (<const int32_t*>ptr_view.buf)[0]
+                    stop = (<const int32_t*>ptr_view.buf)[1]
+                else:
+                    start = (<const int64_t*>ptr_view.buf)[0]
+                    stop = (<const int64_t*>ptr_view.buf)[1]
             if (data_kind == 0 or index_kind == 0 or start < 0 or stop < start
                     or stop > data_view.shape[0] or stop > index_view.shape[0]):
                 pass
@@ -522,7 +521,8 @@ cdef class TablePredictor:
                                         <const long long*>index_view.buf, start, stop,
                                         binarize, threshold)
         finally:
-            # (a model of more than ROW_STACK_CLASSES classes may raise MemoryError)
+            # every buffer taken is given back, on every way out (scoring a model
+            # of more than ROW_STACK_CLASSES classes may raise MemoryError)
             release_views(held, &data_view, &index_view, &ptr_view)
         return label
 
