@@ -8,7 +8,8 @@ Usage::
     python benchmarks/side_by_side.py --chart docs/benchmarks.png  # also draw it
 
 Each row is the median of ``--repeats`` (>= 5) timings after a warm-up, and the
-speedup is the median of per-pair ratios measured alternately in this process.
+speedup is the median of per-pair ratios measured alternately in this process;
+"pairs" gives the lowest and highest of those ratios.
 Workloads live in ``workloads_*.py`` beside this file; each defines ``cases()``
 and optionally ``memory_cases()``.
 """
@@ -61,8 +62,8 @@ def main(argv=None):
           f"{config['threads']} threads | {config['simd']} kernels | "
           f"median of {args.repeats} after a warm-up\n")
     print("| workload | operation | fastnb | baseline | baseline time | speedup | "
-          "target | met |")
-    print("|---|---|---|---|---|---|---|---|")
+          "pairs | target | met |")
+    print("|---|---|---|---|---|---|---|---|---|")
     results, memory = [], []
     for module in _workload_modules():
         for case in module.cases(quick=args.quick):
@@ -76,11 +77,15 @@ def main(argv=None):
             if row["max_seconds"] is not None:
                 target = f"<= {_format_time(row['max_seconds'])}"
             speedup = f"{row['speedup']:.1f}x" if row["speedup"] is not None else ""
+            pairs = ""
+            if row["pair_ratios"]:
+                pairs = (f"{min(row['pair_ratios']):.1f}x-"
+                         f"{max(row['pair_ratios']):.1f}x")
             met = {None: "", True: "yes", False: "**no**"}[row["ok"]]
             print(f"| {row['workload']} | {row['operation']} | "
                   f"{_format_time(row['fastnb_s'])} | {row['baseline']} | "
-                  f"{_format_time(row['baseline_s'])} | {speedup} | {target} | {met} |",
-                  flush=True)
+                  f"{_format_time(row['baseline_s'])} | {speedup} | {pairs} | {target} | "
+                  f"{met} |", flush=True)
         if hasattr(module, "memory_cases"):
             for case in module.memory_cases(quick=args.quick):
                 if prefixes and not case.workload.startswith(prefixes):
