@@ -3,9 +3,9 @@
 Every case runs its fastnb call and its baseline call alternately, after one
 warm-up each; the speedup is the median of the per-pair ratios, so that a noisy
 moment on this (2-core, shared) machine hits both sides of a pair alike. The
-lowest and highest pair ratios are kept too: on this machine they often span 2x
-(the baseline's own time moves with the cost of fresh memory), and a median near
-a target is read with them.
+lowest and highest pair ratios are kept too: on this machine they span 2-5x in
+one run (the baseline's own time moves with the cost of fresh memory), and a
+median near a target is read with them.
 """
 
 import time
