@@ -35,7 +35,7 @@ a count, and ``w_e`` the difference a class's count makes.
 
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.math cimport INFINITY, exp, log
+from libc.math cimport INFINITY, exp, floor, log
 from libc.string cimport memcpy
 
 from _common cimport block_start, intp_t, floating
@@ -129,6 +129,86 @@ cdef inline void complement_block(const double* count, double* weight,
                                 small_logs) - log_all
 
 
+# A clean row (every index in range, every value finite and >= 0) whose values,
+# thresholded, are whole numbers below WHOLE_LIMIT, in a row of fewer than
+# WHOLE_ROW_LIMIT non-zeros, is summed by ``whole_row_sum`` in four interleaved
+# sums: every partial sum of such a row, in any order, is a whole number below
+# 2**52, which a double holds exactly, so any order of the additions gives the
+# bits of the sum in order. Text counts are whole, and their rows' sums were a
+# chain of dependent additions (a floating-point add's latency a non-zero). Other
+# rows are summed in order.
+cdef double WHOLE_LIMIT = 2147483648.0      # 2**31
+cdef Py_ssize_t WHOLE_ROW_LIMIT = 1 << 21
+# a block stops trying once this many rows were not whole (tf-idf values, say)
+cdef Py_ssize_t WHOLE_TRIES = 8
+
+
+cdef inline bint whole_row_sum(const floating* x, Py_ssize_t n, bint binarize,
+                               double threshold, double* total) noexcept nogil:
+    """Whether the n values are finite and >= 0 and, thresholded (with binarize),
+    whole numbers below WHOLE_LIMIT; if so, their sum into ``total``.
+
+    Branch-free in four lanes of running sums, minima, maxima and fractional
+    parts, which gcc keeps in one vector register each: a NaN or an infinity
+    makes the lane's raw sum NaN or infinite."""
+    cdef double raw0 = 0.0, raw1 = 0.0, raw2 = 0.0, raw3 = 0.0
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
+    cdef double lo0 = 0.0, lo1 = 0.0, lo2 = 0.0, lo3 = 0.0
+    cdef double hi0 = 0.0, hi1 = 0.0, hi2 = 0.0, hi3 = 0.0
+    cdef double fr0 = 0.0, fr1 = 0.0, fr2 = 0.0, fr3 = 0.0
+    cdef double v0, v1, v2, v3, raw, lo, hi, fr
+    cdef Py_ssize_t p, n4 = n - n % 4
+    if n >= WHOLE_ROW_LIMIT:
+        return False
+    for p in range(0, n4, 4):
+        v0 = x[p]
+        v1 = x[p + 1]
+        v2 = x[p + 2]
+        v3 = x[p + 3]
+        raw0 += v0
+        raw1 += v1
+        raw2 += v2
+        raw3 += v3
+        lo0 = v0 if v0 < lo0 else lo0
+        lo1 = v1 if v1 < lo1 else lo1
+        lo2 = v2 if v2 < lo2 else lo2
+        lo3 = v3 if v3 < lo3 else lo3
+        hi0 = v0 if v0 > hi0 else hi0
+        hi1 = v1 if v1 > hi1 else hi1
+        hi2 = v2 if v2 > hi2 else hi2
+        hi3 = v3 if v3 > hi3 else hi3
+        if binarize:
+            s0 += 1.0 if v0 > threshold else 0.0
+            s1 += 1.0 if v1 > threshold else 0.0
+            s2 += 1.0 if v2 > threshold else 0.0
+            s3 += 1.0 if v3 > threshold else 0.0
+        else:
+            fr0 += v0 - floor(v0)
+            fr1 += v1 - floor(v1)
+            fr2 += v2 - floor(v2)
+            fr3 += v3 - floor(v3)
+    for p in range(n4, n):
+        v0 = x[p]
+        raw0 += v0
+        lo0 = v0 if v0 < lo0 else lo0
+        hi0 = v0 if v0 > hi0 else hi0
+        if binarize:
+            s0 += 1.0 if v0 > threshold else 0.0
+        else:
+            fr0 += v0 - floor(v0)
+    raw = (raw0 + raw1) + (raw2 + raw3)
+    lo = min(min(lo0, lo1), min(lo2, lo3))
+    hi = max(max(hi0, hi1), max(hi2, hi3))
+    fr = (fr0 + fr1) + (fr2 + fr3)
+    if not (raw < INFINITY and lo >= 0.0):  # NaN fails
+        return False
+    if binarize:
+        total[0] = (s0 + s1) + (s2 + s3)
+        return True
+    total[0] = raw
+    return hi < WHOLE_LIMIT and fr == 0.0
+
+
 cdef void check_rows(
     const floating[::1] data,
     const index_t[::1] indices,
@@ -153,6 +233,8 @@ cdef void check_rows(
     if part_count != NULL:
         for q in range(n_parts):
             part_count[q] = 0
+    cdef Py_ssize_t tries = WHOLE_TRIES
+    cdef bint odd_index
     for i in range(row_start, row_stop):
         start = indptr[i]
         stop = indptr[i + 1]
@@ -160,6 +242,21 @@ cdef void check_rows(
         if start < 0 or stop > nnz or stop < start:
             n_malformed += 1
             continue
+        if tries > 0 and stop > start:
+            odd_index = False
+            for p in range(start, stop):
+                odd_index = odd_index | (<size_t>indices[p] >= <size_t>n_features)
+            if not odd_index:
+                if whole_row_sum(&data[start], stop - start, binarize, threshold,
+                                 &row_sum):
+                    # a clean row: its partitions' counts, then the next row
+                    if part_count != NULL:
+                        for p in range(start, stop):
+                            part_count[indices[p] >> part_shift] += (
+                                (data[p] > threshold) if binarize else (data[p] != 0.0))
+                    row_total[i] = (1.0 if weights == NULL else weights[i]) * row_sum
+                    continue
+                tries -= 1
         row_sum = 0.0
         for p in range(start, stop):
             j = indices[p]

@@ -886,20 +886,43 @@ def test_balanced_runs_of_one_large_partition():
     assert abs(halves[0] - halves[1]) <= work[runs[1] - 1]
 
 
-@settings(max_examples=30, deadline=None)
+def _check_values(rng, size, kind):
+    """Values of the validation pass's tests: thirds (few rows whole), whole counts
+    (most rows take the pass's whole-number sum), or whole values with some at and
+    beyond that sum's bound (2**31, up to where a double's sums round), and
+    negative zeros."""
+    if kind == "thirds":
+        return rng.integers(-1, 8, size) / 3.0
+    values = rng.integers(0, 8, size).astype(np.float64)
+    if kind == "large":
+        pick = rng.random(size)
+        values[pick < 0.1] = 2.0**31 - 1
+        values[(pick >= 0.1) & (pick < 0.15)] = 2.0**31
+        values[(pick >= 0.15) & (pick < 0.2)] = 2.0**40 + 1
+        # where the order of the additions shows: 2**53 + 1 rounds back to 2**53
+        values[(pick >= 0.2) & (pick < 0.25)] = 2.0**53
+        values[(pick >= 0.25) & (pick < 0.35)] = -0.0
+    return values
+
+
+@settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n_rows=st.integers(0, 40), weighted=st.booleans(),
-       binarize=st.booleans(), float32=st.booleans())
+       binarize=st.booleans(), float32=st.booleans(),
+       kind=st.sampled_from(["thirds", "whole", "large"]), bad_rate=st.sampled_from([0.0, 1.0]))
 def test_csr_check_is_the_same_for_any_thread_count(seed, n_rows, weighted, binarize,
-                                                    float32):
+                                                    float32, kind, bad_rate):
     """The validation pass runs over blocks of rows in parallel: its flags, each
     row's total and the class totals are the same for any block count, and the
-    row totals are those the table gives a batch that skipped the check."""
+    row totals are those the table gives a batch that skipped the check. Each
+    row's total has the bits of its values added in order, whichever way the
+    pass summed it (whole values are summed in four lanes), and the partitions'
+    counts are the batch's clean non-zeros."""
     rng = np.random.default_rng(seed)
     n_features, n_classes = 50, 4
     X = sp.random(n_rows, n_features, density=0.2, format="csr", random_state=rng,
-                  data_rvs=lambda size: rng.integers(-1, 8, size) / 3.0)
+                  data_rvs=lambda size: _check_values(rng, size, kind))
     X.data = X.data.astype(np.float32 if float32 else np.float64)
-    bad = rng.random(X.data.shape[0])
+    bad = rng.random(X.data.shape[0]) / bad_rate if bad_rate else np.ones(X.data.shape[0])
     X.data[bad < 0.05] = np.nan
     X.data[(bad >= 0.05) & (bad < 0.065)] = np.inf
     X.data[(bad >= 0.065) & (bad < 0.08)] = -np.inf
@@ -926,6 +949,13 @@ def test_csr_check_is_the_same_for_any_thread_count(seed, n_rows, weighted, bina
             n_nan, n_inf, n_neg, n_malformed = flags
             clean = not (n_nan or n_inf or n_malformed or (n_neg and stop_on_negative))
             assert (partition.largest >= 0) == clean
+            if clean:
+                # each partition's records: the non-zeros (thresholded) of its features
+                kept = (X.data > 0.5) if binarize else (X.data != 0)
+                width = 1 << partition.part_shift
+                expected = np.bincount(X.indices[kept] // width,
+                                       minlength=partition.part_start.shape[0] - 1)
+                assert_array_equal(np.diff(partition.part_start), expected)
     for flags, row_total, batch_total in results[1:]:
         assert flags == results[0][0]
         assert_array_equal(row_total.view(np.int64), results[0][1].view(np.int64))
