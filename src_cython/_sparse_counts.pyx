@@ -148,9 +148,11 @@ cdef inline bint whole_row_sum(const floating* x, Py_ssize_t n, bint binarize,
     """Whether the n values are finite and >= 0 and, thresholded (with binarize),
     whole numbers below WHOLE_LIMIT; if so, their sum into ``total``.
 
-    Branch-free in four lanes of running sums, minima, maxima and fractional
-    parts, which gcc keeps in one vector register each: a NaN or an infinity
-    makes the lane's raw sum NaN or infinite."""
+    Branch-free, in four lanes of running sums, minima, maxima and fractional
+    parts: four independent chains of additions, which overlap (gcc 12 keeps
+    the lanes scalar, some of them on the stack, and still ~1.6x faster than one
+    chain on T1). A NaN or an infinity makes its lane's raw sum NaN or
+    infinite."""
     cdef double raw0 = 0.0, raw1 = 0.0, raw2 = 0.0, raw3 = 0.0
     cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
     cdef double lo0 = 0.0, lo1 = 0.0, lo2 = 0.0, lo3 = 0.0
