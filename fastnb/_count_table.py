@@ -167,6 +167,9 @@ class SparseCountTable:
     n_pending = 0
     pend_feat = np.zeros(0, dtype=np.int64)
     pend_off = np.zeros(0, dtype=np.int32)
+    # the owning model's cached predict terms and predictors, derived data that
+    # is not pickled or copied (``_table_predict_state``)
+    predict_state = None
 
     def __init__(self, n_classes, n_features, capacity=1024, index=True):
         # index=False: the (d,) index is left unset, for a caller that writes all
@@ -190,6 +193,11 @@ class SparseCountTable:
         self.used = 0
         self.version = 0
         self.clear_pending()
+
+    def __getstate__(self):
+        state = dict(self.__dict__)
+        state.pop("predict_state", None)
+        return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)

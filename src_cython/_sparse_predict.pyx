@@ -336,6 +336,17 @@ cdef Py_ssize_t table_predict_rows(
     return n_suspect
 
 
+cdef inline bint strictly_increasing(const index_t* indices, Py_ssize_t start,
+                                     Py_ssize_t stop) noexcept nogil:
+    """Whether indices[start:stop] increase strictly: one row of a CSR matrix in
+    canonical format (sorted, no duplicates)."""
+    cdef Py_ssize_t p
+    cdef bint ok = True
+    for p in range(start + 1, stop):
+        ok = ok & (indices[p] > indices[p - 1])
+    return ok
+
+
 cdef inline int buffer_kind(const Py_buffer* view, const char* codes) noexcept:
     """The item size of a 1-D buffer whose format is one of ``codes`` (struct
     characters, native order), else 0."""
@@ -464,8 +475,9 @@ cdef class TablePredictor:
     def predict_row(self, data, indices, indptr, bint binarize, double threshold):
         """The class index of a one-row CSR batch, scored as ``predict`` scores it
         (the same label), or -1 when the row needs ``predict`` itself: a value
-        not finite (missing, or an error), an index out of range, or arrays this
-        path does not read. The 1-document path: no output arrays, and no
+        not finite (missing, or an error), an index out of range, with
+        ``binarize`` indices that do not increase strictly (a row not in
+        canonical format), or arrays this path does not read. The 1-document path: no output arrays, and no
         scratch beyond the stack for up to ROW_STACK_CLASSES classes.
 
         ``data``, ``indices`` and ``indptr`` are the batch's arrays: 1-D and
@@ -503,6 +515,13 @@ cdef class TablePredictor:
                     stop = (<const int64_t*>ptr_view.buf)[1]
             if (data_kind == 0 or index_kind == 0 or start < 0 or stop < start
                     or stop > data_view.shape[0] or stop > index_view.shape[0]):
+                pass
+            elif binarize and not (
+                    strictly_increasing(<const int*>index_view.buf, start, stop)
+                    if index_kind == 4 else
+                    strictly_increasing(<const long long*>index_view.buf, start, stop)):
+                # a repeated index: thresholded once its values are summed, by
+                # predict's general path (which sums duplicates first)
                 pass
             elif data_kind == 8 and index_kind == 4:
                 label = self._row_label(<const double*>data_view.buf,

@@ -450,10 +450,10 @@ def test_both_predict_paths_match_sklearn(text, name, params):
     expected = theirs.predict_joint_log_proba(X)
     assert X.nnz * _discrete.TABLE_DENSE_PREDICT_NNZ_RATIO >= X.shape[1]
     row_by_row = np.vstack([ours.predict_joint_log_proba(X[i]) for i in range(20)])
-    assert "table_slots" not in _discrete._PREDICT_CACHE[ours]  # table kernel
+    assert "table_slots" not in _table_of(ours).predict_state  # table kernel
     assert_allclose(row_by_row, expected[:20], rtol=1e-10)
     assert_allclose(ours.predict_joint_log_proba(X), expected, rtol=1e-10)
-    assert "table_slots" in _discrete._PREDICT_CACHE[ours]  # slot kernel
+    assert "table_slots" in _table_of(ours).predict_state  # slot kernel
     # the path is the batch's, not the cache's: single rows still walk the table
     assert_array_equal(np.vstack([ours.predict_joint_log_proba(X[i]) for i in range(20)]),
                        row_by_row)
@@ -1148,6 +1148,92 @@ def test_one_document_kernel_reads_only_what_it_takes(text, name, params):
     assert predictor.predict_row(missing, indices, indptr, False, 0.0) == -1
 
 
+@pytest.mark.parametrize("name, params", MODELS)
+def test_one_document_rows_not_in_canonical_format(text, name, params):
+    # With a threshold, a row's repeated index is thresholded after its values
+    # are summed: the kernel sends a row whose indices do not increase strictly
+    # to the general path (which makes the row canonical), for both index dtypes.
+    # Without one, the sum is the same in any order, and the kernel scores it.
+    X, y = text
+    model = getattr(fastnb, name)(**params).fit(X, y)
+    predictor = model._table_predictor(model._table_predict_state())
+    binarize = model._threshold() is not None
+    threshold = float(model._threshold() or 0.0)
+    for i in range(0, 40, 3):
+        row = X[i]
+        if row.nnz < 3:
+            continue
+        # a duplicate of the first index, values split so that each half is at or
+        # below the threshold while their sum is above it (1.5: 1.0 + 1.0)
+        values = np.concatenate([[1.0, 1.0], row.data[1:]])
+        indices = np.concatenate([row.indices[:1], row.indices]).astype(row.indices.dtype)
+        duplicated = sp.csr_matrix((values, indices, [0, values.shape[0]]), shape=row.shape)
+        shuffled = row.copy()
+        order = np.arange(row.nnz)[::-1]
+        shuffled.data, shuffled.indices = row.data[order], row.indices[order]
+        shuffled.has_sorted_indices = False
+        for odd in (duplicated, shuffled):
+            expected = model.predict(sp.vstack([odd, odd]).tocsr())[:1]
+            canonical = odd.copy()
+            canonical.sum_duplicates()
+            assert_array_equal(model.predict(canonical), expected)
+            assert_array_equal(model.predict(odd), expected)
+            for index_dtype in (np.int32, np.int64):
+                label = predictor.predict_row(odd.data, odd.indices.astype(index_dtype),
+                                              odd.indptr.astype(index_dtype), binarize,
+                                              threshold)
+                if binarize:
+                    assert label == -1
+                else:
+                    assert model.classes_[label] == expected[0]
+
+
+@pytest.mark.parametrize("name, params", MODELS[::2])
+def test_predict_state_is_derived_data(text, name, params):
+    # The table keeps its model's predict terms and predictors between calls; a
+    # predict leaves the estimator's attributes as they were, and the state is
+    # not pickled or copied with the model (it holds Cython objects, and is
+    # computed again from the counts)
+    import copy
+    import pickle
+    X, y = text
+    model = getattr(fastnb, name)(**params).fit(X, y)
+    model.partial_fit(X[:50], y[:50])
+    model.predict(X[:1])  # computes the weights the batch made stale
+    state = dict(model.__dict__)
+    fresh = pickle.dumps(model)
+    expected = model.predict(X)
+    one = model.predict(X[7])
+    assert _table_of(model).predict_state is not None
+    assert model.__dict__.keys() == state.keys()
+    assert all(model.__dict__[key] is state[key] for key in state)
+    assert pickle.dumps(model) == fresh
+    _table_of(model).predict_state = None
+    assert pickle.dumps(model) == fresh
+    for twin in (pickle.loads(fresh), copy.deepcopy(model)):
+        assert _table_of(twin).predict_state is None
+        assert_array_equal(twin.predict(X), expected)
+        assert_array_equal(twin.predict(X[7]), one)
+    # a new state after a change: a batch, or new priors the terms were made from
+    model.partial_fit(X[50:80], y[50:80])
+    reference = getattr(fastnb, name)(**params).fit(X, y)
+    reference.partial_fit(X[:80], y[:80])
+    assert_array_equal(model.predict(X), reference.predict(X))
+    assert_array_equal(model.predict(X[7]), reference.predict(X[7]))
+    model.class_log_prior_ = model.class_log_prior_ + np.linspace(0, 50, len(model.classes_))
+    reference.class_log_prior_ = model.class_log_prior_.copy()
+    assert_array_equal(model.predict(X), reference.predict(X))
+    # two shallow copies that share a table each get their own terms
+    twin = copy.copy(model)
+    twin.class_log_prior_ = np.zeros_like(model.class_log_prior_)
+    other = copy.copy(reference)
+    other.class_log_prior_ = np.zeros_like(model.class_log_prior_)
+    for _ in range(2):
+        assert_array_equal(model.predict(X), reference.predict(X))
+        assert_array_equal(twin.predict(X), other.predict(X))
+        assert_array_equal(twin.predict(X[7]), other.predict(X[7]))
+
+
 def test_one_document_predict_of_many_classes():
     # past ROW_STACK_CLASSES (256) classes the 1-document kernel takes its scores
     # from the heap: the same labels as the general path
@@ -1213,7 +1299,7 @@ def test_slot_predict_matches_the_table_walk(name, params, n_classes, monkeypatc
     monkeypatch.setattr(_discrete._table, "TABLE_DENSE_PREDICT_NNZ_RATIO", 0)
     walked = model.predict_log_proba(batch)
     walked_labels = model.predict(batch)
-    assert "table_slots" not in _discrete._PREDICT_CACHE[model]
+    assert "table_slots" not in _table_of(model).predict_state
     monkeypatch.setattr(_discrete._table, "TABLE_DENSE_PREDICT_NNZ_RATIO", 10**9)
     for values in (np.float64, np.float32):
         for index in (np.int32, np.int64):
@@ -1225,7 +1311,7 @@ def test_slot_predict_matches_the_table_walk(name, params, n_classes, monkeypatc
                 model.set_params(n_threads=n_threads)
                 by_thread.append(model.predict_log_proba(Xb))
                 assert_array_equal(model.predict(Xb), walked_labels)
-            assert ("table_slots" in _discrete._PREDICT_CACHE[model]) == (n_classes <= 48)
+            assert ("table_slots" in _table_of(model).predict_state) == (n_classes <= 48)
             assert_array_equal(by_thread[0], by_thread[1])
             assert_allclose(by_thread[0], walked, rtol=1e-12, atol=1e-12)
     bad = batch.copy()

@@ -13,7 +13,6 @@ from .._threads import threads_for
 from .._validation import _CSR_TYPES, CSRInput
 from ._shared import (
     _DENSE_ONLY,
-    _PREDICT_CACHE,
     TABLE_DENSE_PREDICT_NNZ_RATIO,
     _aligned_feature_major,
     _dense_to_csr,
@@ -265,30 +264,41 @@ class _TableMixin:
         raise AttributeError(name)
 
     def _table_predict_state(self):
-        """The predict terms of the table (and, once made, its dense feature-major
-        weights), cached outside ``__dict__`` and tied to the objects they were
-        computed from: a fit or partial_fit changes the table's version or
-        replaces those objects, so a stale entry is never read (the cache holds
-        them, so their ids cannot be reused while it lives)."""
+        """The predict terms of the table (and, once made, its predictors and
+        dense feature-major weights), tied to the objects they were computed
+        from: a fit or partial_fit changes the table's version or replaces those
+        objects, so a stale entry is never read.
+
+        The state lives on the table (``SparseCountTable.predict_state``, left
+        out when the table is pickled or copied), not in ``__dict__`` (predict
+        leaves the estimator's attributes as they were) nor in the weak-keyed
+        ``_PREDICT_CACHE`` the dense models use: looking an estimator up there
+        makes a weak reference each time, a third of a microsecond of a
+        1-document predict."""
         table = self._table
         if table.n_pending:
             self._flush_table()
-        cache = _PREDICT_CACHE.get(self)
+        cache = table.predict_state
         if cache is not None:
-            sources = cache.get("table_sources")
-            if (sources is not None and cache["table_version"] == table.version
-                    and sources[0] is table and sources[1] is self.class_log_prior_
+            sources = cache["table_sources"]
+            if (cache["table_version"] == table.version and sources[0] == id(self)
+                    and sources[1] is self.class_log_prior_
                     and sources[2] is self._feat_base
                     and sources[3] is self._table_alpha):
                 return cache
         terms = self._table_terms()
         # a model may derive its entry weights here (a fifth term, pool-aligned)
-        # instead of keeping them in the table's ent_weight
-        cache = {"table_sources": (table, self.class_log_prior_, self._feat_base,
+        # instead of keeping them in the table's ent_weight. The cache holds the
+        # objects it was computed from (compared by identity), and keeps to one
+        # estimator: two that share a table (shallow copies) compute their own in
+        # turn. It does not hold the estimator: a later one at the same id that
+        # finds this state on its table and these objects is a copy of the same
+        # model state.
+        cache = {"table_sources": (id(self), self.class_log_prior_, self._feat_base,
                                    self._table_alpha),
                  "table_version": table.version, "table_terms": terms[:4],
                  "table_entry_weights": terms[4] if len(terms) > 4 else table.ent_weight}
-        _PREDICT_CACHE[self] = cache
+        table.predict_state = cache
         return cache
 
     def _slot_predictor(self, cache):
@@ -347,14 +357,25 @@ class _TableMixin:
                 or "feature_names_in_" in self.__dict__):
             return None
         threshold = self._threshold()
-        if threshold is not None and not X.has_canonical_format:
-            return None
         cache = self._table_predict_state()
-        # -1 also for arrays the kernel does not read (dtypes, layout)
+        # -1 also for arrays the kernel does not read (dtypes, layout), and with a
+        # threshold for a row not in canonical format (the kernel checks that its
+        # indices increase: scipy's ``has_canonical_format`` costs 0.25 us)
         index = self._table_predictor(cache).predict_row(
             data, indices, X.indptr, threshold is not None,
             0.0 if threshold is None else float(threshold))
-        return None if index < 0 else self.classes_[index:index + 1].copy()
+        if index < 0:
+            return None
+        # each class's one-element view of classes_, made when first returned:
+        # copying it costs half as much as slicing classes_ and copying the slice
+        rows = cache.get("label_rows")
+        classes = self.classes_
+        if rows is None or rows[0] is not classes:
+            rows = cache["label_rows"] = (classes, [None] * classes.shape[0])
+        row = rows[1][index]
+        if row is None:
+            row = rows[1][index] = classes[index:index + 1]
+        return row.copy()
 
     def _run_table_predict(self, X, mode, labels_out, out, binarize, thr):
         """CSR predict of a table-backed model: walking each feature's class list
