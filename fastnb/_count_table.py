@@ -98,7 +98,9 @@ class BatchPartition:
     ``flags`` are ``csr_check``'s ``(n_nan, n_inf, n_neg, n_malformed)``;
     ``row_total`` and ``batch_total`` its row and class totals. The records are
     written only for a batch found clean (``largest >= 0``): no NaN, infinity or
-    malformed entry, and no negative value with ``stop_on_negative``."""
+    malformed entry, and no negative value with ``stop_on_negative``; ``compact``
+    says whether they are compact (one int32 each, the count in its high bits:
+    unweighted whole counts below 2**15, or thresholded ones)."""
 
     def __init__(self, X, codes, weights, n_classes, binarize, threshold, n_threads,
                  stop_on_negative):
@@ -113,11 +115,14 @@ class BatchPartition:
                         np.empty(n_records, dtype=np.int32))
         self.row_total = np.empty(X.shape[0])
         self.batch_total = np.zeros(n_classes)
-        *flags, self.largest = _kernels.table_partition(
+        # compact records (one int32 each: see _sparse_counts.pyx) where the batch's
+        # counts allow them and every (class, offset) key fits in 16 bits
+        compact_keys = n_classes << self.part_shift <= 1 << 16
+        *flags, self.largest, self.compact = _kernels.table_partition(
             X.data, X.indices, X.indptr, n_features, codes, weights, binarize, threshold,
             self.part_shift, self.part_start, *self.records,
             np.empty((n_threads, n_parts), dtype=np.int64), self.row_total,
-            self.batch_total, stop_on_negative)
+            self.batch_total, stop_on_negative, compact_keys)
         self.flags = tuple(flags)
 
 
@@ -334,7 +339,8 @@ class SparseCountTable:
             table.feat_len, part_room,
             np.full((n_threads, width * n_classes), -1, dtype=np.int32),
             np.empty((n_threads, most_entries * _RECORD_BYTES), dtype=np.uint8),
-            np.empty((n_threads, width + 1), dtype=np.int64), n_threads)
+            np.empty((n_threads, width + 1), dtype=np.int64), n_threads,
+            partition.compact)
         # each partition's first pool entry, and the pool's end
         part_pool = np.zeros(n_parts + 1, dtype=np.int64)
         np.cumsum(part_room, out=part_pool[1:])

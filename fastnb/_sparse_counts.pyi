@@ -46,13 +46,14 @@ def table_partition(data: _Values, indices: _Index, indptr: _Index, n_features: 
                     part_start: NDArray[np.int64], rec_value: _Float64,
                     rec_key: NDArray[np.int32],
                     fill: NDArray[np.int64], row_total: _Float64, batch_total: _Float64,
-                    stop_on_negative: bool) -> tuple[int, int, int, int, int]: ...
+                    stop_on_negative: bool,
+                    compact_keys: bool = ...) -> tuple[int, int, int, int, int, bool]: ...
 def table_reduce(rec_value: _Float64, rec_key: NDArray[np.int32],
                  part_start: NDArray[np.int64], part_shift: int,
                  feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                  part_room: NDArray[np.int64], index: NDArray[np.int32],
                  entries: NDArray[np.uint8], starts: NDArray[np.int64],
-                 n_threads: int) -> None: ...
+                 n_threads: int, compact: bool = ...) -> None: ...
 class FillWeights(enum.IntEnum):
     FILL_COUNTS = 0
     FILL_MULTINOMIAL = 1

@@ -765,28 +765,46 @@ def _assert_same_entries(built, added):
                        added.ent_count[positions_a].view(np.int64))
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=60, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1),
        n_features=st.sampled_from([1, 3, 17, 1024, 1025, 70_000]),
        n_classes=st.sampled_from([1, 2, 5, 35, 300, 2000]), weighted=st.booleans(),
-       binarize=st.booleans(), n_threads=st.integers(1, 3))
+       binarize=st.booleans(), n_threads=st.integers(1, 3),
+       values=st.sampled_from(["thirds", "whole", "large"]))
 def test_build_is_add_into_an_empty_table(seed, n_features, n_classes, weighted, binarize,
-                                          n_threads):
+                                          n_threads, values):
     """A large first batch is built by partitions of features (``table_partition``,
     ``table_reduce``, ``table_fill``): the entries, their order, the bits of every
     count and class total, and the block layout are those of adding the batch row
-    by row, for any shape, class count and thread count."""
+    by row, for any shape, class count and thread count, in compact records
+    (unweighted whole counts below 2**15, or thresholded ones, and 16-bit keys)
+    or not."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 60))
     density = 0.002 if n_features > 5000 else float(rng.uniform(0.0, 0.3))
+
+    def draw(size):
+        if values == "thirds":
+            return rng.integers(1, 8, size) / 3.0
+        if values == "whole":
+            return rng.integers(1, 40, size).astype(np.float64)
+        # whole, about the compact records' largest count (2**15 - 1) and above
+        return rng.choice([1.0, 2.0, 32766.0, 32767.0, 32768.0, 1e6], size,
+                          p=[0.4, 0.3, 0.1, 0.1, 0.05, 0.05])
     X = sp.random(n, n_features, density=density, format="csr", random_state=rng,
-                  data_rvs=lambda size: rng.integers(1, 8, size) / 3.0)
+                  data_rvs=draw)
     codes = rng.integers(0, n_classes, n).astype(np.intp)
     weights = rng.random(n) if weighted else None
     added = _count_table.SparseCountTable(n_classes, n_features)
     added.add(X, codes, weights, binarize, 0.5)
+    partition = _count_table.BatchPartition(X, codes, weights, n_classes, binarize, 0.5,
+                                            n_threads, False)
+    counts_fit = binarize or bool(np.all((X.data == np.floor(X.data))
+                                         & (X.data < 2**15)))
+    assert partition.compact == (weights is None and counts_fit
+                                 and n_classes << partition.part_shift <= 2**16)
     built = _count_table.SparseCountTable.build(X, codes, weights, n_classes, binarize, 0.5,
-                                                n_threads)
+                                                n_threads, partition)
     _assert_same_entries(built, added)
     assert_array_equal(built.feat_start[built.feat_len == 0], -1)
     assert_array_equal(built.class_total.view(np.int64), added.class_total.view(np.int64))
@@ -796,19 +814,51 @@ def test_build_is_add_into_an_empty_table(seed, n_features, n_classes, weighted,
     assert_array_equal(built.feat_start[built.feat_len > 0], np.cumsum(rooms) - rooms)
 
 
+@pytest.mark.parametrize("largest, weighted, binarize, n_classes, compact", [
+    (32767.0, False, False, 35, True),     # the largest count a compact record holds
+    (32768.0, False, False, 35, False),
+    (2.5, False, False, 35, False),        # not whole
+    (3.0, True, False, 35, False),         # weighted
+    (1e9, False, True, 35, True),          # thresholded: 0 or 1
+    (3.0, False, False, 2000, False),      # (class, offset) keys past 16 bits
+])
+def test_compact_records_and_their_bounds(largest, weighted, binarize, n_classes, compact):
+    # A batch is partitioned in compact records (one int32 each, the count above
+    # its 16-bit key) only where every count fits: the same table either way
+    rng = np.random.default_rng(5)
+    n, d = 400, 2**20
+    X = sp.random(n, d, density=20 / d, format="csr", random_state=rng,
+                  data_rvs=lambda size: rng.integers(1, 5, size).astype(np.float64))
+    X.data[::97] = largest
+    codes = rng.integers(0, n_classes, n).astype(np.intp)
+    weights = rng.random(n) if weighted else None
+    for n_threads in (1, 2):
+        partition = _count_table.BatchPartition(X, codes, weights, n_classes, binarize,
+                                                0.5, n_threads, False)
+        assert partition.compact == compact
+        built = _count_table.SparseCountTable.build(X, codes, weights, n_classes,
+                                                    binarize, 0.5, n_threads, partition)
+        added = _count_table.SparseCountTable(n_classes, d)
+        added.add(X, codes, weights, binarize, 0.5)
+        _assert_same_entries(built, added)
+
+
 @pytest.mark.parametrize("n_threads", [1, 2, 3, 4])
-def test_build_with_the_frequent_features_together(n_threads):
+@pytest.mark.parametrize("divisor", [2.0, 1.0])
+def test_build_with_the_frequent_features_together(n_threads, divisor):
     # A vocabulary numbered by frequency (T1's Zipf ranks) puts most records in
     # the first partitions: the reduce cuts the partitions into runs of equal
-    # work, not equal count. The table is still the one of adding row by row.
+    # work, not equal count. The table is still the one of adding row by row,
+    # from compact records (whole counts) or not (halves).
     rng = np.random.default_rng(17)
     n, d, k = 3_000, 70_000, 7
     ranks = np.minimum((rng.pareto(0.6, n * 12) * 3).astype(np.int64), d - 1)
     rows = np.repeat(np.arange(n), 12)
-    X = sp.csr_matrix((rng.integers(1, 4, n * 12) / 2.0, (rows, ranks)), shape=(n, d))
+    X = sp.csr_matrix((rng.integers(1, 4, n * 12) / divisor, (rows, ranks)), shape=(n, d))
     codes = rng.integers(0, k, n).astype(np.intp)
     partition = _count_table.BatchPartition(X, codes, None, k, False, 0.0, n_threads,
                                             True)
+    assert partition.compact == (divisor == 1.0)
     sizes = np.diff(partition.part_start)
     assert sizes[0] > sizes[1:].sum() / 3  # skewed, as meant
     added = _count_table.SparseCountTable(k, d)
