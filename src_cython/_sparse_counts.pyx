@@ -238,7 +238,8 @@ cdef void check_rows(
     int part_shift=0,                 #   (after thresholding) per partition of
     Py_ssize_t n_parts=0,             #   2**part_shift features (``table_partition``)
     int* compact=NULL,                # OUT, or NULL: whether the block's records fit
-) noexcept nogil:                     #   the compact form (unweighted whole counts)
+                                      #   the compact form (see COMPACT_VALUE_LIMIT)
+) noexcept nogil:
     cdef Py_ssize_t nnz = data.shape[0]
     cdef Py_ssize_t i, p, start, stop, j, q
     cdef Py_ssize_t n_nan = 0, n_inf = 0, n_neg = 0, n_malformed = 0
@@ -680,7 +681,8 @@ cdef void partition_rows(
     Py_ssize_t row_start,             # the rows [row_start, row_stop) of this block
     Py_ssize_t row_stop,
     bint compact,                     # compact records: out_key only, the count in
-) noexcept nogil:                     #   its high bits (``table_partition``)
+                                      #   its high bits (``table_partition``)
+) noexcept nogil:
     cdef Py_ssize_t i, p, j
     cdef int64_t q
     cdef int64_t mask = (<int64_t>1 << part_shift) - 1

@@ -477,8 +477,9 @@ cdef class TablePredictor:
         (the same label), or -1 when the row needs ``predict`` itself: a value
         not finite (missing, or an error), an index out of range, with
         ``binarize`` indices that do not increase strictly (a row not in
-        canonical format), or arrays this path does not read. The 1-document path: no output arrays, and no
-        scratch beyond the stack for up to ROW_STACK_CLASSES classes.
+        canonical format), or arrays this path does not read. The 1-document
+        path: no output arrays, and no scratch beyond the stack for up to
+        ROW_STACK_CLASSES classes.
 
         ``data``, ``indices`` and ``indptr`` are the batch's arrays: 1-D and
         contiguous, float64 or float32 values, int32 or int64 indices and row
