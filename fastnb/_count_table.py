@@ -331,12 +331,13 @@ class SparseCountTable:
         records = partition.records
         n_parts = partition.part_start.shape[0] - 1
         part_room = np.empty(n_parts, dtype=np.int64)
+        part_compact = np.empty(n_parts, dtype=np.uint8)
         width = 1 << part_shift
         # a partition has at most one entry per record and per (feature, class)
         most_entries = max(1, min(partition.largest, width * n_classes))
         _kernels.table_reduce(
-            *records, partition.part_start, part_shift, table.feat_start,
-            table.feat_len, part_room,
+            *records, partition.part_start, part_shift, table.feat_len, part_room,
+            part_compact,
             np.full((n_threads, width * n_classes), -1, dtype=np.int32),
             np.empty((n_threads, most_entries * _RECORD_BYTES), dtype=np.uint8),
             np.empty((n_threads, width + 1), dtype=np.int64), n_threads,
@@ -354,9 +355,10 @@ class SparseCountTable:
         table.ent_stale = np.zeros(_bitmap_bytes(used), dtype=np.uint8)
         kind, alpha, feature_all, feat_base = fill_weights or (FILL_COUNTS, None, None,
                                                                None)
-        _kernels.table_fill(*records, part_pool, part_shift, table.feat_start,
-                            table.feat_len, table.ent_class, table.ent_count, n_threads,
-                            kind, table.ent_weight, alpha, feature_all, feat_base)
+        _kernels.table_fill(*records, partition.part_start, part_compact, part_pool,
+                            part_shift, table.feat_start, table.feat_len, table.ent_class,
+                            table.ent_count, n_threads, kind, table.ent_weight, alpha,
+                            feature_all, feat_base)
         # the records are spent (reduced in place, then copied): freed now, not
         # when the caller lets go of the partition (the model's refresh runs first)
         partition.records = records = None

@@ -50,8 +50,8 @@ def table_partition(data: _Values, indices: _Index, indptr: _Index, n_features: 
                     compact_keys: bool = ...) -> tuple[int, int, int, int, int, bool]: ...
 def table_reduce(rec_value: _Float64, rec_key: NDArray[np.int32],
                  part_start: NDArray[np.int64], part_shift: int,
-                 feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
-                 part_room: NDArray[np.int64], index: NDArray[np.int32],
+                 feat_len: NDArray[np.int32], part_room: NDArray[np.int64],
+                 part_compact: NDArray[np.uint8], index: NDArray[np.int32],
                  entries: NDArray[np.uint8], starts: NDArray[np.int64],
                  n_threads: int, compact: bool = ...) -> None: ...
 class FillWeights(enum.IntEnum):
@@ -59,6 +59,7 @@ class FillWeights(enum.IntEnum):
     FILL_MULTINOMIAL = 1
     FILL_COMPLEMENT = 2
 def table_fill(rec_value: _Float64, rec_key: NDArray[np.int32],
+               part_start: NDArray[np.int64], part_compact: NDArray[np.uint8],
                part_pool: NDArray[np.int64], part_shift: int,
                feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                ent_class: NDArray[np.int32], ent_count: _Float64, n_threads: int,

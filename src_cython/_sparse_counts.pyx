@@ -655,7 +655,11 @@ def pending_features(
 # records instead, one int32 each in ``rec_key`` (count << COMPACT_KEY_BITS |
 # key; ``rec_value`` is not written): T1's copy writes 14 MB, not 41 MB, and
 # took 20.7-21.3 ms where it took 25.2-28.3 ms (with the validation pass, 2
-# threads). The reduction reads either form and writes entries in the first.
+# threads). The reduction reads either form. It writes a partition's entries in
+# the same compact form where it read compact records and every entry's count
+# is still below COMPACT_VALUE_LIMIT (T1: every partition but the first, whose
+# frequent features count up to 10**5), else as a value and a key; the fill
+# reads either form.
 
 cdef packed struct BucketRecord:
     double value        # the count (the weighted value)
@@ -814,24 +818,31 @@ cdef int64_t reduce_partition(
     int32_t* index,                   # SCRATCH: (2**part_shift * k,) all -1, left so
     BucketRecord* entries,            # SCRATCH: (entries of the largest partition,)
     int64_t* start,                   # SCRATCH: (n_features + 1,)
-    int64_t* feat_start,              # OUT: the entries' place in the records, -1 if none
     int32_t* feat_len,                # OUT: entries of each feature
     bint compact,                     # IN: compact records (``table_partition``)
+    uint8_t* compact_entries,         # OUT: whether the entries are written compact
 ) noexcept nogil:
     """Reduce one partition to its entries (each feature's classes in the order
     they first appear, counts summed in row order from 0.0), written over the
-    partition's records in feature order. Returns the pool room of its features.
+    partition's records in feature order: compact (as compact records) where the
+    records were and every count still fits, else a value and a key each.
+    Returns the pool room of its features.
 
     The records are summed into entries in row order through ``index``, a dense
     (feature, class) -> entry map of the partition (in cache); the entries, in the
-    order they were made, are then placed by feature (a stable counting sort)."""
+    order they were made, are then placed by feature (a stable counting sort).
+    A compact partition writes 4 bytes an entry over its records (in cache), where
+    a value and a key wrote 8 more into ``rec_value``, which the records had not
+    touched (T1: 10 MB read for ownership and written, and read again by the
+    fill). Where an entry starts is not written: the fill sums the lengths."""
     cdef Py_ssize_t r, f, e, n_entries = 0
     cdef int32_t key, offset
     cdef int64_t room_sum = 0, t
     cdef int32_t length
     cdef int64_t is_new, bits
-    cdef double so_far, value
+    cdef double so_far, value, largest = 0.0
     cdef int32_t key_mask = (1 << COMPACT_KEY_BITS) - 1
+    cdef bint as_compact
     for r in range(n_records):
         # Branch-free (masks, which the compiler keeps; it turns a select back
         # into a branch): whether a record starts an entry is a coin toss (T1: a
@@ -858,20 +869,29 @@ cdef int64_t reduce_partition(
     for e in range(n_entries):
         index[entries[e].key] = -1
         start[record_offset(entries[e].key, part_shift) + 1] += 1
+        largest = max(largest, entries[e].value)
     for f in range(n_features):
-        # branch-free: about half the features of a hashed vocabulary have no
-        # entry, in no pattern
         length = <int32_t>start[f + 1]
         start[f + 1] += start[f]
         feat_len[first_feature + f] = length
-        feat_start[first_feature + f] = records_base + start[f] if length else -1
         room_sum += block_room(length)
-    for e in range(n_entries):
-        offset = record_offset(entries[e].key, part_shift)
-        t = start[offset]
-        rec_value[t] = entries[e].value
-        rec_key[t] = entries[e].key
-        start[offset] = t + 1
+    # (compact records hold whole counts from 1 to COMPACT_VALUE_LIMIT - 1, without
+    # weights: their sums are whole, and exact)
+    as_compact = compact and largest < COMPACT_VALUE_LIMIT
+    compact_entries[0] = as_compact
+    if as_compact:
+        for e in range(n_entries):
+            offset = record_offset(entries[e].key, part_shift)
+            t = start[offset]
+            rec_key[t] = (<int32_t>entries[e].value << COMPACT_KEY_BITS) | entries[e].key
+            start[offset] = t + 1
+    else:
+        for e in range(n_entries):
+            offset = record_offset(entries[e].key, part_shift)
+            t = start[offset]
+            rec_value[t] = entries[e].value
+            rec_key[t] = entries[e].key
+            start[offset] = t + 1
     return room_sum
 
 
@@ -880,9 +900,9 @@ def table_reduce(
     int32_t[::1] rec_key,
     const int64_t[::1] part_start,    # IN: (n_parts + 1,) from table_partition
     int part_shift,
-    int64_t[::1] feat_start,          # OUT: (d,) each feature's entries in the records
     int32_t[::1] feat_len,            # OUT: (d,) entries of each feature
     int64_t[::1] part_room,           # OUT: (n_parts,) pool room of each partition
+    uint8_t[::1] part_compact,        # OUT: (n_parts,) its entries are compact
     int32_t[:, ::1] index,            # SCRATCH: (n_threads, 2**part_shift * k), all -1
     uint8_t[:, ::1] entries,          # SCRATCH: (n_threads, 12 * entries of a partition)
     int64_t[:, ::1] starts,           # SCRATCH: (n_threads, 2**part_shift + 1)
@@ -891,8 +911,9 @@ def table_reduce(
 ):
     """Reduce every partition to its entries (``reduce_partition``), in parallel:
     each thread a run of consecutive partitions of about equal work
-    (``balanced_runs``)."""
-    cdef Py_ssize_t d = feat_start.shape[0], n_parts = part_start.shape[0] - 1
+    (``balanced_runs``). Each partition's entries follow in feature order from
+    its ``part_start``: a feature's start is the sum of the lengths before it."""
+    cdef Py_ssize_t d = feat_len.shape[0], n_parts = part_start.shape[0] - 1
     cdef Py_ssize_t q, first, t
     cdef double* values = &rec_value[0]
     cdef int32_t* keys = &rec_key[0]
@@ -909,7 +930,7 @@ def table_reduce(
                     part_start[q + 1] - part_start[q], first,
                     min(d - first, <Py_ssize_t>1 << part_shift), part_shift,
                     part_start[q], &index[t, 0], <BucketRecord*>&entries[t, 0],
-                    &starts[t, 0], &feat_start[0], &feat_len[0], compact)
+                    &starts[t, 0], &feat_len[0], compact, &part_compact[q])
 
 
 def balanced_runs(const int64_t[::1] part_start, int64_t width, int64_t cells,
@@ -959,10 +980,13 @@ cpdef enum FillWeights:
 def table_fill(
     const double[::1] rec_value,      # IN: the entries, from table_reduce
     const int32_t[::1] rec_key,
+    const int64_t[::1] part_start,    # IN: (n_parts + 1,) where each partition's
+                                      #   entries start in the records
+    const uint8_t[::1] part_compact,  # IN: (n_parts,) they are compact
     const int64_t[::1] part_pool,     # IN: (n_parts + 1,) the pool start of each
                                       #   partition, and the pool's end
     int part_shift,
-    int64_t[::1] feat_start,          # IN/OUT: entries' place in the records in, pool out
+    int64_t[::1] feat_start,          # OUT: (d,) each feature's block, -1 if empty
     const int32_t[::1] feat_len,      # IN: (d,) entries per feature
     int32_t[::1] ent_class,           # OUT: the pool
     double[::1] ent_count,
@@ -985,7 +1009,8 @@ def table_fill(
     cdef Py_ssize_t d = feat_start.shape[0], n_parts = part_pool.shape[0] - 1
     cdef Py_ssize_t q, j, e, src, t
     cdef int64_t used
-    cdef int32_t length
+    cdef int32_t length, key
+    cdef int32_t key_mask = (1 << COMPACT_KEY_BITS) - 1
     cdef const double* values = &rec_value[0]
     cdef const int32_t* keys = &rec_key[0]
     cdef intp_t[::1] runs = balanced_runs(part_pool, <int64_t>1 << part_shift, 0,
@@ -1013,14 +1038,22 @@ def table_fill(
                         use_threads_if=n_threads > 1):
             for q in range(runs[t], runs[t + 1]):
                 used = part_pool[q]
+                src = part_start[q]
                 for j in range(q << part_shift, min(d, (q + 1) << part_shift)):
                     length = feat_len[j]
                     if length == 0:
+                        feat_start[j] = -1
                         continue
-                    src = feat_start[j]
-                    for e in range(length):
-                        ent_class[used + e] = keys[src + e] >> part_shift
-                        ent_count[used + e] = values[src + e]
+                    if part_compact[q]:
+                        for e in range(length):
+                            key = keys[src + e]
+                            ent_class[used + e] = (key & key_mask) >> part_shift
+                            ent_count[used + e] = <double>(key >> COMPACT_KEY_BITS)
+                    else:
+                        for e in range(length):
+                            ent_class[used + e] = keys[src + e] >> part_shift
+                            ent_count[used + e] = values[src + e]
+                    src = src + length
                     feat_start[j] = used
                     if fill_weights == FILL_MULTINOMIAL:
                         if scalar:

@@ -843,6 +843,46 @@ def test_compact_records_and_their_bounds(largest, weighted, binarize, n_classes
         _assert_same_entries(built, added)
 
 
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_compact_entries_and_their_bound(n_threads, monkeypatch):
+    # The reduction writes a partition's entries compact (the count above the key,
+    # as a compact record) where its records were compact and every summed count
+    # is still below 2**15: (feature, class) pairs summing to 2**15 - 1, 2**15 and
+    # 50,000, each in a partition of its own (k = 3: 16,384 features a partition)
+    rng = np.random.default_rng(41)
+    n, d, k = 600, 2**16, 3
+    X = sp.random(n, d, density=8 / d, format="csr", random_state=rng,
+                  data_rvs=lambda size: rng.integers(1, 4, size).astype(np.float64))
+    X = sp.lil_matrix(X)
+    codes = np.arange(n) % k
+    for feature, counts in [(5, (32766.0, 1.0)), (20_000, (16384.0, 16384.0)),
+                            (40_000, (30_000.0, 20_000.0))]:
+        X[:, feature] = 0.0
+        X[0, feature], X[3, feature] = counts  # rows 0 and 3: both class 0
+    X = sp.csr_matrix(X)
+    seen = []
+    reduce = _count_table._kernels.table_reduce
+
+    def recording_reduce(*args):
+        reduce(*args)
+        seen.append(args[6].copy())  # part_compact, as the reduction wrote it
+
+    monkeypatch.setattr(_count_table._kernels, "table_reduce", recording_reduce)
+    partition = _count_table.BatchPartition(X, codes, None, k, False, 0.0, n_threads,
+                                            False)
+    assert partition.compact and partition.part_shift == 14
+    built = _count_table.SparseCountTable.build(X, codes, None, k, False, 0.0, n_threads,
+                                                partition)
+    assert seen[0].tolist() == [1, 0, 0, 1]
+    added = _count_table.SparseCountTable(k, d)
+    added.add(X, codes, None, False, 0.0)
+    _assert_same_entries(built, added)
+    assert_array_equal(built.feat_start[built.feat_len == 0], -1)
+    positions = {int(f): int(p) for f, c, p in zip(*built.entries()) if c == 0}
+    assert built.ent_count[[positions[5], positions[20_000], positions[40_000]]].tolist() \
+        == [32767.0, 32768.0, 50_000.0]
+
+
 @pytest.mark.parametrize("n_threads", [1, 2, 3, 4])
 @pytest.mark.parametrize("divisor", [2.0, 1.0])
 def test_build_with_the_frequent_features_together(n_threads, divisor):
