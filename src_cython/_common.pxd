@@ -138,6 +138,50 @@ cdef inline void consider_class(
         saw_nan[0] = True
 
 
+cdef inline intp_t row_argmax(
+    const double* row,     # IN (k,): a row's class scores
+    Py_ssize_t k,
+    double* best,          # OUT: the largest score, -INFINITY if none is above it
+    bint* saw_nan,         # IN/OUT: set when a score is NaN
+) noexcept nogil:
+    """What ``consider_class`` keeps over a whole row, in fewer steps: the first
+    class of the largest score (0 when no score is above -inf), that score, and
+    whether a score is NaN.
+
+    A running argmax is a chain of k dependent compares (T1, 35 classes: a third
+    of the time of a row of one non-zero). Here four running maxima take the
+    classes in turn (chains of k / 4), and the first class whose score equals
+    their largest is the answer: every compare is ``>`` and NaN compares false,
+    so it is the class the running argmax keeps (+0.0 and -0.0 compare equal
+    there and here alike)."""
+    cdef Py_ssize_t c, k4 = k - k % 4
+    cdef double m0 = -INFINITY, m1 = -INFINITY, m2 = -INFINITY, m3 = -INFINITY
+    cdef double top
+    cdef int n_nan = 0
+    for c in range(0, k4, 4):
+        m0 = row[c] if row[c] > m0 else m0
+        m1 = row[c + 1] if row[c + 1] > m1 else m1
+        m2 = row[c + 2] if row[c + 2] > m2 else m2
+        m3 = row[c + 3] if row[c + 3] > m3 else m3
+    for c in range(k4, k):
+        m0 = row[c] if row[c] > m0 else m0
+    for c in range(k):
+        n_nan += row[c] != row[c]
+    if n_nan:
+        saw_nan[0] = True
+    top = m0
+    top = m1 if m1 > top else top
+    top = m2 if m2 > top else top
+    top = m3 if m3 > top else top
+    best[0] = top
+    if top == -INFINITY:
+        return 0
+    for c in range(k):
+        if row[c] == top:
+            return c
+    return 0
+
+
 cdef inline int finish_scores(
     double* row_out,      # IN/OUT (k,): the row's class scores (unused for MODE_ARGMAX)
     Py_ssize_t k,

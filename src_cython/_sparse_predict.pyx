@@ -24,7 +24,7 @@ from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release,
                              PyObject_GetBuffer)
 
 from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
-                     MODE_ARGMAX)
+                     row_argmax, MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
 from _counts cimport (FASTNB_PREFETCH_L1, Lanes8, Lanes16, Lanes24, Lanes32, Lanes40,
                      Lanes48, lanes_t)
@@ -50,9 +50,9 @@ cdef inline int table_predict_row(
 ) noexcept nogil:
     """One row's output; 0 fine, 1 suspect (non-finite), 2 malformed."""
     cdef Py_ssize_t p, j, c
-    cdef double x, s = 0.0, base = 0.0, value
-    cdef double best = -INFINITY
-    cdef intp_t best_class = 0
+    cdef double x, s = 0.0, base = 0.0
+    cdef double best
+    cdef intp_t best_class
     cdef bint saw_nan = False
     for c in range(k):
         acc[c] = 0.0
@@ -71,13 +71,8 @@ cdef inline int table_predict_row(
         if feat_len[j] > 0:
             add_block_weights(acc, ent_class, ent_weight, feat_start[j], feat_len[j], x)
     for c in range(k):
-        value = bias[c] + mult[c] * ((base + s * scale[c]) + acc[c])
-        acc[c] = value
-        if value > best:
-            best = value
-            best_class = c
-        elif value != value:
-            saw_nan = True
+        acc[c] = bias[c] + mult[c] * ((base + s * scale[c]) + acc[c])
+    best_class = row_argmax(acc, k, &best, &saw_nan)
     if mode == MODE_ARGMAX:
         label_out[0] = best_class
     else:
@@ -239,12 +234,11 @@ cdef inline int slot_predict_row(
     30 non-zeros: stopping at the row's end would leave half of them to wait)."""
     cdef Py_ssize_t c
     cdef int status
-    cdef double value, totals[2]
+    cdef double totals[2]
     cdef double dense[48]
-    cdef double best = -INFINITY
-    cdef intp_t best_class = 0
+    cdef double best
+    cdef intp_t best_class
     cdef bint saw_nan = False
-    cdef int n_nan = 0
     for c in range(k):
         acc[c] = 0.0
     if row_stride == 8:
@@ -273,13 +267,7 @@ cdef inline int slot_predict_row(
     for c in range(k):
         acc[c] = bias[c] + mult[c] * ((totals[1] + totals[0] * scale[c])
                                       + (acc[c] + dense[c]))
-    for c in range(k):
-        value = acc[c]
-        n_nan += value != value
-        if value > best:
-            best = value
-            best_class = c
-    saw_nan = saw_nan or n_nan > 0
+    best_class = row_argmax(acc, k, &best, &saw_nan)
     if mode == MODE_ARGMAX:
         label_out[0] = best_class
     else:

@@ -1354,6 +1354,39 @@ def test_build_takes_shapes_whose_record_keys_fit():
     assert _count_table.can_build(2**24, 2**20) == ((2**24 << shift) < 2**31)
 
 
+@pytest.mark.parametrize("walk", [True, False])
+@pytest.mark.parametrize("name, params", [MODELS[0], MODELS[3], MODELS[5]])
+def test_table_predict_gives_the_first_of_tied_classes(name, params, walk, monkeypatch):
+    """Classes 0-2 are fitted on one set of documents and classes 3-6 on another,
+    each on the same documents: their scores tie exactly, and predict gives the
+    first class of the largest score, as scikit-learn's arg-max does (the table
+    walk, the feature slots and the 1-document path; 7 classes put the tied 3-6
+    in all four of the arg-max's interleaved running maxima)."""
+    rng = np.random.default_rng(2)
+    d = 5_000
+    first = sp.random(40, d, density=0.01, format="csr", random_state=rng,
+                      data_rvs=lambda size: rng.integers(1, 4, size).astype(np.float64))
+    second = sp.random(40, d, density=0.01, format="csr", random_state=rng,
+                       data_rvs=lambda size: rng.integers(1, 4, size).astype(np.float64))
+    X = sp.vstack([first] * 3 + [second] * 4, format="csr")
+    y = np.repeat(np.arange(7), 40)
+    with _count_table_thresholds(0, 0):
+        ours = getattr(fastnb, name)(**params).fit(X, y)
+        assert _table_of(ours) is not None
+    theirs = getattr(sk, name)(**params).fit(X, y)
+    batch = sp.vstack([first, second, sp.csr_matrix((3, d))], format="csr")
+    monkeypatch.setattr(_discrete._table, "TABLE_DENSE_PREDICT_NNZ_RATIO",
+                        0 if walk else 10**9)
+    labels = ours.predict(batch)
+    assert ("table_slots" in _table_of(ours).predict_state) == (not walk)
+    assert_array_equal(labels, theirs.predict(batch))
+    assert_array_equal(labels, np.argmax(ours.predict_joint_log_proba(batch), axis=1))
+    assert set(labels[:40].tolist()) <= {0, 3} and set(labels[40:].tolist()) <= {0, 3}
+    assert 3 in labels.tolist()
+    for i in (0, 40, 41, 80):
+        assert_array_equal(ours.predict(batch[i]), labels[i:i + 1])
+
+
 @pytest.mark.parametrize("n_classes", [1, 3, 8, 20, 35, 48, 53])
 @pytest.mark.parametrize("name, params", [MODELS[0], MODELS[3], MODELS[5]])
 def test_slot_predict_matches_the_table_walk(name, params, n_classes, monkeypatch):
