@@ -814,7 +814,6 @@ cdef int64_t reduce_partition(
     Py_ssize_t first_feature,
     Py_ssize_t n_features,            # of this partition
     int part_shift,
-    Py_ssize_t records_base,          # where the partition starts in the records
     int32_t* index,                   # SCRATCH: (2**part_shift * k,) all -1, left so
     BucketRecord* entries,            # SCRATCH: (entries of the largest partition,)
     int64_t* start,                   # SCRATCH: (n_features + 1,)
@@ -929,8 +928,8 @@ def table_reduce(
                     values + part_start[q], keys + part_start[q],
                     part_start[q + 1] - part_start[q], first,
                     min(d - first, <Py_ssize_t>1 << part_shift), part_shift,
-                    part_start[q], &index[t, 0], <BucketRecord*>&entries[t, 0],
-                    &starts[t, 0], &feat_len[0], compact, &part_compact[q])
+                    &index[t, 0], <BucketRecord*>&entries[t, 0], &starts[t, 0],
+                    &feat_len[0], compact, &part_compact[q])
 
 
 def balanced_runs(const int64_t[::1] part_start, int64_t width, int64_t cells,
