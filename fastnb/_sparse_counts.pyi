@@ -53,8 +53,7 @@ def table_reduce(rec_value: _Float64, rec_key: NDArray[np.int32],
                  feat_len: NDArray[np.int32], part_room: NDArray[np.int64],
                  part_compact: NDArray[np.uint8], index: NDArray[np.int32],
                  entries: NDArray[np.uint8], starts: NDArray[np.int64],
-                 n_threads: int, compact: bool = ...,
-                 first_stamp: int = ...) -> None: ...
+                 n_threads: int, compact: bool = ...) -> None: ...
 class FillWeights(enum.IntEnum):
     FILL_COUNTS = 0
     FILL_MULTINOMIAL = 1

@@ -34,9 +34,9 @@ a count, and ``w_e`` the difference a class's count makes.
 """
 
 from cython.parallel cimport prange
-from libc.stdint cimport INT32_MAX, int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.math cimport INFINITY, exp, floor, log
-from libc.string cimport memcpy, memset
+from libc.string cimport memcpy
 
 from _common cimport block_start, intp_t, floating
 from _counts cimport FASTNB_PREFETCH, FASTNB_PREFETCH_W
@@ -814,8 +814,7 @@ cdef int64_t reduce_partition(
     Py_ssize_t first_feature,
     Py_ssize_t n_features,            # of this partition
     int part_shift,
-    int32_t* index,                   # SCRATCH: (2**part_shift * k,) stamped entries
-    int32_t stamp,                    # IN: index cells below it are from earlier partitions
+    int32_t* index,                   # SCRATCH: (2**part_shift * k,) all -1, left so
     BucketRecord* entries,            # SCRATCH: (entries of the largest partition,)
     int64_t* start,                   # SCRATCH: (n_features + 1,)
     int32_t* feat_len,                # OUT: entries of each feature
@@ -840,7 +839,7 @@ cdef int64_t reduce_partition(
     cdef int64_t room_sum = 0, t
     cdef int32_t length
     cdef int64_t is_new, bits
-    cdef double so_far, value, largest = 0.0, largest_odd = 0.0
+    cdef double so_far, value, largest = 0.0
     cdef int32_t key_mask = (1 << COMPACT_KEY_BITS) - 1
     cdef bint as_compact
     for r in range(n_records):
@@ -854,14 +853,11 @@ cdef int64_t reduce_partition(
         else:
             key = rec_key[r]
             value = rec_value[r]
-        # an index cell holds stamp + the entry it leads to: a cell below the
-        # stamp is an earlier partition's, and the pair has no entry yet (no
-        # cell is reset between partitions)
-        e = <int64_t>index[key] - stamp
+        e = index[key]
         is_new = <int64_t>e >> 63                # all ones for a new entry, else 0
         e = (e & ~is_new) | (n_entries & is_new)
         n_entries -= is_new
-        index[key] = <int32_t>(stamp + e)
+        index[key] = <int32_t>e
         entries[e].key = key
         memcpy(&bits, &entries[e].value, sizeof(double))
         bits = bits & ~is_new
@@ -870,15 +866,9 @@ cdef int64_t reduce_partition(
     for f in range(n_features + 1):
         start[f] = 0
     for e in range(n_entries):
+        index[entries[e].key] = -1
         start[record_offset(entries[e].key, part_shift) + 1] += 1
-    if compact:
-        # two running maxima: one chain of maxsd a pair of entries, not one each
-        for e in range(0, n_entries - 1, 2):
-            largest = max(largest, entries[e].value)
-            largest_odd = max(largest_odd, entries[e + 1].value)
-        if n_entries & 1:
-            largest = max(largest, entries[n_entries - 1].value)
-        largest = max(largest, largest_odd)
+        largest = max(largest, entries[e].value)
     for f in range(n_features):
         length = <int32_t>start[f + 1]
         start[f + 1] += start[f]
@@ -913,26 +903,17 @@ def table_reduce(
     int64_t[::1] part_room,           # OUT: (n_parts,) pool room of each partition
     uint8_t[::1] part_compact,        # OUT: (n_parts,) its entries are compact
     int32_t[:, ::1] index,            # SCRATCH: (n_threads, 2**part_shift * k), all -1
-                                      #   in (stamped entries out)
     uint8_t[:, ::1] entries,          # SCRATCH: (n_threads, 12 * entries of a partition)
     int64_t[:, ::1] starts,           # SCRATCH: (n_threads, 2**part_shift + 1)
     int n_threads,
     bint compact=False,               # the records are compact (``table_partition``)
-    int64_t first_stamp=0,            # each thread's first stamp (tests: near 2**31)
 ):
     """Reduce every partition to its entries (``reduce_partition``), in parallel:
     each thread a run of consecutive partitions of about equal work
     (``balanced_runs``). Each partition's entries follow in feature order from
-    its ``part_start``: a feature's start is the sum of the lengths before it.
-
-    A thread's (feature, class) -> entry map is not reset between partitions
-    (that was a random store an entry, 1.2M on T1): each partition stamps its
-    cells with a base past every cell written before (the records before it),
-    and reads a cell below its stamp as empty. When the stamps would pass 2**31
-    the map is reset once, with memset."""
+    its ``part_start``: a feature's start is the sum of the lengths before it."""
     cdef Py_ssize_t d = feat_len.shape[0], n_parts = part_start.shape[0] - 1
     cdef Py_ssize_t q, first, t
-    cdef int64_t stamp
     cdef double* values = &rec_value[0]
     cdef int32_t* keys = &rec_key[0]
     # index.shape[1]: the (feature, class) pairs of a partition
@@ -941,21 +922,14 @@ def table_reduce(
     with nogil:
         for t in prange(n_threads, schedule='static', num_threads=n_threads,
                         use_threads_if=n_threads > 1):
-            stamp = first_stamp
             for q in range(runs[t], runs[t + 1]):
                 first = q << part_shift
-                if stamp + (part_start[q + 1] - part_start[q]) > INT32_MAX:
-                    # the stamps would overflow: a fresh map (once in 2**31 records)
-                    memset(&index[t, 0], 0xff, index.shape[1] * sizeof(int32_t))
-                    stamp = 0
                 part_room[q] = reduce_partition(
                     values + part_start[q], keys + part_start[q],
                     part_start[q + 1] - part_start[q], first,
                     min(d - first, <Py_ssize_t>1 << part_shift), part_shift,
-                    &index[t, 0], <int32_t>stamp, <BucketRecord*>&entries[t, 0],
-                    &starts[t, 0], &feat_len[0], compact, &part_compact[q])
-                # the next partition's cells start past every entry made here
-                stamp = stamp + (part_start[q + 1] - part_start[q])
+                    &index[t, 0], <BucketRecord*>&entries[t, 0], &starts[t, 0],
+                    &feat_len[0], compact, &part_compact[q])
 
 
 def balanced_runs(const int64_t[::1] part_start, int64_t width, int64_t cells,

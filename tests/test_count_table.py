@@ -883,40 +883,6 @@ def test_compact_entries_and_their_bound(n_threads, monkeypatch):
         == [32767.0, 32768.0, 50_000.0]
 
 
-@pytest.mark.parametrize("n_threads", [1, 2])
-@pytest.mark.parametrize("compact", [True, False])
-def test_reduce_map_stamps_wrap_before_2_31(n_threads, compact, monkeypatch):
-    # The reduction does not reset its (feature, class) -> entry map between
-    # partitions: each stamps its cells past the cells before it. Started 1,000
-    # below 2**31 (the reduction's first_stamp, for this test), the stamps must
-    # wrap (the map reset) within a few partitions, and the table is the same.
-    rng = np.random.default_rng(43)
-    n, d, k = 2_000, 2**16, 35
-    X = sp.random(n, d, density=10 / d, format="csr", random_state=rng,
-                  data_rvs=lambda size: rng.integers(1, 4, size) / (1.0 if compact else 2.0))
-    codes = (np.arange(n) % k).astype(np.intp)
-    reduce = _count_table._kernels.table_reduce
-    part_sizes = []
-
-    def reduce_near_the_limit(*args):
-        part_sizes.append(np.diff(args[2]))
-        reduce(*args, first_stamp=2**31 - 1_000)
-
-    expected = _count_table.SparseCountTable.build(X, codes, None, k, False, 0.0,
-                                                   n_threads)
-    monkeypatch.setattr(_count_table._kernels, "table_reduce", reduce_near_the_limit)
-    partition = _count_table.BatchPartition(X, codes, None, k, False, 0.0, n_threads,
-                                            False)
-    assert partition.compact == compact
-    built = _count_table.SparseCountTable.build(X, codes, None, k, False, 0.0, n_threads,
-                                                partition)
-    # 64 partitions of 200-450 records: each thread's run of them wraps
-    assert part_sizes[0].shape == (64,)
-    assert 200 < part_sizes[0].min() and part_sizes[0].max() < 450
-    _assert_same_entries(built, expected)
-    assert_array_equal(built.feat_start, expected.feat_start)
-
-
 @pytest.mark.parametrize("n_threads", [1, 2, 3, 4])
 @pytest.mark.parametrize("divisor", [2.0, 1.0])
 def test_build_with_the_frequent_features_together(n_threads, divisor):
