@@ -208,6 +208,29 @@ def test_layouts_and_dtypes_give_the_same_answer(name, rng):
         assert_array_equal(refit.predict_joint_log_proba(X), expected, err_msg=label)
 
 
+# (the class totals of the second fit overflow, in both libraries: NumPy warns)
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:divide by zero:RuntimeWarning")
+@pytest.mark.filterwarnings("ignore:invalid value:RuntimeWarning")
+@pytest.mark.parametrize("sparse", [False, True])
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB"])
+def test_discrete_counts_that_overflow_are_an_error(sparse, name):
+    # Two values of 1e308 in one (class, feature) sum to infinity: an error that
+    # names the problem, not a model of infinite counts. 1e308 in two features of
+    # a class (finite counts, though their sum is not) fits as scikit-learn's.
+    sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
+    sp = pytest.importorskip("scipy.sparse")
+    as_input = sp.csr_matrix if sparse else np.asarray
+    y = np.array([0, 0, 1])
+    with pytest.raises(ValueError, match="too large in magnitude"):
+        getattr(fastnb, name)().fit(as_input([[1e308, 0.0], [1e308, 1.0], [1.0, 1.0]]), y)
+    X = np.array([[1e308, 0.0], [0.0, 1e308], [1.0, 1.0]])
+    ours = getattr(fastnb, name)().fit(as_input(X), y)
+    theirs = getattr(sklearn_nb, name)().fit(X, y)
+    assert_array_equal(ours.feature_count_, theirs.feature_count_)
+    assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-12)
+
+
 def test_gaussian_extreme_but_valid_inputs(rng):
     sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
     y = np.arange(60) % 3
