@@ -148,7 +148,21 @@ cdef Py_ssize_t WHOLE_TRIES = 8
 # count above the key, where a record was a double and an int32. Such a count
 # converts to the double it was exactly, so the reduction's sums are the same.
 cdef double COMPACT_VALUE_LIMIT = 32768.0    # 2**15: the count << 16 is an int32
-cdef int COMPACT_KEY_BITS = 16
+cdef enum:
+    COMPACT_KEY_BITS = 16                    # a constant: the shifts below fold
+
+
+cdef inline int32_t compact_record(int32_t count, int32_t key) noexcept nogil:
+    """A compact record (or entry): the count above the key's COMPACT_KEY_BITS."""
+    return (count << COMPACT_KEY_BITS) | key
+
+
+cdef inline int32_t compact_key(int32_t record) noexcept nogil:
+    return record & ((1 << COMPACT_KEY_BITS) - 1)
+
+
+cdef inline int32_t compact_count(int32_t record) noexcept nogil:
+    return record >> COMPACT_KEY_BITS
 
 
 cdef inline bint whole_row_sum(const floating* x, Py_ssize_t n, bint binarize,
@@ -705,8 +719,8 @@ cdef void partition_rows(
             q = fill[j >> part_shift]
             if compact:
                 FASTNB_PREFETCH_W(&out_key[q + 16])
-                out_key[q] = ((<int32_t>x << COMPACT_KEY_BITS) | (c << part_shift)
-                              | <int32_t>(j & mask))
+                out_key[q] = compact_record(<int32_t>x,
+                                            (c << part_shift) | <int32_t>(j & mask))
             else:
                 FASTNB_PREFETCH_W(&out_value[q + 8])
                 FASTNB_PREFETCH_W(&out_key[q + 16])
@@ -840,7 +854,6 @@ cdef int64_t reduce_partition(
     cdef int32_t length
     cdef int64_t is_new, bits
     cdef double so_far, value, largest = 0.0
-    cdef int32_t key_mask = (1 << COMPACT_KEY_BITS) - 1
     cdef bint as_compact
     for r in range(n_records):
         # Branch-free (masks, which the compiler keeps; it turns a select back
@@ -848,8 +861,8 @@ cdef int64_t reduce_partition(
         # third of them do). A new entry's value is read from the scratch and
         # masked to +0.0, so that it starts as 0.0 + the record's value.
         if compact:
-            key = rec_key[r] & key_mask
-            value = <double>(rec_key[r] >> COMPACT_KEY_BITS)
+            key = compact_key(rec_key[r])
+            value = <double>compact_count(rec_key[r])
         else:
             key = rec_key[r]
             value = rec_value[r]
@@ -882,7 +895,7 @@ cdef int64_t reduce_partition(
         for e in range(n_entries):
             offset = record_offset(entries[e].key, part_shift)
             t = start[offset]
-            rec_key[t] = (<int32_t>entries[e].value << COMPACT_KEY_BITS) | entries[e].key
+            rec_key[t] = compact_record(<int32_t>entries[e].value, entries[e].key)
             start[offset] = t + 1
     else:
         for e in range(n_entries):
@@ -1009,7 +1022,6 @@ def table_fill(
     cdef Py_ssize_t q, j, e, src, t
     cdef int64_t used
     cdef int32_t length, key
-    cdef int32_t key_mask = (1 << COMPACT_KEY_BITS) - 1
     cdef const double* values = &rec_value[0]
     cdef const int32_t* keys = &rec_key[0]
     cdef intp_t[::1] runs = balanced_runs(part_pool, <int64_t>1 << part_shift, 0,
@@ -1046,8 +1058,8 @@ def table_fill(
                     if part_compact[q]:
                         for e in range(length):
                             key = keys[src + e]
-                            ent_class[used + e] = (key & key_mask) >> part_shift
-                            ent_count[used + e] = <double>(key >> COMPACT_KEY_BITS)
+                            ent_class[used + e] = compact_key(key) >> part_shift
+                            ent_count[used + e] = <double>compact_count(key)
                     else:
                         for e in range(length):
                             ent_class[used + e] = keys[src + e] >> part_shift
