@@ -1195,6 +1195,56 @@ def test_one_document_predict_is_the_general_path(text, monkeypatch, name, param
         model.predict(bad)
 
 
+@pytest.mark.parametrize("name, params", MODELS)
+def test_one_document_predict_follows_the_model(text, name, params):
+    # The 1-document path keeps what it needs (predictor, label views) in the
+    # table's predict state: a partial_fit, a new threshold and a copy of the
+    # model are seen at the next call, and each call returns an array of its own.
+    import copy
+
+    from fastnb._base import MODE_ARGMAX
+    X, y = text
+    model = getattr(fastnb, name)(**params).fit(X, y)
+    row = X[11]
+
+    def general(m):
+        return m.classes_[m._predict_into(row, MODE_ARGMAX)]
+
+    classes = model.classes_.copy()
+    first = model.predict(row)
+    assert_array_equal(first, general(model))
+    first[0] = -1  # the caller's array: the model's labels are not changed
+    assert_array_equal(model.classes_, classes)
+    assert_array_equal(model.predict(row), general(model))
+    # taught the row as another class, often enough to change its label
+    other = model.classes_[(list(model.classes_).index(general(model)[0]) + 1)
+                           % model.classes_.shape[0]]
+    twin = copy.copy(model)  # shares the table until one of them is fitted
+    before = twin.predict(row)
+    model.partial_fit(sp.vstack([row] * 200), np.full(200, other))
+    assert_array_equal(model.predict(row), general(model))
+    assert model.predict(row)[0] == other
+    # empty documents of one class: new class counts (priors and totals), the
+    # same entries; a document of one feature never seen then goes by them
+    # (not ComplementNB's, whose weights are the feature counts alone)
+    unseen = np.setdiff1d(np.flatnonzero(X.getnnz(axis=0) == 0), row.indices)[0]
+    lone = sp.csr_matrix(([2.0], ([0], [unseen])), shape=(1, X.shape[1]))
+    last = model.classes_[-1] if other != model.classes_[-1] else model.classes_[0]
+    assert model.predict(lone)[0] != last
+    model.predict(X[:40])  # the batch path refreshes every weight first
+    model.partial_fit(sp.csr_matrix((20_000, X.shape[1])), np.full(20_000, last))
+    assert_array_equal(model.predict(lone),
+                       model.classes_[model._predict_into(lone, MODE_ARGMAX)])
+    if name != "ComplementNB" and params.get("fit_prior", True):
+        assert model.predict(lone)[0] == last
+    if name == "BernoulliNB":
+        model.set_params(binarize=1e9)  # every value thresholded to 0
+        assert_array_equal(model.predict(row), general(model))
+        assert_array_equal(model.predict(row), model.predict(sp.csr_matrix(row.shape)))
+    assert twin.predict(row)[0] in (before[0], other)
+    assert_array_equal(twin.predict(row), general(twin))
+
+
 @pytest.mark.parametrize("name, params", MODELS[::2])
 def test_one_document_kernel_reads_only_what_it_takes(text, name, params):
     # TablePredictor.predict_row reads the row's arrays through the buffer
