@@ -274,7 +274,8 @@ class _TableMixin:
         leaves the estimator's attributes as they were) nor in the weak-keyed
         ``_PREDICT_CACHE`` the dense models use: looking an estimator up there
         makes a weak reference each time, a third of a microsecond of a
-        1-document predict."""
+        1-document predict. ``_one_document_labels`` checks the same objects in
+        place (its ``one_row`` entry): a source added here goes there too."""
         table = self._table
         if table.n_pending:
             self._flush_table()
@@ -358,11 +359,14 @@ class _TableMixin:
                 or "feature_names_in_" in state):
             return None
         # What a 1-document call needs, in one tuple of the table's predict state,
-        # checked in place: the objects ``_table_predict_state`` checks (and the
-        # classes), the predictor and each class's one-element view of classes_
-        # (copying it costs half as much as slicing classes_ and copying the
-        # slice). Two method calls and a dict lookup a call fewer: 0.45-0.52 us
-        # of ~4.5 (T1, one process, 15 rounds alternated with the calls before).
+        # checked in place: the objects ``_table_predict_state`` checks (kept in
+        # step with it) and the classes, the predictor, and each class's
+        # one-element view of classes_, made when first returned (copying it
+        # costs half as much as slicing classes_ and copying the slice; made
+        # lazily, a state rebuilt after each partial_fit costs O(1) Python work,
+        # not a slice a class). Two method calls and a dict lookup a call fewer:
+        # 0.45-0.52 us of ~4.5 (T1, one process, 15 rounds alternated with the
+        # calls before).
         cache = table.predict_state
         one_row = None if cache is None else cache.get("one_row")
         if one_row is not None:
@@ -375,7 +379,7 @@ class _TableMixin:
             cache = self._table_predict_state()  # flushes pending weights first
             predictor = self._table_predictor(cache)
             classes = self.classes_
-            labels = [classes[c:c + 1] for c in range(classes.shape[0])]
+            labels = [None] * classes.shape[0]
             cache["one_row"] = (table.version, id(self), state.get("class_log_prior_"),
                                 state.get("_feat_base"), state.get("_table_alpha"),
                                 classes, predictor, labels)
@@ -388,7 +392,10 @@ class _TableMixin:
             0.0 if threshold is None else float(threshold))
         if index < 0:
             return None
-        return labels[index].copy()
+        label = labels[index]
+        if label is None:
+            label = labels[index] = classes[index:index + 1]
+        return label.copy()
 
     def _run_table_predict(self, X, mode, labels_out, out, binarize, thr):
         """CSR predict of a table-backed model: walking each feature's class list
