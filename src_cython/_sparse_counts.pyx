@@ -821,6 +821,22 @@ def table_partition(
     return n_nan, n_inf, n_neg, n_malformed, largest, compact
 
 
+cdef inline double largest_value(const BucketRecord* entries,
+                                 Py_ssize_t n) noexcept nogil:
+    """The largest of the entries' values (>= 0, not NaN), or 0.0: in four running
+    maxima, where one was a chain of max latencies (7% of T1's reduction)."""
+    cdef double m0 = 0.0, m1 = 0.0, m2 = 0.0, m3 = 0.0
+    cdef Py_ssize_t e, n4 = n - n % 4
+    for e in range(0, n4, 4):
+        m0 = max(m0, entries[e].value)
+        m1 = max(m1, entries[e + 1].value)
+        m2 = max(m2, entries[e + 2].value)
+        m3 = max(m3, entries[e + 3].value)
+    for e in range(n4, n):
+        m0 = max(m0, entries[e].value)
+    return max(max(m0, m1), max(m2, m3))
+
+
 cdef int64_t reduce_partition(
     double* rec_value,                # IN/OUT: the partition's records; its entries out
     int32_t* rec_key,
@@ -881,7 +897,8 @@ cdef int64_t reduce_partition(
     for e in range(n_entries):
         index[entries[e].key] = -1
         start[record_offset(entries[e].key, part_shift) + 1] += 1
-        largest = max(largest, entries[e].value)
+    if compact:
+        largest = largest_value(entries, n_entries)
     for f in range(n_features):
         length = <int32_t>start[f + 1]
         start[f + 1] += start[f]

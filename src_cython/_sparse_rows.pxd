@@ -22,10 +22,13 @@ cdef inline bint block_is_full(int32_t n) noexcept nogil:
 cdef inline int64_t block_room(int32_t n) noexcept nogil:
     """The room of a block of n entries: next_pow2(n), 0 for none; branch-free
     (the build sizes every feature's block, half of them empty, in no pattern)."""
-    cdef uint64_t below = <uint64_t>(n - 1) if n > 0 else 0
+    # a mask, not a select: gcc turned ``x if n > 0 else 0`` back into a branch,
+    # which the build's sizing loop mispredicted on every other feature
+    cdef uint64_t mask = 0 - <uint64_t>(n > 0)      # all ones for a block with entries
+    cdef uint64_t below = <uint64_t>(<int64_t>n - 1) & mask
     # bit width of n - 1 (0 for n = 1): the room's exponent
     cdef int64_t width = 64 - __builtin_clzll(below | 1) - (below == 0)
-    return (<int64_t>1 << width) if n > 0 else 0
+    return <int64_t>((<uint64_t>1 << width) & mask)
 
 
 # A stream's entries whose weights are stale (listed for the next refresh) are
