@@ -1061,17 +1061,33 @@ def table_fill(
         log_a = log(a)
         # the refreshes' small-count tables (the same bits as the logs)
         fill_small_weights(small, a, log_a if fill_weights == FILL_MULTINOMIAL else 0.0)
+    # each thread's list of a partition's features with entries
+    live_arr = np.empty((n_threads, <Py_ssize_t>1 << part_shift), dtype=np.int32)
+    cdef int32_t[:, ::1] live = live_arr
+    cdef Py_ssize_t n_live, i
+    cdef int64_t has_entries
     with nogil:
         for t in prange(n_threads, schedule='static', num_threads=n_threads,
                         use_threads_if=n_threads > 1):
             for q in range(runs[t], runs[t + 1]):
+                # Branch-free over the partition's features: each block's start
+                # (-1 for none) and the list of those with entries. About half of
+                # T1's features have none, in no pattern: a branch on it was
+                # mispredicted on every other feature.
                 used = part_pool[q]
-                src = part_start[q]
+                n_live = 0
                 for j in range(q << part_shift, min(d, (q + 1) << part_shift)):
                     length = feat_len[j]
-                    if length == 0:
-                        feat_start[j] = -1
-                        continue
+                    has_entries = -<int64_t>(length > 0)      # all ones, or 0
+                    feat_start[j] = (used & has_entries) | ~has_entries
+                    live[t, n_live] = <int32_t>j
+                    n_live = n_live + (length > 0)
+                    used = used + block_room(length)
+                src = part_start[q]
+                for i in range(n_live):
+                    j = live[t, i]
+                    length = feat_len[j]
+                    used = feat_start[j]
                     if part_compact[q]:
                         for e in range(length):
                             key = keys[src + e]
@@ -1082,7 +1098,6 @@ def table_fill(
                             ent_class[used + e] = keys[src + e] >> part_shift
                             ent_count[used + e] = values[src + e]
                     src = src + length
-                    feat_start[j] = used
                     if fill_weights == FILL_MULTINOMIAL:
                         if scalar:
                             multinomial_block(&ent_count[used], &ent_weight[used],
@@ -1095,7 +1110,6 @@ def table_fill(
                                          alpha[0] if scalar else alpha[j],
                                          small if scalar else NULL, &feature_all[j],
                                          &feat_base[j])
-                    used = used + block_room(length)
 
 
 def live_features(const int32_t[::1] feat_len):
