@@ -167,10 +167,11 @@ cdef inline int32_t compact_count(int32_t record) noexcept nogil:
 
 cdef inline bint whole_row_sum(const floating* x, Py_ssize_t n, bint binarize,
                                double threshold, double* total,
-                               double* largest) noexcept nogil:
+                               double* largest, double* smallest) noexcept nogil:
     """Whether the n values are finite and >= 0 and, thresholded (with binarize),
-    whole numbers below WHOLE_LIMIT; if so, their sum into ``total`` (and, when
-    finite and >= 0, the largest value, before thresholding, into ``largest``).
+    whole numbers below WHOLE_LIMIT; if so, their sum into ``total``, and the
+    largest and smallest values, before thresholding, into ``largest`` (0.0 for
+    none) and ``smallest`` (+inf for none).
 
     Branch-free, in four lanes of running sums, minima, maxima and fractional
     parts: four independent chains of additions, which overlap (gcc 12 keeps
@@ -179,7 +180,7 @@ cdef inline bint whole_row_sum(const floating* x, Py_ssize_t n, bint binarize,
     infinite."""
     cdef double raw0 = 0.0, raw1 = 0.0, raw2 = 0.0, raw3 = 0.0
     cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0
-    cdef double lo0 = 0.0, lo1 = 0.0, lo2 = 0.0, lo3 = 0.0
+    cdef double lo0 = INFINITY, lo1 = INFINITY, lo2 = INFINITY, lo3 = INFINITY
     cdef double hi0 = 0.0, hi1 = 0.0, hi2 = 0.0, hi3 = 0.0
     cdef double fr0 = 0.0, fr1 = 0.0, fr2 = 0.0, fr3 = 0.0
     cdef double v0, v1, v2, v3, raw, lo, hi, fr
@@ -229,6 +230,7 @@ cdef inline bint whole_row_sum(const floating* x, Py_ssize_t n, bint binarize,
     if not (raw < INFINITY and lo >= 0.0):  # NaN fails
         return False
     largest[0] = hi
+    smallest[0] = lo
     if binarize:
         total[0] = (s0 + s1) + (s2 + s3)
         return True
@@ -257,7 +259,7 @@ cdef void check_rows(
     cdef Py_ssize_t nnz = data.shape[0]
     cdef Py_ssize_t i, p, start, stop, j, q
     cdef Py_ssize_t n_nan = 0, n_inf = 0, n_neg = 0, n_malformed = 0
-    cdef double x, row_sum, row_max
+    cdef double x, row_sum, row_max, row_min
     cdef bint in_range
     cdef bint all_compact = weights == NULL
     if part_count != NULL:
@@ -278,14 +280,23 @@ cdef void check_rows(
                 odd_index = odd_index | (<size_t>indices[p] >= <size_t>n_features)
             if not odd_index:
                 if whole_row_sum(&data[start], stop - start, binarize, threshold,
-                                 &row_sum, &row_max):
+                                 &row_sum, &row_max, &row_min):
                     # a clean row: its partitions' counts, then the next row
                     all_compact = all_compact & (binarize
                                                  or row_max < COMPACT_VALUE_LIMIT)
                     if part_count != NULL:
-                        for p in range(start, stop):
-                            part_count[indices[p] >> part_shift] += (
-                                (data[p] > threshold) if binarize else (data[p] != 0.0))
+                        if (row_sum == <double>(stop - start)) if binarize else (
+                                row_min > 0.0):
+                            # every value makes a record (text counts): the
+                            # indices alone, where the test of each value was
+                            # half of the loop's work
+                            for p in range(start, stop):
+                                part_count[indices[p] >> part_shift] += 1
+                        else:
+                            for p in range(start, stop):
+                                part_count[indices[p] >> part_shift] += (
+                                    (data[p] > threshold) if binarize
+                                    else (data[p] != 0.0))
                     row_total[i] = (1.0 if weights == NULL else weights[i]) * row_sum
                     continue
                 tries -= 1

@@ -770,7 +770,7 @@ def _assert_same_entries(built, added):
        n_features=st.sampled_from([1, 3, 17, 1024, 1025, 70_000]),
        n_classes=st.sampled_from([1, 2, 5, 35, 300, 2000]), weighted=st.booleans(),
        binarize=st.booleans(), n_threads=st.integers(1, 3),
-       values=st.sampled_from(["thirds", "whole", "large"]))
+       values=st.sampled_from(["thirds", "whole", "large", "zeros"]))
 def test_build_is_add_into_an_empty_table(seed, n_features, n_classes, weighted, binarize,
                                           n_threads, values):
     """A large first batch is built by partitions of features (``table_partition``,
@@ -778,7 +778,7 @@ def test_build_is_add_into_an_empty_table(seed, n_features, n_classes, weighted,
     count and class total, and the block layout are those of adding the batch row
     by row, for any shape, class count and thread count, in compact records
     (unweighted whole counts below 2**15, or thresholded ones, and 16-bit keys)
-    or not."""
+    or not, with explicit zeros (stored, but no records) or not."""
     rng = np.random.default_rng(seed)
     n = int(rng.integers(0, 60))
     density = 0.002 if n_features > 5000 else float(rng.uniform(0.0, 0.3))
@@ -788,6 +788,9 @@ def test_build_is_add_into_an_empty_table(seed, n_features, n_classes, weighted,
             return rng.integers(1, 8, size) / 3.0
         if values == "whole":
             return rng.integers(1, 40, size).astype(np.float64)
+        if values == "zeros":
+            # explicit zeros among whole counts: stored, but no records
+            return rng.integers(0, 3, size).astype(np.float64)
         # whole, about the compact records' largest count (2**15 - 1) and above
         return rng.choice([1.0, 2.0, 32766.0, 32767.0, 32768.0, 1e6], size,
                           p=[0.4, 0.3, 0.1, 0.1, 0.05, 0.05])
