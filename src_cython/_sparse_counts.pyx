@@ -1072,31 +1072,69 @@ def table_fill(
         log_a = log(a)
         # the refreshes' small-count tables (the same bits as the logs)
         fill_small_weights(small, a, log_a if fill_weights == FILL_MULTINOMIAL else 0.0)
-    # each thread's list of a partition's features with entries
-    live_arr = np.empty((n_threads, <Py_ssize_t>1 << part_shift), dtype=np.int32)
+    # Where the weights are one entry's alone (counts, or MultinomialNB's with one
+    # alpha), the entries are copied in one loop over them, each to its
+    # feature's block (``shift``): a loop over the features, each with a loop
+    # over its 1 to k entries, mispredicted the ends of those short loops.
+    # ComplementNB's weights need each feature's total first: a loop over the
+    # features with entries (``live``).
+    cdef bint by_entry = fill_weights == FILL_COUNTS or (
+        fill_weights == FILL_MULTINOMIAL and scalar)
+    cdef Py_ssize_t width = <Py_ssize_t>1 << part_shift
+    live_arr = np.empty((n_threads, width), dtype=np.int32)
+    shift_arr = np.empty((n_threads, width), dtype=np.int64)
     cdef int32_t[:, ::1] live = live_arr
-    cdef Py_ssize_t n_live, i
-    cdef int64_t has_entries
+    cdef int64_t[:, ::1] shift = shift_arr
+    cdef Py_ssize_t n_live, i, first
+    cdef int64_t has_entries, pos
+    cdef int32_t* live_row
+    cdef int64_t* shift_row
     with nogil:
         for t in prange(n_threads, schedule='static', num_threads=n_threads,
                         use_threads_if=n_threads > 1):
             for q in range(runs[t], runs[t + 1]):
                 # Branch-free over the partition's features: each block's start
-                # (-1 for none) and the list of those with entries. About half of
-                # T1's features have none, in no pattern: a branch on it was
-                # mispredicted on every other feature.
+                # (-1 for none), what to add to an entry's place among the
+                # records to find its place in the pool, and the list of the
+                # features with entries. About half of T1's features have none,
+                # in no pattern: a branch on it was mispredicted on every other
+                # feature.
+                first = q << part_shift
                 used = part_pool[q]
+                src = part_start[q]
                 n_live = 0
-                for j in range(q << part_shift, min(d, (q + 1) << part_shift)):
+                # (the thread's rows as pointers: indexed as 2-d views, their
+                # addresses were computed afresh for each feature)
+                live_row = &live[t, 0]
+                shift_row = &shift[t, 0]
+                for j in range(first, min(d, first + width)):
                     length = feat_len[j]
                     has_entries = -<int64_t>(length > 0)      # all ones, or 0
                     feat_start[j] = (used & has_entries) | ~has_entries
-                    live[t, n_live] = <int32_t>j
+                    shift_row[j - first] = used - src
+                    live_row[n_live] = <int32_t>j
                     n_live = n_live + (length > 0)
                     used = used + block_room(length)
+                    src = src + length
+                if by_entry:
+                    for e in range(part_start[q], src):
+                        key = keys[e]
+                        if part_compact[q]:
+                            pos = e + shift_row[record_offset(compact_key(key),
+                                                              part_shift)]
+                            ent_class[pos] = compact_key(key) >> part_shift
+                            ent_count[pos] = <double>compact_count(key)
+                        else:
+                            pos = e + shift_row[record_offset(key, part_shift)]
+                            ent_class[pos] = key >> part_shift
+                            ent_count[pos] = values[e]
+                        if fill_weights == FILL_MULTINOMIAL:
+                            ent_weight[pos] = multinomial_weight(ent_count[pos], a, log_a,
+                                                                 small)
+                    continue
                 src = part_start[q]
                 for i in range(n_live):
-                    j = live[t, i]
+                    j = live_row[i]
                     length = feat_len[j]
                     used = feat_start[j]
                     if part_compact[q]:
@@ -1110,12 +1148,8 @@ def table_fill(
                             ent_count[used + e] = values[src + e]
                     src = src + length
                     if fill_weights == FILL_MULTINOMIAL:
-                        if scalar:
-                            multinomial_block(&ent_count[used], &ent_weight[used],
-                                              length, a, log_a, small)
-                        else:
-                            multinomial_block(&ent_count[used], &ent_weight[used],
-                                              length, alpha[j], log(alpha[j]), NULL)
+                        multinomial_block(&ent_count[used], &ent_weight[used],
+                                          length, alpha[j], log(alpha[j]), NULL)
                     elif fill_weights == FILL_COMPLEMENT:
                         complement_block(&ent_count[used], &ent_weight[used], length,
                                          alpha[0] if scalar else alpha[j],
