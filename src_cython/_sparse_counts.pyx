@@ -1034,7 +1034,9 @@ def table_fill(
     int fill_weights=FILL_COUNTS,     # FILL_*: the weights to compute as well, into
     double[::1] ent_weight=None,      #   ent_weight, for alpha ((d,) or (1,));
     const double[::1] alpha=None,     #   ComplementNB's per-feature terms into
-    double[::1] feature_all=None,     #   feature_all and feat_base ((d,))
+    double[::1] feature_all=None,     #   feature_all and feat_base ((d,); a fresh
+                                      #   model's: feature_all zeros, which stay
+                                      #   where a feature has no entries)
     double[::1] feat_base=None,
 ):
     """Copy the entries into the pool: blocks in feature order, each with room for
@@ -1072,20 +1074,23 @@ def table_fill(
         log_a = log(a)
         # the refreshes' small-count tables (the same bits as the logs)
         fill_small_weights(small, a, log_a if fill_weights == FILL_MULTINOMIAL else 0.0)
-    # Where the weights are one entry's alone (counts, or MultinomialNB's with one
-    # alpha), the entries are copied in one loop over them, each to its
-    # feature's block (``shift``): a loop over the features, each with a loop
-    # over its 1 to k entries, mispredicted the ends of those short loops.
-    # ComplementNB's weights need each feature's total first: a loop over the
-    # features with entries (``live``).
-    cdef bint by_entry = fill_weights == FILL_COUNTS or (
-        fill_weights == FILL_MULTINOMIAL and scalar)
+    # With one alpha (or none), the entries are copied in one loop over them,
+    # each to its feature's block (``shift``): a loop over the features, each with
+    # a loop over its 1 to k entries, mispredicted the ends of those short loops.
+    # ComplementNB's totals F_j are summed in the same loop (in block order, from
+    # 0.0, as ``complement_block`` sums them), then its per-feature terms are
+    # computed over the features with entries (``live``), then its weights over
+    # the entries. With an alpha a feature, the blocks are filled feature by
+    # feature (``live``).
+    cdef bint by_entry = scalar
+    cdef bint complement = fill_weights == FILL_COMPLEMENT
+    cdef double total
     cdef Py_ssize_t width = <Py_ssize_t>1 << part_shift
     live_arr = np.empty((n_threads, width), dtype=np.int32)
     shift_arr = np.empty((n_threads, width), dtype=np.int64)
     cdef int32_t[:, ::1] live = live_arr
     cdef int64_t[:, ::1] shift = shift_arr
-    cdef Py_ssize_t n_live, i, first
+    cdef Py_ssize_t n_live, i, first, f
     cdef int64_t has_entries, pos
     cdef int32_t* live_row
     cdef int64_t* shift_row
@@ -1112,6 +1117,10 @@ def table_fill(
                     has_entries = -<int64_t>(length > 0)      # all ones, or 0
                     feat_start[j] = (used & has_entries) | ~has_entries
                     shift_row[j - first] = used - src
+                    if complement and by_entry:
+                        # (0.0 where there are no entries, as the model's fresh
+                        # totals are: written branch-free)
+                        feature_all[j] = 0.0
                     live_row[n_live] = <int32_t>j
                     n_live = n_live + (length > 0)
                     used = used + block_room(length)
@@ -1120,17 +1129,36 @@ def table_fill(
                     for e in range(part_start[q], src):
                         key = keys[e]
                         if part_compact[q]:
-                            pos = e + shift_row[record_offset(compact_key(key),
-                                                              part_shift)]
+                            f = record_offset(compact_key(key), part_shift)
+                            pos = e + shift_row[f]
                             ent_class[pos] = compact_key(key) >> part_shift
                             ent_count[pos] = <double>compact_count(key)
                         else:
-                            pos = e + shift_row[record_offset(key, part_shift)]
+                            f = record_offset(key, part_shift)
+                            pos = e + shift_row[f]
                             ent_class[pos] = key >> part_shift
                             ent_count[pos] = values[e]
                         if fill_weights == FILL_MULTINOMIAL:
                             ent_weight[pos] = multinomial_weight(ent_count[pos], a, log_a,
                                                                  small)
+                        elif complement:
+                            feature_all[first + f] += ent_count[pos]
+                    if complement:
+                        for i in range(n_live):
+                            j = live_row[i]
+                            total = feature_all[j]
+                            feat_base[j] = log_shifted(total, total + a, a, small)
+                        for e in range(part_start[q], src):
+                            key = keys[e]
+                            if part_compact[q]:
+                                key = compact_key(key)
+                            f = record_offset(key, part_shift)
+                            j = first + f
+                            pos = e + shift_row[f]
+                            total = feature_all[j]
+                            ent_weight[pos] = log_shifted(
+                                total - ent_count[pos], (total + a) - ent_count[pos], a,
+                                small) - feat_base[j]
                     continue
                 src = part_start[q]
                 for i in range(n_live):

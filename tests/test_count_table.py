@@ -914,13 +914,15 @@ def test_build_with_the_frequent_features_together(n_threads, divisor):
 @pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB"])
 @pytest.mark.parametrize("per_feature_alpha", [False, True])
 @pytest.mark.parametrize("n_threads", [1, 2])
-def test_built_table_weights_are_the_refresh(name, per_feature_alpha, n_threads):
+@pytest.mark.parametrize("scale", [4.0, 1.0])
+def test_built_table_weights_are_the_refresh(name, per_feature_alpha, n_threads, scale):
     # A fit that builds its table computes the weights (and ComplementNB's
-    # per-feature terms) as the entries are placed: the refresh's, bit for bit
+    # per-feature terms) as the entries are placed: the refresh's, bit for bit,
+    # from records of values and keys (quarters) or compact ones (whole counts)
     rng = np.random.default_rng(23)
     n, d, k = 2_000, 2**16, 20
     ranks = np.minimum((rng.pareto(0.8, n * 12) * 4).astype(np.int64), d - 1)
-    X = sp.csr_matrix((rng.integers(1, 90, n * 12) / 4.0,
+    X = sp.csr_matrix((rng.integers(1, 90, n * 12) / scale,
                        (np.repeat(np.arange(n), 12), ranks)), shape=(n, d))
     y = rng.integers(0, k, n)
     alpha = rng.uniform(0.1, 2.0, d) if per_feature_alpha else 0.7
