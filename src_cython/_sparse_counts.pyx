@@ -1044,7 +1044,9 @@ def table_fill(
     the model's weights of each block while it is in cache (a refresh of every
     feature after the fill read the pool again, and took 3.4 ms of a T1 fit for
     MultinomialNB, 5.3 ms for ComplementNB, 2 threads). The weights are the
-    refresh's, bit for bit: the same block functions.
+    refresh's, bit for bit: the same block functions, or (with one alpha, by
+    entry) the same expressions in the same order (``multinomial_weight``,
+    ``log_shifted`` as ``complement_block`` calls it).
 
     In parallel: each thread a run of consecutive partitions of about equal pool
     room and features (``balanced_runs``)."""
