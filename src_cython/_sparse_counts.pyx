@@ -107,6 +107,22 @@ cdef inline void multinomial_block(const double* count, double* weight,
         weight[e] = multinomial_weight(count[e], a, log_a, small)
 
 
+cdef inline double complement_log_all(double total, double a,
+                                      const double* small_logs) noexcept nogil:
+    """ComplementNB's per-feature term log(F_j + a_j), in scikit-learn's order of
+    operations, from the table where F_j is small and whole (a rare feature's;
+    T1's refresh, 2 threads: 8.3 -> 6.5 ms)."""
+    return log_shifted(total, total + a, a, small_logs)
+
+
+cdef inline double complement_weight(double total, double count, double a,
+                                     const double* small_logs,
+                                     double log_all) noexcept nogil:
+    """ComplementNB's weight of one entry: log(F_j + a_j - N_cj) - log(F_j + a_j),
+    in scikit-learn's order of operations (``log_all``: ``complement_log_all``)."""
+    return log_shifted(total - count, (total + a) - count, a, small_logs) - log_all
+
+
 cdef inline void complement_block(const double* count, double* weight,
                                   Py_ssize_t length, double a,
                                   const double* small_logs, double* feature_all,
@@ -119,14 +135,10 @@ cdef inline void complement_block(const double* count, double* weight,
     for e in range(length):
         total = total + count[e]
     feature_all[0] = total
-    # log(F_j + a) and log(F_j + a - N_cj), in scikit-learn's order of operations,
-    # from the table where the counts are small and whole (a rare feature's; T1's
-    # refresh, 2 threads: 8.3 -> 6.5 ms)
-    log_all = log_shifted(total, total + a, a, small_logs)
+    log_all = complement_log_all(total, a, small_logs)
     feat_base[0] = log_all
     for e in range(length):
-        weight[e] = log_shifted(total - count[e], (total + a) - count[e], a,
-                                small_logs) - log_all
+        weight[e] = complement_weight(total, count[e], a, small_logs, log_all)
 
 
 # A clean row (every index in range, every value finite and >= 0) whose values,
@@ -1034,9 +1046,9 @@ def table_fill(
     int fill_weights=FILL_COUNTS,     # FILL_*: the weights to compute as well, into
     double[::1] ent_weight=None,      #   ent_weight, for alpha ((d,) or (1,));
     const double[::1] alpha=None,     #   ComplementNB's per-feature terms into
-    double[::1] feature_all=None,     #   feature_all and feat_base ((d,); a fresh
-                                      #   model's: feature_all zeros, which stay
-                                      #   where a feature has no entries)
+    double[::1] feature_all=None,     #   feature_all and feat_base ((d,); feature_all
+                                      #   is 0.0 where a feature has no entries, as
+                                      #   a fresh model's is)
     double[::1] feat_base=None,
 ):
     """Copy the entries into the pool: blocks in feature order, each with room for
@@ -1044,9 +1056,8 @@ def table_fill(
     the model's weights of each block while it is in cache (a refresh of every
     feature after the fill read the pool again, and took 3.4 ms of a T1 fit for
     MultinomialNB, 5.3 ms for ComplementNB, 2 threads). The weights are the
-    refresh's, bit for bit: the same block functions, or (with one alpha, by
-    entry) the same expressions in the same order (``multinomial_weight``,
-    ``log_shifted`` as ``complement_block`` calls it).
+    refresh's, bit for bit: the same expressions, in the same order
+    (``multinomial_weight``, ``complement_log_all``, ``complement_weight``).
 
     In parallel: each thread a run of consecutive partitions of about equal pool
     room and features (``balanced_runs``)."""
@@ -1076,26 +1087,28 @@ def table_fill(
         log_a = log(a)
         # the refreshes' small-count tables (the same bits as the logs)
         fill_small_weights(small, a, log_a if fill_weights == FILL_MULTINOMIAL else 0.0)
-    # With one alpha (or none), the entries are copied in one loop over them,
-    # each to its feature's block (``shift``): a loop over the features, each with
-    # a loop over its 1 to k entries, mispredicted the ends of those short loops.
-    # ComplementNB's totals F_j are summed in the same loop (in block order, from
-    # 0.0, as ``complement_block`` sums them), then its per-feature terms are
-    # computed over the features with entries (``live``), then its weights over
-    # the entries. With an alpha a feature, the blocks are filled feature by
-    # feature (``live``).
-    cdef bint by_entry = scalar
+    # The entries are copied in one loop over them, each to its feature's block
+    # (``shift``): a loop over the features, each with a loop over its 1 to k
+    # entries, mispredicted the ends of those short loops. What a weight needs of
+    # its feature (an alpha a feature's log; ComplementNB's F_j, summed in the
+    # copy loop in block order from 0.0 as ``complement_block`` sums it, then
+    # log(F_j + a_j)) is computed over the features with entries (``live``).
     cdef bint complement = fill_weights == FILL_COMPLEMENT
-    cdef double total
+    cdef bint multinomial = fill_weights == FILL_MULTINOMIAL
+    cdef double total, a_j, log_a_j
+    cdef const double* small_j = small if scalar else NULL
     cdef Py_ssize_t width = <Py_ssize_t>1 << part_shift
     live_arr = np.empty((n_threads, width), dtype=np.int32)
     shift_arr = np.empty((n_threads, width), dtype=np.int64)
+    log_alpha_arr = np.empty((n_threads, width if multinomial and not scalar else 1))
     cdef int32_t[:, ::1] live = live_arr
     cdef int64_t[:, ::1] shift = shift_arr
+    cdef double[:, ::1] log_alpha = log_alpha_arr
     cdef Py_ssize_t n_live, i, first, f
     cdef int64_t has_entries, pos
     cdef int32_t* live_row
     cdef int64_t* shift_row
+    cdef double* log_alpha_row
     with nogil:
         for t in prange(n_threads, schedule='static', num_threads=n_threads,
                         use_threads_if=n_threads > 1):
@@ -1114,12 +1127,13 @@ def table_fill(
                 # addresses were computed afresh for each feature)
                 live_row = &live[t, 0]
                 shift_row = &shift[t, 0]
+                log_alpha_row = &log_alpha[t, 0]
                 for j in range(first, min(d, first + width)):
                     length = feat_len[j]
                     has_entries = -<int64_t>(length > 0)      # all ones, or 0
                     feat_start[j] = (used & has_entries) | ~has_entries
                     shift_row[j - first] = used - src
-                    if complement and by_entry:
+                    if complement:
                         # (0.0 where there are no entries, as the model's fresh
                         # totals are: written branch-free)
                         feature_all[j] = 0.0
@@ -1127,64 +1141,44 @@ def table_fill(
                     n_live = n_live + (length > 0)
                     used = used + block_room(length)
                     src = src + length
-                if by_entry:
+                if multinomial and not scalar:
+                    for i in range(n_live):
+                        j = live_row[i]
+                        log_alpha_row[j - first] = log(alpha[j])
+                for e in range(part_start[q], src):
+                    key = keys[e]
+                    if part_compact[q]:
+                        f = record_offset(compact_key(key), part_shift)
+                        pos = e + shift_row[f]
+                        ent_class[pos] = compact_key(key) >> part_shift
+                        ent_count[pos] = <double>compact_count(key)
+                    else:
+                        f = record_offset(key, part_shift)
+                        pos = e + shift_row[f]
+                        ent_class[pos] = key >> part_shift
+                        ent_count[pos] = values[e]
+                    if multinomial:
+                        a_j = a if scalar else alpha[first + f]
+                        log_a_j = log_a if scalar else log_alpha_row[f]
+                        ent_weight[pos] = multinomial_weight(ent_count[pos], a_j,
+                                                             log_a_j, small_j)
+                    elif complement:
+                        feature_all[first + f] += ent_count[pos]
+                if complement:
+                    for i in range(n_live):
+                        j = live_row[i]
+                        feat_base[j] = complement_log_all(
+                            feature_all[j], a if scalar else alpha[j], small_j)
                     for e in range(part_start[q], src):
                         key = keys[e]
                         if part_compact[q]:
-                            f = record_offset(compact_key(key), part_shift)
-                            pos = e + shift_row[f]
-                            ent_class[pos] = compact_key(key) >> part_shift
-                            ent_count[pos] = <double>compact_count(key)
-                        else:
-                            f = record_offset(key, part_shift)
-                            pos = e + shift_row[f]
-                            ent_class[pos] = key >> part_shift
-                            ent_count[pos] = values[e]
-                        if fill_weights == FILL_MULTINOMIAL:
-                            ent_weight[pos] = multinomial_weight(ent_count[pos], a, log_a,
-                                                                 small)
-                        elif complement:
-                            feature_all[first + f] += ent_count[pos]
-                    if complement:
-                        for i in range(n_live):
-                            j = live_row[i]
-                            total = feature_all[j]
-                            feat_base[j] = log_shifted(total, total + a, a, small)
-                        for e in range(part_start[q], src):
-                            key = keys[e]
-                            if part_compact[q]:
-                                key = compact_key(key)
-                            f = record_offset(key, part_shift)
-                            j = first + f
-                            pos = e + shift_row[f]
-                            total = feature_all[j]
-                            ent_weight[pos] = log_shifted(
-                                total - ent_count[pos], (total + a) - ent_count[pos], a,
-                                small) - feat_base[j]
-                    continue
-                src = part_start[q]
-                for i in range(n_live):
-                    j = live_row[i]
-                    length = feat_len[j]
-                    used = feat_start[j]
-                    if part_compact[q]:
-                        for e in range(length):
-                            key = keys[src + e]
-                            ent_class[used + e] = compact_key(key) >> part_shift
-                            ent_count[used + e] = <double>compact_count(key)
-                    else:
-                        for e in range(length):
-                            ent_class[used + e] = keys[src + e] >> part_shift
-                            ent_count[used + e] = values[src + e]
-                    src = src + length
-                    if fill_weights == FILL_MULTINOMIAL:
-                        multinomial_block(&ent_count[used], &ent_weight[used],
-                                          length, alpha[j], log(alpha[j]), NULL)
-                    elif fill_weights == FILL_COMPLEMENT:
-                        complement_block(&ent_count[used], &ent_weight[used], length,
-                                         alpha[0] if scalar else alpha[j],
-                                         small if scalar else NULL, &feature_all[j],
-                                         &feat_base[j])
+                            key = compact_key(key)
+                        f = record_offset(key, part_shift)
+                        j = first + f
+                        pos = e + shift_row[f]
+                        ent_weight[pos] = complement_weight(
+                            feature_all[j], ent_count[pos], a if scalar else alpha[j],
+                            small_j, feat_base[j])
 
 
 def live_features(const int32_t[::1] feat_len):
