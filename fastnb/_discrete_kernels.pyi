@@ -47,6 +47,17 @@ def csr_fit(
     zero_counts: bool = ...,
 ) -> tuple[int, int, int]: ...
 def count_nonfinite(a: _Float64, n_threads: int = ...) -> int: ...
+
+LOG_TABLE_MIN_FEATURES: int
+
+def multinomial_log_prob(
+    fc: _Float64,
+    alpha: float,
+    log_prob: _Float64,
+    log_total: _Float64,
+    left: NDArray[np.uint8],
+    n_threads: int,
+) -> None: ...
 def dense_predict(
     X: _Dense,
     W: _Float64,

@@ -27,6 +27,11 @@ the k x d table or a merge step.
 Values are read in the caller's dtype: nothing is converted. The same pass counts
 negative values and, when thresholding, non-finite values (``_counts.pxd``).
 
+Log probabilities. MultinomialNB's ``log(N_cj + a) - log(N_c + sum a)`` is
+computed a class row at a time (``multinomial_log_prob``), the logs of small
+whole counts read from a table; a row of other values is left to NumPy's
+vectorised log.
+
 Predict. The joint log likelihood is linear in X: ``jll = X @ W.T + b``. Dense
 rows take one dot product per class; CSR rows add ``v * W_T[j, :]`` from a
 feature-major (d x k) copy of the weights, so each nonzero reads one contiguous
@@ -36,6 +41,7 @@ row; the other modes write the (n, k) output and finish it in place.
 """
 
 from cython.parallel cimport prange
+from libc.math cimport log
 from libc.string cimport memset
 
 from _common cimport intp_t, floating, block_start, block_scratch_bytes, MODE_ARGMAX
@@ -44,6 +50,7 @@ from _counts cimport (
     add_threshold_count_row,
     count_negative,
     add_count_csr_row, dense_linear_predict_row, csr_linear_predict_row, FASTNB_PREFETCH,
+    SMALL_COUNTS, fill_small_weights, is_small_whole,
 )
 from _bool_table cimport bool_predict_row, threshold_row
 
@@ -348,6 +355,131 @@ def count_nonfinite(const double[:, ::1] a, int n_threads=1):
         for j in range(a.shape[1]):
             bad += (a[i, j] - a[i, j]) != 0.0
     return bad
+
+
+# ----------------------------------------------------------------------------------
+# MultinomialNB's log probabilities of a dense count table
+# ----------------------------------------------------------------------------------
+#
+# One class row per work item, on the threads in a static split: a row's values do
+# not depend on the split. A row's total is taken in four interleaved sums, in one
+# fixed order. Most counts of text are small whole numbers, whose logs come from a
+# table (``SMALL_COUNTS``). A row where more than 1 / LOG_ROW_SHARE of the values
+# need a log of their own (tf-idf values, large counts, an alpha per feature) is
+# left to the caller, whose vectorised log (NumPy's, ~2 ns a value here) beats one
+# log call at a time (~10 ns). M1 (20 x 2**18 counts, 99.4% below 64), 2 threads:
+# whole fits 103 -> 96 ms and 88 -> 69 ms (medians of 9 fits, two runs of eight
+# process pairs; the unchanged ComplementNB fit moved 114 -> 112 and 96 -> 92).
+
+# the fewest features for which ``multinomial_log_prob`` makes its table
+LOG_TABLE_MIN_FEATURES = SMALL_COUNTS
+
+cdef enum:
+    LOG_ROW_SHARE = 8
+    LOG_CHUNK = 1024      # a row's values between two looks at its share of logs
+    LOG_SAMPLE_STEP = 64  # the values a row's first look at its share of logs reads
+
+
+cdef inline double sum_of_4(double s0, double s1, double s2, double s3) noexcept nogil:
+    return (s0 + s1) + (s2 + s3)
+
+
+cdef inline double log_count(double count, double a, const double* small_logs,
+                             Py_ssize_t* n_logs) noexcept nogil:
+    """log(count + a): from the table for a small whole count, else a log (counted)."""
+    if is_small_whole(count):
+        return small_logs[<int>count]
+    n_logs[0] += 1
+    return log(count + a)
+
+
+cdef void multinomial_log_prob_row(
+    const double* count, double a, Py_ssize_t d, const double* small_logs,
+    double* log_prob, double* log_total, uint8_t_* left,
+) noexcept nogil:
+    """One row: its total in four lanes (lane j % 4, each in order: the same sum
+    whether or not the row is left), and log(N_cj + a) into ``log_prob`` in the
+    same pass, until the values that needed a log of their own pass 1 /
+    LOG_ROW_SHARE of the row; then the row is left. A row whose every
+    LOG_SAMPLE_STEP-th value says it would pass that share is left at once."""
+    cdef Py_ssize_t j = 0, stop, d4 = d - d % 4
+    cdef Py_ssize_t n_logs = 0
+    cdef double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0, lt, v0, v1, v2, v3
+    cdef bint taking_logs
+    while j < d:
+        n_logs += not is_small_whole(count[j])
+        j += LOG_SAMPLE_STEP
+    taking_logs = n_logs * LOG_ROW_SHARE * LOG_SAMPLE_STEP <= d
+    n_logs = 0
+    j = 0
+    while taking_logs and j < d4:
+        stop = min(j + LOG_CHUNK, d4)
+        while j < stop:
+            v0 = count[j]
+            v1 = count[j + 1]
+            v2 = count[j + 2]
+            v3 = count[j + 3]
+            s0 += v0 + a
+            s1 += v1 + a
+            s2 += v2 + a
+            s3 += v3 + a
+            log_prob[j] = log_count(v0, a, small_logs, &n_logs)
+            log_prob[j + 1] = log_count(v1, a, small_logs, &n_logs)
+            log_prob[j + 2] = log_count(v2, a, small_logs, &n_logs)
+            log_prob[j + 3] = log_count(v3, a, small_logs, &n_logs)
+            j += 4
+        taking_logs = n_logs * LOG_ROW_SHARE <= d
+    while j < d4:
+        s0 += count[j] + a
+        s1 += count[j + 1] + a
+        s2 += count[j + 2] + a
+        s3 += count[j + 3] + a
+        j += 4
+    for j in range(d4, d):
+        s0 += count[j] + a
+        if taking_logs:
+            log_prob[j] = log_count(count[j], a, small_logs, &n_logs)
+    lt = log(sum_of_4(s0, s1, s2, s3))
+    log_total[0] = lt
+    left[0] = not taking_logs
+    if taking_logs:
+        for j in range(d):
+            log_prob[j] = log_prob[j] - lt
+
+
+def multinomial_log_prob(
+    const double[:, ::1] fc,      # IN: (k, d) counts N_cj, d >= SMALL_COUNTS
+    double alpha,                 # IN: the one alpha of every feature
+    double[:, ::1] log_prob,      # OUT: (k, d) log(N_cj + a) - log(N_c + d a)
+    double[::1] log_total,        # OUT: (k,) log(sum_j (N_cj + a))
+    uint8_t_[::1] left,           # OUT: (k,) 1 for a row left to the caller
+    int n_threads,
+):
+    """MultinomialNB's ``feature_log_prob_`` for one alpha, scikit-learn's
+    expression ``log(N_cj + a) - log(sum_j (N_cj + a))``, row by row.
+
+    A row whose values are mostly not small whole counts gets only its
+    ``log_total``, and ``left[c] = 1``: the caller computes its ``log_prob``
+    with a vectorised log.
+    """
+    cdef Py_ssize_t k = fc.shape[0], d = fc.shape[1], c
+    cdef double small_logs[SMALL_COUNTS]
+    if d < SMALL_COUNTS:
+        raise ValueError(f"multinomial_log_prob needs at least {SMALL_COUNTS} features")
+    if log_prob.shape[0] != k or log_prob.shape[1] != d or log_total.shape[0] != k \
+            or left.shape[0] != k:
+        raise ValueError("multinomial_log_prob: the outputs' shapes do not match fc")
+    fill_small_weights(small_logs, alpha, 0.0)
+    with nogil:
+        if n_threads <= 1:
+            # (a small table's call enters no parallel region)
+            for c in range(k):
+                multinomial_log_prob_row(&fc[c, 0], alpha, d, small_logs, &log_prob[c, 0],
+                                         &log_total[c], &left[c])
+        else:
+            for c in prange(k, schedule='static', num_threads=n_threads):
+                multinomial_log_prob_row(&fc[c, 0], alpha, d, small_logs, &log_prob[c, 0],
+                                         &log_total[c], &left[c])
 
 
 # ----------------------------------------------------------------------------------

@@ -39,7 +39,9 @@ from libc.math cimport INFINITY, exp, floor, log
 from libc.string cimport memcpy
 
 from _common cimport block_start, intp_t, floating
-from _counts cimport FASTNB_PREFETCH, FASTNB_PREFETCH_W
+from _counts cimport (
+    FASTNB_PREFETCH, FASTNB_PREFETCH_W, SMALL_COUNTS, fill_small_weights, log_shifted,
+)
 from _sparse_rows cimport block_is_full, block_room, find_entry, is_stale, mark_stale
 
 import numpy as np
@@ -54,36 +56,6 @@ ctypedef fused index_t:
 cdef enum:
     PREFETCH_INDEX = 16
     PREFETCH_BLOCK = 8
-
-# MultinomialNB's weight of a whole count below this is read from a table of the
-# same expression's values (text counts are small: most of T1's 1.25 million
-# entries are 1 to 3, and a log costs ~20 ns), and so is ComplementNB's log of a
-# complement count F_j + a - N_cj whose F_j - N_cj is whole and below it. The
-# table costs SMALL_COUNTS logs: a refresh or flush makes it only for at least
-# that many features or entries, so that a small one (a stream's batch, a
-# 1-document predict after it) does not pay for it.
-cdef enum:
-    SMALL_COUNTS = 64
-
-
-cdef inline void fill_small_weights(double* small, double a, double log_a) noexcept nogil:
-    cdef int n
-    for n in range(SMALL_COUNTS):
-        small[n] = log(<double>n + a) - log_a
-
-
-cdef inline double log_shifted(double value, double shifted, double a,
-                               const double* small_logs) noexcept nogil:
-    """log(shifted), where shifted is ``value + a`` as the caller rounded it; from
-    ``small_logs`` (log(n + a) for n below SMALL_COUNTS, or NULL) when value is
-    a whole n there and n + a rounds to ``shifted``: the same bits."""
-    cdef int n
-    if small_logs != NULL and 0.0 <= value < SMALL_COUNTS:
-        n = <int>value
-        if <double>n == value and <double>n + a == shifted:
-            return small_logs[n]
-    return log(shifted)
-
 
 cdef inline double multinomial_weight(double count, double a, double log_a,
                                       const double* small) noexcept nogil:

@@ -662,3 +662,67 @@ def test_log_probabilities_by_class_blocks(name, params, rng, monkeypatch):
     assert np.isinf(results[0]).any() or np.isnan(results[0]).any()
     for other in results[1:]:
         assert_array_equal(other, results[0])
+
+
+def _mixed_count_rows(rng, d=256, per_class=40):
+    """Rows of five classes whose (k, d) counts take each path of MultinomialNB's
+    log-probability kernel: small whole counts (from its table), large counts
+    (left to NumPy at the first look), fractional values (left), small counts with
+    a few large and fractional ones (table, and a log each for those), and large
+    counts everywhere but at the features the first look reads (left after the
+    pass)."""
+    blocks = [rng.poisson(0.4, size=(per_class, d)).astype(np.float64),
+              rng.poisson(0.4, size=(per_class, d)) * 1000.0,
+              rng.random((per_class, d)) * 0.3,
+              rng.poisson(0.4, size=(per_class, d)).astype(np.float64),
+              np.full((per_class, d), 100.0)]
+    # (none at a feature j = 0 mod 64, which the first look reads)
+    blocks[3][0, 1::40] = 500.0
+    blocks[3][1, 3::50] = 0.25
+    blocks[4][:, ::64] = 0.0
+    X = np.vstack(blocks)
+    y = np.repeat(np.arange(5), per_class)
+    return X, y
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.5, 0.0, "array"])
+@pytest.mark.parametrize("kind", ["float64", "float32", "csr"])
+def test_multinomial_log_prob_paths_match_sklearn(alpha, kind, rng, monkeypatch):
+    # MultinomialNB's feature_log_prob_: a class row of small whole counts comes
+    # from the kernel's table of log(n + a), the others from NumPy's log; either
+    # way scikit-learn's values, and the same bits on any thread count
+    for work_kind in PARALLEL_MIN_WORK:
+        monkeypatch.setitem(PARALLEL_MIN_WORK, work_kind, 0)
+    monkeypatch.setattr(fastnb._discrete._multinomial, "LOG_KERNEL_MIN_CELLS", 0)
+    X, y = _mixed_count_rows(rng)
+    params = {"alpha": alpha, "force_alpha": True}
+    if alpha == "array":
+        params["alpha"] = rng.random(X.shape[1]) + 0.1
+    Xk = sp.csr_matrix(X) if kind == "csr" else _as_kind(X, kind)
+    theirs = sklearn_nb.MultinomialNB(**params).fit(Xk, y)
+    results = []
+    for n_threads in (1, 2, 3):
+        ours = MultinomialNB(n_threads=n_threads, **params).fit(Xk, y)
+        with np.errstate(invalid="ignore"):
+            assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-13,
+                            atol=0)
+        results.append(ours.feature_log_prob_)
+    for other in results[1:]:
+        assert_array_equal(other, results[0])
+    # (test rows of small counts: a row of 256 counts of 1000 has a joint log
+    # likelihood of ~1e6, whose last bits are 1e-10 of its tiny probabilities)
+    # (with alpha = 0, scikit-learn's dense product makes 0 * log 0 a NaN that
+    # fastnb's sparse-aware sums do not: compared above by feature_log_prob_ alone)
+    if alpha != 0.0:
+        X_test = rng.poisson(0.5, size=(30, X.shape[1])).astype(np.float64)
+        _assert_same_model(ours, theirs, X_test)
+    # which rows the kernel takes from its table (it leaves the rest to NumPy; an
+    # alpha per feature leaves it out)
+    if alpha != "array":
+        fc = ours.feature_count_
+        left = np.empty(fc.shape[0], dtype=np.uint8)
+        kernel_rows = np.empty(fc.shape)
+        fastnb._discrete._shared._kernels.multinomial_log_prob(
+            fc, float(alpha), kernel_rows, np.empty(fc.shape[0]), left, 1)
+        assert_array_equal(left, [0, 1, 1, 0, 1])
+        assert_array_equal(ours.feature_log_prob_[[0, 3]], kernel_rows[[0, 3]])

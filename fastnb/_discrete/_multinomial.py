@@ -6,7 +6,13 @@ from .._count_table import FILL_COMPLEMENT, FILL_MULTINOMIAL
 from .._params import check_bool_param
 from .._threads import threads_for
 from ._base import _BaseDiscreteNB
-from ._shared import _by_row_blocks, _table_backed, _table_kernels
+from ._shared import _by_row_blocks, _kernels, _table_backed, _table_kernels
+
+
+# MultinomialNB's log probabilities of a table of at least this many cells go
+# through the kernel (``_update_feature_log_prob``); a smaller table's call costs
+# less than the kernel's table of logs and its call.
+LOG_KERNEL_MIN_CELLS = 1 << 14
 
 
 def _refresh_threads(model, features):
@@ -116,21 +122,43 @@ class MultinomialNB(_BaseDiscreteNB):
                 np.ones(table.n_classes))
 
     def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count):
-        # scikit-learn's operations in its order, in place: one k x d allocation
-        # (numpy's SIMD log; no temporaries on 20 x 2**18 tables), by blocks of
-        # classes on the threads (M1: 14 -> 8 ms on 2)
+        # scikit-learn's log(N_cj + a_j) - log(sum_j (N_cj + a_j)), by class rows on
+        # the threads. With one alpha and a table of LOG_KERNEL_MIN_CELLS or more,
+        # the kernel takes the rows of small whole counts (the logs of those from
+        # its table: M1, 2 threads, whole fits 7-20% faster) and leaves the others
+        # (fractional or large values), with their totals, to NumPy's vectorised
+        # log, in place; otherwise NumPy takes every row, in scikit-learn's order.
         flp = np.empty(feature_count.shape)
+        n_classes, n_features = feature_count.shape
+        n_threads = threads_for(self.n_threads, flp.size, "count_fit")
+        if (np.ndim(alpha) == 0 and flp.size >= LOG_KERNEL_MIN_CELLS
+                and n_features >= _kernels.LOG_TABLE_MIN_FEATURES):
+            log_total = np.empty(n_classes)
+            left = np.empty(n_classes, dtype=np.uint8)
+            _kernels.multinomial_log_prob(np.ascontiguousarray(feature_count), float(alpha),
+                                          flp, log_total, left, n_threads)
+            rows_left = np.flatnonzero(left)
+        else:
+            log_total = None
+            rows_left = np.arange(n_classes)
+        if rows_left.shape[0] == 0:
+            return flp, {}
+        every_row = rows_left.shape[0] == n_classes
 
         def rows(start, stop):
-            block = flp[start:stop]
-            np.add(feature_count[start:stop], alpha, out=block)
-            smoothed_cc = block.sum(axis=1)
+            # a block of rows at once when every row is NumPy's, else row by row
+            runs = ([(start, stop)] if every_row
+                    else [(c, c + 1) for c in rows_left[start:stop]])
             with np.errstate(divide="ignore", invalid="ignore"):
-                np.log(block, out=block)
-                block -= np.log(smoothed_cc).reshape(-1, 1)
+                for lo, hi in runs:
+                    block = flp[lo:hi]
+                    np.add(feature_count[lo:hi], alpha, out=block)
+                    log_cc = (log_total[lo:hi] if log_total is not None
+                              else np.log(block.sum(axis=1)))
+                    np.log(block, out=block)
+                    block -= log_cc.reshape(-1, 1)
 
-        _by_row_blocks(flp.shape[0], threads_for(self.n_threads, flp.size, "count_fit"),
-                       rows)
+        _by_row_blocks(rows_left.shape[0], n_threads, rows)
         return flp, {}
 
     def _predict_weights(self, feature_log_prob, class_log_prior):
