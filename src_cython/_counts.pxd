@@ -77,22 +77,20 @@ cdef inline void fill_small_weights(double* small, double a, double log_a) noexc
         small[n] = log(<double>n + a) - log_a
 
 
+cdef inline bint is_small_whole(double value) noexcept nogil:
+    """True when ``value`` is a whole number in [0, SMALL_COUNTS): a table's."""
+    return 0.0 <= value < SMALL_COUNTS and <double>(<int>value) == value
+
+
 cdef inline double log_shifted(double value, double shifted, double a,
                                const double* small_logs) noexcept nogil:
     """log(shifted), where shifted is ``value + a`` as the caller rounded it; from
     ``small_logs`` (log(n + a) for n below SMALL_COUNTS, or NULL) when value is
     a whole n there and n + a rounds to ``shifted``: the same bits."""
-    cdef int n
-    if small_logs != NULL and 0.0 <= value < SMALL_COUNTS:
-        n = <int>value
-        if <double>n == value and <double>n + a == shifted:
-            return small_logs[n]
+    if (small_logs != NULL and is_small_whole(value)
+            and <double>(<int>value) + a == shifted):
+        return small_logs[<int>value]
     return log(shifted)
-
-
-cdef inline bint is_small_whole(double value) noexcept nogil:
-    """True when ``value`` is a whole number in [0, SMALL_COUNTS): a table's."""
-    return 0.0 <= value < SMALL_COUNTS and <double>(<int>value) == value
 
 
 # -- thresholds ------------------------------------------------------------------------

@@ -365,9 +365,9 @@ def count_nonfinite(const double[:, ::1] a, int n_threads=1):
 # not depend on the split. A row's total is taken in four interleaved sums, in one
 # fixed order. Most counts of text are small whole numbers, whose logs come from a
 # table (``SMALL_COUNTS``). A row where more than 1 / LOG_ROW_SHARE of the values
-# need a log of their own (tf-idf values, large counts, an alpha per feature) is
-# left to the caller, whose vectorised log (NumPy's, ~2 ns a value here) beats one
-# log call at a time (~10 ns). M1 (20 x 2**18 counts, 99.4% below 64), 2 threads:
+# need a log of their own (tf-idf values, large counts) is left to the caller,
+# whose vectorised log (NumPy's, ~2 ns a value here) beats one log call at a time
+# (~10 ns). M1 (20 x 2**18 counts, 99.4% below 64), 2 threads:
 # whole fits 103 -> 96 ms and 88 -> 69 ms (medians of 9 fits, two runs of eight
 # process pairs; the unchanged ComplementNB fit moved 114 -> 112 and 96 -> 92).
 

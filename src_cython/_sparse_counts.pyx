@@ -40,7 +40,8 @@ from libc.string cimport memcpy
 
 from _common cimport block_start, intp_t, floating
 from _counts cimport (
-    FASTNB_PREFETCH, FASTNB_PREFETCH_W, SMALL_COUNTS, fill_small_weights, log_shifted,
+    FASTNB_PREFETCH, FASTNB_PREFETCH_W, SMALL_COUNTS, fill_small_weights, is_small_whole,
+    log_shifted,
 )
 from _sparse_rows cimport block_is_full, block_room, find_entry, is_stale, mark_stale
 
@@ -61,11 +62,8 @@ cdef inline double multinomial_weight(double count, double a, double log_a,
                                       const double* small) noexcept nogil:
     """log(count + a) - log(a); from ``small`` (``fill_small_weights`` of the
     same a, or NULL) for whole counts below SMALL_COUNTS: the same bits."""
-    cdef int n
-    if small != NULL and 0.0 <= count < SMALL_COUNTS:
-        n = <int>count
-        if <double>n == count:
-            return small[n]
+    if small != NULL and is_small_whole(count):
+        return small[<int>count]
     return log(count + a) - log_a
 
 
