@@ -2,7 +2,8 @@
 
 T1: hashed-text CSR counts, 2**20 features, ~30 non-zeros per row, 35 classes
 (fit, predict, 1-document predict, peak memory of fit); S1: the same documents
-as a stream of ``partial_fit`` batches of 1,000. A ``library`` parameter runs
+as a stream of ``partial_fit`` batches of 1,000; 1-document batches into a model
+first fitted with dense counts. A ``library`` parameter runs
 fastnb and scikit-learn side by side on the same data; River's ``learn_one``
 stream is a third library where River is installed (the ``bench`` extra).
 """
@@ -66,6 +67,29 @@ class TextScaleS1(object):
 
     def time_partial_fit_batch(self, *params):
         Xb, yb = self.batches[self.i % len(self.batches)]
+        self.i += 1
+        self.model.partial_fit(Xb, yb, classes=self.classes)
+
+
+class SmallBatchAfterDenseFit(object):
+    """1-document partial_fit batches into a model whose first fit kept dense
+    counts (20,000 documents over a small vocabulary, 35 classes): its counts
+    move into the sparse table at the first small batch, so that the time of a
+    call stays flat as the vocabulary grows (scikit-learn's grows with it)."""
+
+    param_names = ["library", "model", "n_features"]
+    params = (["fastnb", "sklearn"], MODELS, [4_096, 16_384])
+    timeout = 600
+
+    def setup(self, library, model, n_features):
+        X, y = text_counts(20_100, n_features, N_CLASSES, nnz_per_row=30, seed=11)
+        self.classes = np.unique(y)
+        self.model = library_estimator(library, model).fit(X[:20_000], y[:20_000])
+        self.docs = [(X[i:i + 1], y[i:i + 1]) for i in range(20_000, 20_100)]
+        self.i = 0
+
+    def time_partial_fit_one_document(self, *params):
+        Xb, yb = self.docs[self.i % len(self.docs)]
         self.i += 1
         self.model.partial_fit(Xb, yb, classes=self.classes)
 

@@ -158,6 +158,18 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
         if self._use_table(Xv, n_classes, alpha, first_call):
             return self._fit_table(X, Xv, codes, weights, fitted_classes, alpha, first_call)
+        if not first_call and self._moves_to_table(Xv, n_classes, alpha):
+            # the same counts in a table, then the batch into it; bad input (or
+            # any failure) leaves the dense model exactly as it was
+            before = dict(self.__dict__)
+            try:
+                self._move_to_table()
+                return self._fit_table(X, Xv, codes, weights, fitted_classes, alpha,
+                                       first_call)
+            except BaseException:
+                self.__dict__.clear()
+                self.__dict__.update(before)
+                raise
 
         def running_counts():
             if first_call:

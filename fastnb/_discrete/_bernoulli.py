@@ -128,6 +128,9 @@ class BernoulliNB(_BaseDiscreteNB):
     # are derived at predict time, once per model state (O(entries)), and fit and
     # partial_fit only add counts (O(non-zeros of the batch + classes)). With an
     # array alpha, p0 depends on the feature too: the model stays dense.
+    def _moves_to_table(self, Xv, n_classes, alpha):
+        return np.ndim(alpha) == 0 and super()._moves_to_table(Xv, n_classes, alpha)
+
     def _use_table(self, Xv, n_classes, alpha, first_call):
         return np.ndim(alpha) == 0 and super()._use_table(Xv, n_classes, alpha,
                                                            first_call)
