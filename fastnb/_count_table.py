@@ -29,6 +29,11 @@ _kernels = load_kernels("_sparse_counts")
 # its fit: raw text -> HashingVectorizer -> MultinomialNB (25,000 documents, 2.2
 # cells a non-zero) took 41-47 ms to fit on the table and 53-642 ms dense, when
 # fresh pages were slow.
+# a large predict patches the slots of the last one for the features changed
+# since, up to d / SLOT_LOG_SHARE of them (logs; repeats counted), else builds
+# them again (O(d + entries))
+SLOT_LOG_SHARE = 4
+
 TABLE_MIN_CELLS = 1 << 20
 TABLE_MIN_CELLS_PER_NONZERO = 2
 
@@ -175,6 +180,11 @@ class SparseCountTable:
     # the owning model's cached predict terms and predictors, derived data that
     # is not pickled or copied (``_table_predict_state``)
     predict_state = None
+    # the feature slots of the last large predict, kept for the next one to patch
+    # (``slot_state``), and the features whose weights changed since
+    # (``slot_dirty``, arrays logged by the model's flush): derived data too
+    slot_state = None
+    slot_dirty = ()
 
     def __init__(self, n_classes, n_features, capacity=1024, index=True):
         # index=False: the (d,) index is left unset, for a caller that writes all
@@ -201,7 +211,8 @@ class SparseCountTable:
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        state.pop("predict_state", None)
+        for name in ("predict_state", "slot_state", "slot_dirty"):
+            state.pop(name, None)
         return state
 
     def __setstate__(self, state):
@@ -229,6 +240,9 @@ class SparseCountTable:
         added again, so that a MemoryError while growing finds the table as it was.
         """
         nnz = X.data.shape[0]
+        if not pending:
+            # the weights it changes are not listed: the slots cannot follow
+            self.forget_slots()
         # everything the call may need is allocated before the table changes
         before = dict(self.__dict__)
         class_total = self.class_total.copy()
@@ -302,6 +316,24 @@ class SparseCountTable:
         weight (O(pool / 8))."""
         self.ent_stale[:] = 0
         self.clear_pending()
+        self.forget_slots()
+
+    def log_slot_changes(self, features):
+        """Log the features whose weights a flush refreshed, for the next large
+        predict to patch their slots (past a log of d / SLOT_LOG_SHARE features,
+        it builds them again instead)."""
+        if self.slot_state is None:
+            return
+        logged = sum(part.shape[0] for part in self.slot_dirty) + features.shape[0]
+        if logged * SLOT_LOG_SHARE > self.n_features:
+            self.forget_slots()
+        else:
+            self.slot_dirty = list(self.slot_dirty) + [features]
+
+    def forget_slots(self):
+        """Drop the kept slots: the next large predict builds them."""
+        self.slot_state = None
+        self.slot_dirty = ()
 
     @classmethod
     def build(cls, X, codes, weights, n_classes, binarize, threshold, n_threads,

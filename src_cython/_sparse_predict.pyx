@@ -127,6 +127,43 @@ def slot_bytes():
     return sizeof(FeatureSlot)
 
 
+cdef inline bint write_slot(
+    Py_ssize_t j, const int64_t* feat_start, const int32_t* feat_len,
+    const int32_t* ent_class, const double* ent_weight, double base,
+    FeatureSlot* slot, double[:, ::1] rows, Py_ssize_t* n_rows,
+) noexcept nogil:
+    """Write feature j's slot: its entries inline, or into its dense row (the
+    row it has, else the next free one, ``n_rows[0]``, taken). Returns False
+    when it needs a row and none is free (the slot is then left as it was)."""
+    cdef int32_t n = feat_len[j]
+    cdef Py_ssize_t s = feat_start[j], e, c, row
+    if n > SLOT_ENTRIES:
+        if slot[j].n < 0:
+            row = -(slot[j].n + 1)   # a feature's entries only grow: its row stays
+        elif n_rows[0] < rows.shape[0]:
+            row = n_rows[0]
+            n_rows[0] += 1
+        else:
+            return False
+        for c in range(rows.shape[1]):
+            rows[row, c] = 0.0
+        for e in range(s, s + n):
+            rows[row, ent_class[e]] = ent_weight[e]
+    slot[j].base = base
+    slot[j].unused = 0
+    for e in range(SLOT_ENTRIES):
+        slot[j].entry_class[e] = 0
+        slot[j].entry_weight[e] = 0.0
+    if n <= SLOT_ENTRIES:
+        slot[j].n = n
+        for e in range(n):
+            slot[j].entry_class[e] = ent_class[s + e]
+            slot[j].entry_weight[e] = ent_weight[s + e]
+    else:
+        slot[j].n = <int32_t>(-(row + 1))
+    return True
+
+
 def fill_slots(
     const int64_t[::1] feat_start,    # IN: the table (see _sparse_rows.pxd)
     const int32_t[::1] feat_len,
@@ -134,33 +171,68 @@ def fill_slots(
     const double[::1] ent_weight,
     const double[::1] feat_base,      # IN: (d,) or (1,) per-feature base term
     unsigned char[::1] slots,         # OUT: (d * slot_bytes(),) 8-byte aligned at least
-    double[:, ::1] rows,              # OUT: (slot_dense_rows, kp), kp >= k, zeroed
+    double[:, ::1] rows,              # OUT: (>= slot_dense_rows, kp), kp >= k
 ):
     """Write each feature's slot, and the dense rows of the features with more
-    entries than a slot holds (in feature order)."""
-    cdef Py_ssize_t d = feat_len.shape[0], j, e, s, row = 0
-    cdef int32_t n
+    entries than a slot holds (in feature order). Returns the rows used."""
+    cdef Py_ssize_t d = feat_len.shape[0], j, n_rows = 0
     cdef FeatureSlot* slot = <FeatureSlot*>&slots[0]
     cdef bint scalar_base = feat_base.shape[0] == 1
+    if rows.shape[0] < slot_dense_rows(feat_len):
+        raise ValueError("fill_slots: fewer dense rows than features that need one")
     with nogil:
         for j in range(d):
-            n = feat_len[j]
-            s = feat_start[j]
-            slot[j].base = feat_base[0] if scalar_base else feat_base[j]
-            slot[j].unused = 0
-            for e in range(SLOT_ENTRIES):
-                slot[j].entry_class[e] = 0
-                slot[j].entry_weight[e] = 0.0
-            if n <= SLOT_ENTRIES:
-                slot[j].n = n
-                for e in range(n):
-                    slot[j].entry_class[e] = ent_class[s + e]
-                    slot[j].entry_weight[e] = ent_weight[s + e]
-            else:
-                slot[j].n = <int32_t>(-(row + 1))
-                for e in range(s, s + n):
-                    rows[row, ent_class[e]] = ent_weight[e]
-                row += 1
+            slot[j].n = 0   # no row yet
+            write_slot(j, &feat_start[0], &feat_len[0], &ent_class[0], &ent_weight[0],
+                       feat_base[0] if scalar_base else feat_base[j], slot, rows,
+                       &n_rows)
+    return n_rows
+
+
+def patch_slots(
+    const int64_t[::1] features,      # IN: the features whose entries changed
+    const int64_t[::1] feat_start,    # IN: the table, as now
+    const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class,
+    const double[::1] ent_weight,
+    const double[::1] feat_base,      # IN: (d,) or (1,) per-feature base term, as now
+    unsigned char[::1] slots,         # IN/OUT: the slots of the table as it was
+    double[:, ::1] rows,              # IN/OUT: and their dense rows
+    Py_ssize_t n_rows,                # rows in use
+):
+    """Rewrite the slots (and dense rows) of ``features`` (repeats allowed) to
+    the table as it is now, in O(their entries): every other slot must already
+    be current. Returns the rows then in use, or -1 when ``rows`` has no room
+    for the features that newly need one (the slots are then partly written:
+    fill them again)."""
+    cdef Py_ssize_t d = feat_len.shape[0], t, j
+    cdef FeatureSlot* slot = <FeatureSlot*>&slots[0]
+    cdef bint scalar_base = feat_base.shape[0] == 1
+    cdef bint in_range = True
+    if slots.shape[0] < d * <Py_ssize_t>sizeof(FeatureSlot):
+        raise ValueError("patch_slots: fewer slots than features")
+    with nogil:
+        for t in range(features.shape[0]):
+            in_range = in_range & (0 <= features[t] < d)
+    if not in_range:
+        raise ValueError("patch_slots: a feature out of range")
+    # a feature is listed once per entry that changed: written once
+    cdef unsigned char* seen = <unsigned char*>calloc(d // 8 + 1, 1)
+    if seen == NULL:
+        raise MemoryError()
+    with nogil:
+        for t in range(features.shape[0]):
+            j = features[t]
+            if seen[j >> 3] & (1 << (j & 7)):
+                continue
+            seen[j >> 3] |= <unsigned char>(1 << (j & 7))
+            if not write_slot(j, &feat_start[0], &feat_len[0], &ent_class[0],
+                              &ent_weight[0], feat_base[0] if scalar_base else feat_base[j],
+                              slot, rows, &n_rows):
+                n_rows = -1
+                break
+    free(seen)
+    return n_rows
 
 
 cdef inline int slot_row_lanes(

@@ -14,6 +14,7 @@ from numpy.testing import assert_array_equal
 
 import fastnb
 from fastnb._count_table import SparseCountTable
+from fastnb._discrete import _table as table_module
 from _registry import hashed_text
 
 # the models whose table keeps entry weights (BernoulliNB derives them at predict)
@@ -164,3 +165,127 @@ def test_a_table_pickled_with_nan_marks_gets_its_bitmap():
     assert_array_equal(np.flatnonzero(marked), listed)
     old.add(X, codes, None, False, 0.0, pending=True)
     assert old.n_pending == 3
+
+
+def _counting_fills(monkeypatch):
+    """Count the full builds of the feature slots (``fill_slots`` calls)."""
+    kernels = table_module._table_predict_kernels
+    fill = kernels.fill_slots
+    builds = []
+
+    def counted(*args):
+        builds.append(1)
+        return fill(*args)
+    monkeypatch.setattr(kernels, "fill_slots", counted)
+    return builds
+
+
+@pytest.mark.parametrize("name, params", MODELS)
+@pytest.mark.parametrize("room", [True, False])
+def test_large_predicts_between_batches_patch_the_slots(text, name, params, room,
+                                                        monkeypatch):
+    # A large predict (one that reads the slots) after each batch patches the
+    # slots of the one before for the features the batch changed: the same bits
+    # as slots built afresh (a pickled copy keeps no slots). Without room for
+    # dense rows, the features that pass SLOT_ENTRIES classes make it rebuild.
+    X, y = text
+    if not room:
+        monkeypatch.setattr(table_module, "SLOT_ROOM", 0)
+        monkeypatch.setattr(table_module, "SLOT_ROOM_SHARE", 1 << 40)
+    builds = _counting_fills(monkeypatch)
+    rng = np.random.default_rng(12)
+    weights = rng.uniform(0.5, 2, X.shape[0])
+    model = getattr(fastnb, name)(**params)
+    classes = np.unique(y)
+    large = X[:150]
+    assert large.nnz * 8 >= X.shape[1]   # the slots' path
+    for start, stop in [(0, 1), (1, 90), (90, 91), (91, 200), (200, 300)]:
+        model.partial_fit(X[start:stop], y[start:stop], classes=classes,
+                          sample_weight=weights[start:stop])
+        got = model.predict_joint_log_proba(large)
+        fresh = pickle.loads(pickle.dumps(model))
+        assert_array_equal(got, fresh.predict_joint_log_proba(large))
+        assert_array_equal(model.predict(large), fresh.predict(large))
+        if start == 1:
+            bad = X[:2].copy()
+            bad.data[0] = -1.0
+            with pytest.raises(ValueError, match="Negative"):
+                model.partial_fit(bad, y[:2])
+            assert_array_equal(model.predict_joint_log_proba(large), got)
+    # the copies built their own; the model built once (or, without room, again
+    # whenever a batch took features past four classes: the second one at least)
+    own = len(builds) - 5
+    assert own == 1 if room else own >= 2
+    # a new alpha refreshes every weight: the slots are built again
+    model.set_params(alpha=0.7)
+    model.partial_fit(X[:10], y[:10])
+    got = model.predict_joint_log_proba(large)
+    assert len(builds) == own + 5 + 1
+    assert_array_equal(got, pickle.loads(pickle.dumps(model)).predict_joint_log_proba(large))
+
+
+def test_a_long_log_of_changes_rebuilds_the_slots(text, monkeypatch):
+    # past d / SLOT_LOG_SHARE logged features, patching costs what a build does
+    X, y = text
+    monkeypatch.setattr(fastnb._count_table, "SLOT_LOG_SHARE", 1 << 20)
+    builds = _counting_fills(monkeypatch)
+    model = fastnb.MultinomialNB().partial_fit(X[:100], y[:100], classes=np.unique(y))
+    model.predict(X[:150])
+    model.partial_fit(X[100:200], y[100:200])
+    model.predict(X[:1])            # the flush logs the changes: too many
+    assert model._table.slot_state is None
+    expected = pickle.loads(pickle.dumps(model)).predict_joint_log_proba(X[:150])
+    assert_array_equal(model.predict_joint_log_proba(X[:150]), expected)
+    assert len(builds) == 3         # the model's two and the copy's
+
+
+def test_copies_sharing_a_table_do_not_patch_each_others_slots(text):
+    import copy
+    X, y = text
+    model = fastnb.MultinomialNB().partial_fit(X[:100], y[:100], classes=np.unique(y))
+    twin = copy.copy(model)         # shares the table
+    assert twin._table is model._table
+    model.predict(X[:150])
+    twin.predict(X[:150])           # another owner: builds its own
+    model.partial_fit(X[100:200], y[100:200])   # (the twin's counts change too)
+    got = [m.predict_joint_log_proba(X[:150]) for m in (twin, model, twin)]
+
+    def rebuilt(m):
+        m._table.forget_slots()
+        m._table.predict_state = None
+        return m.predict_joint_log_proba(X[:150])
+    assert_array_equal(got[0], rebuilt(twin))
+    assert_array_equal(got[1], rebuilt(model))
+    assert_array_equal(got[2], rebuilt(twin))
+
+
+def test_patch_slots_reports_rows_it_has_no_room_for():
+    kernels = table_module._table_predict_kernels
+    # feature 1 has five classes: more than a slot holds inline
+    features = np.array([0, 1, 1, 1, 1, 1], dtype=np.int64)
+    classes = np.array([2, 0, 1, 2, 3, 4], dtype=np.int64)
+    table = SparseCountTable.from_entries(6, 3, features, classes, np.ones(6),
+                                          np.ones(6))
+    table.ent_weight[:] = np.arange(table.ent_weight.shape[0], dtype=float)
+    slots = np.empty(3 * kernels.slot_bytes(), dtype=np.uint8)
+    base = np.zeros(1)
+    rows = np.zeros((1, 8))
+    assert kernels.fill_slots(table.feat_start, table.feat_len, table.ent_class,
+                              table.ent_weight, base, slots, rows) == 1
+    with pytest.raises(ValueError, match="fewer dense rows"):
+        kernels.fill_slots(table.feat_start, table.feat_len, table.ent_class,
+                           table.ent_weight, base, slots, np.zeros((0, 8)))
+    # feature 0 passes four classes: no free row
+    more = SparseCountTable.from_entries(
+        6, 3, np.array([0] * 5 + [1] * 5, dtype=np.int64),
+        np.array([0, 1, 2, 3, 4] * 2, dtype=np.int64), np.ones(10), np.ones(6))
+    assert kernels.patch_slots(np.array([0], dtype=np.int64), more.feat_start,
+                               more.feat_len, more.ent_class, more.ent_weight, base,
+                               slots, rows, 1) == -1
+    assert kernels.patch_slots(np.array([0], dtype=np.int64), more.feat_start,
+                               more.feat_len, more.ent_class, more.ent_weight, base,
+                               slots, np.zeros((2, 8)), 1) == 2
+    with pytest.raises(ValueError, match="out of range"):
+        kernels.patch_slots(np.array([3], dtype=np.int64), more.feat_start,
+                            more.feat_len, more.ent_class, more.ent_weight, base,
+                            slots, rows, 1)
