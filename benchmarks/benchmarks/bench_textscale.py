@@ -2,8 +2,8 @@
 
 T1: hashed-text CSR counts, 2**20 features, ~30 non-zeros per row, 35 classes
 (fit, predict, 1-document predict, peak memory of fit); S1: the same documents
-as a stream of ``partial_fit`` batches of 1,000; 1-document batches into a model
-first fitted with dense counts. A ``library`` parameter runs
+as a stream of ``partial_fit`` batches of 1,000 (also with a predict between
+batches); 1-document batches into a model first fitted with dense counts. A ``library`` parameter runs
 fastnb and scikit-learn side by side on the same data; River's ``learn_one``
 stream is a third library where River is installed (the ``bench`` extra).
 """
@@ -69,6 +69,31 @@ class TextScaleS1(object):
         Xb, yb = self.batches[self.i % len(self.batches)]
         self.i += 1
         self.model.partial_fit(Xb, yb, classes=self.classes)
+
+
+class TextScaleInterleaved(object):
+    """A stream that predicts between its batches: partial_fit of 1,000 T1
+    documents, then a predict of 4,000 (a batch large enough for the feature
+    slots, which the predict patches for what the batch changed)."""
+
+    param_names = ["library", "model"]
+    params = (["fastnb", "sklearn"], MODELS)
+    timeout = 600
+
+    def setup(self, library, model):
+        X, y = _t1(100_000)
+        self.classes = np.unique(y)
+        self.batches = [(X[i:i + BATCH], y[i:i + BATCH]) for i in range(50_000, 90_000, BATCH)]
+        self.test = X[90_000:94_000]
+        self.model = library_estimator(library, model).fit(X[:50_000], y[:50_000])
+        self.model.predict(self.test)
+        self.i = 0
+
+    def time_partial_fit_then_predict(self, *params):
+        Xb, yb = self.batches[self.i % len(self.batches)]
+        self.i += 1
+        self.model.partial_fit(Xb, yb, classes=self.classes)
+        self.model.predict(self.test)
 
 
 class SmallBatchAfterDenseFit(object):
