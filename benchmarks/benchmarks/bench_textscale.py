@@ -26,6 +26,18 @@ def _t1(n_samples):
     return text_counts(n_samples, N_FEATURES, N_CLASSES, nnz_per_row=30, seed=11)
 
 
+def _batches(X, y, start, stop):
+    """Rows [start, stop) as partial_fit batches of BATCH documents."""
+    return [(X[i:i + BATCH], y[i:i + BATCH]) for i in range(start, stop, BATCH)]
+
+
+def _next_batch(bench):
+    """partial_fit the benchmark's model on its next batch (cycling)."""
+    Xb, yb = bench.batches[bench.i % len(bench.batches)]
+    bench.i += 1
+    bench.model.partial_fit(Xb, yb, classes=bench.classes)
+
+
 class TextScaleT1(object):
     """T1 fit, predict and 1-document predict."""
 
@@ -51,48 +63,44 @@ class TextScaleT1(object):
         self.model.fit(self.X, self.y)
 
 
-class TextScaleS1(object):
-    """S1: one partial_fit batch of 1,000 documents into a model trained on T1."""
+class _TextScaleStream(object):
+    """A model fitted on the first T1 documents, and batches of later ones."""
 
     param_names = ["library", "model"]
     params = (["fastnb", "sklearn"], MODELS)
     timeout = 600
 
-    def setup(self, library, model):
+    def _setup(self, library, model, fitted, batched):
         X, y = _t1(100_000)
         self.classes = np.unique(y)
-        self.batches = [(X[i:i + BATCH], y[i:i + BATCH]) for i in range(0, X.shape[0], BATCH)]
-        self.model = library_estimator(library, model).fit(X, y)
+        self.batches = _batches(X, y, *batched)
+        self.model = library_estimator(library, model).fit(X[:fitted], y[:fitted])
         self.i = 0
+        return X
+
+
+class TextScaleS1(_TextScaleStream):
+    """S1: one partial_fit batch of 1,000 documents into a model trained on T1."""
+
+    def setup(self, library, model):
+        self._setup(library, model, 100_000, (0, 100_000))
 
     def time_partial_fit_batch(self, *params):
-        Xb, yb = self.batches[self.i % len(self.batches)]
-        self.i += 1
-        self.model.partial_fit(Xb, yb, classes=self.classes)
+        _next_batch(self)
 
 
-class TextScaleInterleaved(object):
+class TextScaleInterleaved(_TextScaleStream):
     """A stream that predicts between its batches: partial_fit of 1,000 T1
     documents, then a predict of 4,000 (a batch large enough for the feature
     slots, which the predict patches for what the batch changed)."""
 
-    param_names = ["library", "model"]
-    params = (["fastnb", "sklearn"], MODELS)
-    timeout = 600
-
     def setup(self, library, model):
-        X, y = _t1(100_000)
-        self.classes = np.unique(y)
-        self.batches = [(X[i:i + BATCH], y[i:i + BATCH]) for i in range(50_000, 90_000, BATCH)]
+        X = self._setup(library, model, 50_000, (50_000, 90_000))
         self.test = X[90_000:94_000]
-        self.model = library_estimator(library, model).fit(X[:50_000], y[:50_000])
         self.model.predict(self.test)
-        self.i = 0
 
     def time_partial_fit_then_predict(self, *params):
-        Xb, yb = self.batches[self.i % len(self.batches)]
-        self.i += 1
-        self.model.partial_fit(Xb, yb, classes=self.classes)
+        _next_batch(self)
         self.model.predict(self.test)
 
 
@@ -110,13 +118,11 @@ class SmallBatchAfterDenseFit(object):
         X, y = text_counts(20_100, n_features, N_CLASSES, nnz_per_row=30, seed=11)
         self.classes = np.unique(y)
         self.model = library_estimator(library, model).fit(X[:20_000], y[:20_000])
-        self.docs = [(X[i:i + 1], y[i:i + 1]) for i in range(20_000, 20_100)]
+        self.batches = [(X[i:i + 1], y[i:i + 1]) for i in range(20_000, 20_100)]
         self.i = 0
 
     def time_partial_fit_one_document(self, *params):
-        Xb, yb = self.docs[self.i % len(self.docs)]
-        self.i += 1
-        self.model.partial_fit(Xb, yb, classes=self.classes)
+        _next_batch(self)
 
 
 class TextScaleStreamRiver(object):

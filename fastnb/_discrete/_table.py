@@ -67,6 +67,14 @@ def _weights_restorer(table):
     return restore
 
 
+def _missing_table(n_classes, n_features, features, classes, values):
+    """The table of the missing values' weights, from its entries grouped by
+    feature (its class totals are theirs)."""
+    return SparseCountTable.from_entries(n_classes, n_features, features, classes,
+                                         values, np.bincount(classes, values,
+                                                             minlength=n_classes))
+
+
 def _logged_add(undo, table, X, *args, **kwargs):
     """``table.add``, with the call that undoes it appended to ``undo``."""
     record = table.add(X, *args, **kwargs)
@@ -121,16 +129,19 @@ class _TableMixin:
         missing = None
         if missing_count.any():
             features, classes = np.nonzero(missing_count.T)
-            values = missing_count[classes, features]
-            missing = SparseCountTable.from_entries(
-                k, n_features, features, classes, values,
-                np.bincount(classes, values, minlength=k))
-        alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
+            missing = _missing_table(k, n_features, features, classes,
+                                     missing_count[classes, features])
+        self._install_table(table, missing,
+                            resolve_alpha(self.alpha, self.force_alpha, n_features))
+
+    def _install_table(self, table, missing, alpha):
+        """Make ``table`` the model's counts (and ``missing``, or None, its
+        missing-value weights), with every entry weight computed for ``alpha``."""
         for key in _DENSE_ONLY:
             self.__dict__.pop(key, None)
         self._missing_table = missing
         self._table_alpha = np.array(alpha, dtype=np.float64)
-        self._reset_table_terms(n_features, alpha)
+        self._reset_table_terms(table.n_features, alpha)
         self._refresh_table(table, table.all_features(), np.atleast_1d(self._table_alpha))
         self._table = table
 
@@ -556,22 +567,11 @@ class _TableMixin:
             raise ValueError("a table-backed model needs alpha > 0")
         table = SparseCountTable.from_entries(k, n_features, *parts[0],
                                               arrays["table_class_total"])
-        missing = None
-        if parts[1][0].size:
-            features, entry_classes, values = parts[1]
-            missing = SparseCountTable.from_entries(
-                k, n_features, features, entry_classes, values,
-                np.bincount(entry_classes, values, minlength=k))
-        for key in _DENSE_ONLY:
-            self.__dict__.pop(key, None)
-        self._missing_table = missing
-        self._table_alpha = np.array(alpha, dtype=np.float64)
-        self._reset_table_terms(n_features, alpha)
-        self._refresh_table(table, table.all_features(), np.atleast_1d(self._table_alpha))
+        missing = _missing_table(k, n_features, *parts[1]) if parts[1][0].size else None
+        self._install_table(table, missing, alpha)
         self.classes_ = classes
         self.class_count_ = class_count
         self.class_log_prior_ = self._class_log_prior(class_count)
-        self._table = table
 
     def _table_to_dense_state(self):
         """Replace the table by the dense representation of the same counts."""
