@@ -380,10 +380,6 @@ cdef enum:
     LOG_SAMPLE_STEP = 64  # the values a row's first look at its share of logs reads
 
 
-cdef inline double sum_of_4(double s0, double s1, double s2, double s3) noexcept nogil:
-    return (s0 + s1) + (s2 + s3)
-
-
 cdef inline double log_count(double count, double a, const double* small_logs,
                              Py_ssize_t* n_logs) noexcept nogil:
     """log(count + a): from the table for a small whole count, else a log (counted)."""
@@ -439,7 +435,7 @@ cdef void multinomial_log_prob_row(
         s0 += count[j] + a
         if taking_logs:
             log_prob[j] = log_count(count[j], a, small_logs, &n_logs)
-    lt = log(sum_of_4(s0, s1, s2, s3))
+    lt = log((s0 + s1) + (s2 + s3))
     log_total[0] = lt
     left[0] = not taking_logs
     if taking_logs:

@@ -177,15 +177,17 @@ def fill_slots(
     entries than a slot holds (in feature order). Returns the rows used."""
     cdef Py_ssize_t d = feat_len.shape[0], j, n_rows = 0
     cdef FeatureSlot* slot = <FeatureSlot*>&slots[0]
-    cdef bint scalar_base = feat_base.shape[0] == 1
-    if rows.shape[0] < slot_dense_rows(feat_len):
-        raise ValueError("fill_slots: fewer dense rows than features that need one")
+    cdef bint scalar_base = feat_base.shape[0] == 1, room = True
     with nogil:
         for j in range(d):
             slot[j].n = 0   # no row yet
-            write_slot(j, &feat_start[0], &feat_len[0], &ent_class[0], &ent_weight[0],
-                       feat_base[0] if scalar_base else feat_base[j], slot, rows,
-                       &n_rows)
+            if not write_slot(j, &feat_start[0], &feat_len[0], &ent_class[0],
+                              &ent_weight[0], feat_base[0] if scalar_base else feat_base[j],
+                              slot, rows, &n_rows):
+                room = False
+                break
+    if not room:
+        raise ValueError("fill_slots: fewer dense rows than features that need one")
     return n_rows
 
 

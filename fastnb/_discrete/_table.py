@@ -101,7 +101,7 @@ class _TableMixin:
         table first: when the batch is small beside the model. A dense
         partial_fit recomputes every log probability and predict weight, O(k d)
         a call whatever the batch (a 1-document call on 35 classes x 16,384
-        features: 5-11 ms); in the table a call costs what its batch touches."""
+        features: 4-9 ms); in the table a call costs what its batch touches."""
         if self._table_model is None or self.__dict__.get("_table") is not None:
             return False
         cells = n_classes * Xv.shape[1]
