@@ -58,6 +58,16 @@ def multinomial_log_prob(
     left: NDArray[np.uint8],
     n_threads: int,
 ) -> None: ...
+def complement_log_prob(
+    fc: _Float64,
+    alpha: float,
+    log_prob: _Float64,
+    feature_all: _Float64,
+    log_total: _Float64,
+    left: NDArray[np.uint8],
+    sign: float,
+    n_threads: int,
+) -> None: ...
 def dense_predict(
     X: _Dense,
     W: _Float64,

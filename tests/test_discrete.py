@@ -726,3 +726,70 @@ def test_multinomial_log_prob_paths_match_sklearn(alpha, kind, rng, monkeypatch)
             fc, float(alpha), kernel_rows, np.empty(fc.shape[0]), left, 1)
         assert_array_equal(left, [0, 1, 1, 0, 1])
         assert_array_equal(ours.feature_log_prob_[[0, 3]], kernel_rows[[0, 3]])
+
+
+def _complement_count_rows(rng, pattern, d=256, per_class=40):
+    """Rows of three classes whose complement counts F_j - N_cj take the paths of
+    ComplementNB's log kernel, and the rows it leaves to NumPy (``left``)."""
+    small = [rng.poisson(0.4, size=(per_class, d)).astype(np.float64) for _ in range(3)]
+    if pattern == "small":
+        # small whole counts, with a few large and fractional ones: every row
+        # from the table, a log each for those
+        small[1][0, 1::40] = 500.0
+        small[1][1, 3::50] = 0.25
+        left = [0, 0, 0]
+    elif pattern == "one large class":
+        # class 0's counts make the other classes' complements large at the first look
+        small[0] *= 1000.0
+        left = [0, 1, 1]
+    elif pattern == "fractional":
+        small = [rng.random((per_class, d)) * 0.3 for _ in range(3)]
+        left = [1, 1, 1]
+    else:  # "large after the first look": none at a feature j = 0 mod 64
+        small[0][:] = 100.0
+        small[0][:, ::64] = 0.0
+        left = [0, 1, 1]
+    return np.vstack(small), np.repeat(np.arange(3), per_class), left
+
+
+@pytest.mark.parametrize("pattern", ["small", "one large class", "fractional",
+                                     "large after the first look"])
+@pytest.mark.parametrize("alpha", [1.0, 0.3, "array"])
+@pytest.mark.parametrize("norm", [False, True])
+def test_complement_log_prob_paths_match_sklearn(pattern, alpha, norm, rng, monkeypatch):
+    # ComplementNB's feature_log_prob_ and feature_all_: a class row of small whole
+    # complement counts from the kernel's table of log(n + a), the others from
+    # NumPy; either way scikit-learn's values, and the same bits on any thread count
+    for work_kind in PARALLEL_MIN_WORK:
+        monkeypatch.setitem(PARALLEL_MIN_WORK, work_kind, 0)
+    monkeypatch.setattr(fastnb._discrete._multinomial, "LOG_KERNEL_MIN_CELLS", 0)
+    X, y, expected_left = _complement_count_rows(rng, pattern)
+    params = {"alpha": rng.random(X.shape[1]) + 0.1 if alpha == "array" else alpha,
+              "norm": norm}
+    theirs = sklearn_nb.ComplementNB(**params).fit(X, y)
+    results = []
+    for n_threads in (1, 2, 3):
+        ours = ComplementNB(n_threads=n_threads, **params).fit(X, y)
+        assert_allclose(ours.feature_log_prob_, theirs.feature_log_prob_, rtol=1e-13,
+                        atol=0)
+        assert_allclose(ours.feature_all_, theirs.feature_all_, rtol=1e-13, atol=0)
+        # (NumPy's sum over the classes in order, of our counts)
+        assert_array_equal(ours.feature_all_, ours.feature_count_.sum(axis=0))
+        results.append(ours.feature_log_prob_)
+    for other in results[1:]:
+        assert_array_equal(other, results[0])
+    _assert_same_model(ours, theirs, rng.poisson(0.5, size=(30, X.shape[1])))
+    if alpha != "array":
+        fc = ours.feature_count_
+        left = np.empty(fc.shape[0], dtype=np.uint8)
+        kernel_rows = np.empty(fc.shape)
+        fastnb._discrete._shared._kernels.complement_log_prob(
+            fc, float(alpha), kernel_rows, np.empty(fc.shape[1]), np.empty(fc.shape[0]),
+            left, -1.0, 1)
+        if alpha == 1.0:
+            # (with alpha = 0.3, (F_j + a) - N_cj mostly rounds otherwise than
+            # (F_j - N_cj) + a: those need logs of their own, and rows are left)
+            assert_array_equal(left, expected_left)
+        if not norm:
+            taken = np.flatnonzero(left == 0)
+            assert_array_equal(ours.feature_log_prob_[taken], kernel_rows[taken])

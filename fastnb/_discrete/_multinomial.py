@@ -312,32 +312,57 @@ class ComplementNB(_BaseDiscreteNB):
     def _update_feature_log_prob(self, feature_count, class_count, alpha, missing_count,
                                  norm=None):
         norm = self.norm if norm is None else norm
+        n_classes, n_features = feature_count.shape
         n_threads = threads_for(self.n_threads, feature_count.size, "count_fit")
-        # summed over the classes in order, by blocks of features on the threads
-        # (each feature's sum is the same whatever the block)
-        feature_all = np.empty(feature_count.shape[1])
-
-        def columns(start, stop):
-            np.sum(feature_count[:, start:stop], axis=0, out=feature_all[start:stop])
-
-        _by_row_blocks(feature_count.shape[1], n_threads, columns)
-        smoothed_all = feature_all + alpha
-        # scikit-learn's operations in its order, in place: one k x d allocation,
-        # by blocks of classes on the threads
         flp = np.empty(feature_count.shape)
+        if (np.ndim(alpha) == 0 and flp.size >= LOG_KERNEL_MIN_CELLS
+                and n_features >= _kernels.LOG_TABLE_MIN_FEATURES):
+            # the kernel: the feature totals, then the rows of small whole
+            # complement counts (logs from its table: M1, 2 threads, ~30 -> ~10 ms);
+            # a row of other values is left to NumPy below
+            feature_all = np.empty(n_features)
+            left = np.empty(n_classes, dtype=np.uint8)
+            _kernels.complement_log_prob(np.ascontiguousarray(feature_count),
+                                         float(alpha), flp, feature_all,
+                                         np.empty(n_classes), left,
+                                         1.0 if norm else -1.0, n_threads)
+            rows_left = np.flatnonzero(left)
+        else:
+            # summed over the classes in order, by blocks of features on the
+            # threads (each feature's sum is the same whatever the block)
+            feature_all = np.empty(n_features)
 
-        def rows(start, stop):
-            block = flp[start:stop]
-            np.subtract(smoothed_all, feature_count[start:stop], out=block)
+            def columns(start, stop):
+                np.sum(feature_count[:, start:stop], axis=0, out=feature_all[start:stop])
+
+            _by_row_blocks(n_features, n_threads, columns)
+            rows_left = np.arange(n_classes)
+        smoothed_all = feature_all + alpha
+        every_row = rows_left.shape[0] == n_classes
+
+        def log_rows(start, stop):
+            # scikit-learn's operations in its order, in place: a block of rows
+            # at once when NumPy takes every row, else row by row
+            runs = ([(start, stop)] if every_row
+                    else [(c, c + 1) for c in rows_left[start:stop]])
             with np.errstate(divide="ignore", invalid="ignore"):
-                block /= block.sum(axis=1, keepdims=True)
-                np.log(block, out=block)
-                if norm:
+                for lo, hi in runs:
+                    block = flp[lo:hi]
+                    np.subtract(smoothed_all, feature_count[lo:hi], out=block)
                     block /= block.sum(axis=1, keepdims=True)
-                else:
-                    np.negative(block, out=block)
+                    np.log(block, out=block)
+                    if not norm:
+                        np.negative(block, out=block)
 
-        _by_row_blocks(flp.shape[0], n_threads, rows)
+        def normalise(start, stop):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                block = flp[start:stop]
+                block /= block.sum(axis=1, keepdims=True)
+
+        if rows_left.shape[0]:
+            _by_row_blocks(rows_left.shape[0], n_threads, log_rows)
+        if norm:
+            _by_row_blocks(n_classes, n_threads, normalise)
         return flp, {"feature_all_": feature_all}
 
     def _predict_weights(self, feature_log_prob, class_log_prior):
