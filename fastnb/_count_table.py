@@ -367,13 +367,16 @@ class SparseCountTable:
         width = 1 << part_shift
         # a partition has at most one entry per record and per (feature, class)
         most_entries = max(1, min(partition.largest, width * n_classes))
+        kind, alpha, feature_all, feat_base, dead_base = fill_weights or (
+            FILL_COUNTS, None, None, None, None)
+        # (ComplementNB's F_j are summed by the reduction, for the fill's weights)
         _kernels.table_reduce(
             *records, partition.part_start, part_shift, table.feat_len, part_room,
             part_compact,
             np.full((n_threads, width * n_classes), -1, dtype=np.int32),
             np.empty((n_threads, most_entries * _RECORD_BYTES), dtype=np.uint8),
             np.empty((n_threads, width + 1), dtype=np.int64), n_threads,
-            partition.compact)
+            partition.compact, feature_all if kind == FILL_COMPLEMENT else None)
         # each partition's first pool entry, and the pool's end
         part_pool = np.zeros(n_parts + 1, dtype=np.int64)
         np.cumsum(part_room, out=part_pool[1:])
@@ -385,12 +388,11 @@ class SparseCountTable:
         table.ent_count = np.empty(max(1, used), dtype=np.float64)
         table.ent_weight = np.empty(max(1, used), dtype=np.float64)
         table.ent_stale = np.zeros(_bitmap_bytes(used), dtype=np.uint8)
-        kind, alpha, feature_all, feat_base = fill_weights or (FILL_COUNTS, None, None,
-                                                               None)
         _kernels.table_fill(*records, partition.part_start, part_compact, part_pool,
                             part_shift, table.feat_start, table.feat_len, table.ent_class,
                             table.ent_count, n_threads, kind, table.ent_weight, alpha,
-                            feature_all, feat_base)
+                            feature_all, feat_base,
+                            np.nan if dead_base is None else dead_base)
         # the records are spent (reduced in place, then copied): freed now, not
         # when the caller lets go of the partition (the model's refresh runs first)
         partition.records = records = None

@@ -53,7 +53,8 @@ def table_reduce(rec_value: _Float64, rec_key: NDArray[np.int32],
                  feat_len: NDArray[np.int32], part_room: NDArray[np.int64],
                  part_compact: NDArray[np.uint8], index: NDArray[np.int32],
                  entries: NDArray[np.uint8], starts: NDArray[np.int64],
-                 n_threads: int, compact: bool = ...) -> None: ...
+                 n_threads: int, compact: bool = ...,
+                 feature_all: _Float64 | None = ...) -> None: ...
 class FillWeights(enum.IntEnum):
     FILL_COUNTS = 0
     FILL_MULTINOMIAL = 1
@@ -65,7 +66,8 @@ def table_fill(rec_value: _Float64, rec_key: NDArray[np.int32],
                ent_class: NDArray[np.int32], ent_count: _Float64, n_threads: int,
                fill_weights: int = ..., ent_weight: _Float64 | None = ...,
                alpha: _Float64 | None = ..., feature_all: _Float64 | None = ...,
-               feat_base: _Float64 | None = ...) -> None: ...
+               feat_base: _Float64 | None = ...,
+               dead_base: float = ...) -> None: ...
 def balanced_runs(part_start: NDArray[np.int64], width: int, cells: int,
                   n_runs: int) -> NDArray[np.intp]: ...
 def live_features(feat_len: NDArray[np.int32]) -> NDArray[np.int64]: ...

@@ -35,7 +35,7 @@ a count, and ``w_e`` the difference a class's count makes.
 
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t, uint8_t
-from libc.math cimport INFINITY, exp, floor, log
+from libc.math cimport INFINITY, NAN, exp, floor, log
 from libc.string cimport memcpy
 
 from _common cimport block_start, intp_t, floating
@@ -643,8 +643,10 @@ def pending_features(
 #    thread, 7.4 ms on two);
 # 2. ``table_reduce``: each partition's non-zeros are summed into entries through
 #    a dense (feature, class) map of the partition (in cache), and its entries
-#    placed by feature (a stable counting sort), in parallel over partitions;
-# 3. ``table_fill`` copies the entries into the pool, in parallel over partitions.
+#    placed by feature (a stable counting sort), in parallel over partitions
+#    (for ComplementNB, each feature's total F_j summed as its entries are placed);
+# 3. ``table_fill`` copies the entries into the pool, with the model's weights,
+#    in parallel over partitions.
 #
 # Each step keeps row order inside a feature, and no partition shares anything
 # with another: the entries and bits are those of ``table_add`` from an empty
@@ -843,6 +845,8 @@ cdef int64_t reduce_partition(
     int32_t* feat_len,                # OUT: entries of each feature
     bint compact,                     # IN: compact records (``table_partition``)
     uint8_t* compact_entries,         # OUT: whether the entries are written compact
+    double* feature_total,            # OUT, or NULL: (n_features,) each feature's
+                                      #   entries summed in block order from 0.0
 ) noexcept nogil:
     """Reduce one partition to its entries (each feature's classes in the order
     they first appear, counts summed in row order from 0.0), written over the
@@ -887,9 +891,22 @@ cdef int64_t reduce_partition(
         entries[e].value = so_far + value
     for f in range(n_features + 1):
         start[f] = 0
-    for e in range(n_entries):
-        index[entries[e].key] = -1
-        start[record_offset(entries[e].key, part_shift) + 1] += 1
+    if feature_total != NULL:
+        # ComplementNB's F_j: the entries of a feature are made, and so summed
+        # here, in the order the placement below keeps in its block (the sum
+        # ``complement_block`` takes, the same bits), so the fill computes each
+        # entry's weight as it copies it, in one pass where it took two
+        for f in range(n_features):
+            feature_total[f] = 0.0
+        for e in range(n_entries):
+            index[entries[e].key] = -1
+            offset = record_offset(entries[e].key, part_shift)
+            start[offset + 1] += 1
+            feature_total[offset] = feature_total[offset] + entries[e].value
+    else:
+        for e in range(n_entries):
+            index[entries[e].key] = -1
+            start[record_offset(entries[e].key, part_shift) + 1] += 1
     if compact:
         largest = largest_value(entries, n_entries)
     for f in range(n_features):
@@ -930,6 +947,8 @@ def table_reduce(
     int64_t[:, ::1] starts,           # SCRATCH: (n_threads, 2**part_shift + 1)
     int n_threads,
     bint compact=False,               # the records are compact (``table_partition``)
+    double[::1] feature_all=None,     # OUT, or None: (d,) each feature's total, in
+                                      #   block order (ComplementNB's F_j)
 ):
     """Reduce every partition to its entries (``reduce_partition``), in parallel:
     each thread a run of consecutive partitions of about equal work
@@ -939,6 +958,11 @@ def table_reduce(
     cdef Py_ssize_t q, first, t
     cdef double* values = &rec_value[0]
     cdef int32_t* keys = &rec_key[0]
+    cdef double* totals = NULL
+    if feature_all is not None:
+        if feature_all.shape[0] != d:
+            raise ValueError("table_reduce: feature_all must have one value a feature")
+        totals = &feature_all[0]
     # index.shape[1]: the (feature, class) pairs of a partition
     cdef intp_t[::1] runs = balanced_runs(part_start, <int64_t>1 << part_shift,
                                           index.shape[1], n_threads)
@@ -952,7 +976,8 @@ def table_reduce(
                     part_start[q + 1] - part_start[q], first,
                     min(d - first, <Py_ssize_t>1 << part_shift), part_shift,
                     &index[t, 0], <BucketRecord*>&entries[t, 0], &starts[t, 0],
-                    &feat_len[0], compact, &part_compact[q])
+                    &feat_len[0], compact, &part_compact[q],
+                    NULL if totals == NULL else totals + first)
 
 
 def balanced_runs(const int64_t[::1] part_start, int64_t width, int64_t cells,
@@ -1015,11 +1040,12 @@ def table_fill(
     int n_threads,
     int fill_weights=FILL_COUNTS,     # FILL_*: the weights to compute as well, into
     double[::1] ent_weight=None,      #   ent_weight, for alpha ((d,) or (1,));
-    const double[::1] alpha=None,     #   ComplementNB's per-feature terms into
-    double[::1] feature_all=None,     #   feature_all and feat_base ((d,); feature_all
-                                      #   is 0.0 where a feature has no entries, as
-                                      #   a fresh model's is)
-    double[::1] feat_base=None,
+    const double[::1] alpha=None,     #   ComplementNB's F_j ((d,), from
+    const double[::1] feature_all=None,  # table_reduce: 0.0 where a feature has no
+                                      #   entries, as a fresh model's is), and
+    double[::1] feat_base=None,       #   log(F_j + a_j) into feat_base ((d,)) for
+                                      #   each feature with entries, and
+    double dead_base=NAN,             #   unless NaN, this (log a) for each without
 ):
     """Copy the entries into the pool: blocks in feature order, each with room for
     the next power of two of its entries (as ``table_add`` expects), and compute
@@ -1060,10 +1086,13 @@ def table_fill(
     # The entries are copied in one loop over them, each to its feature's block
     # (``shift``): a loop over the features, each with a loop over its 1 to k
     # entries, mispredicted the ends of those short loops. What a weight needs of
-    # its feature (an alpha a feature's log; ComplementNB's F_j, summed in the
-    # copy loop in block order from 0.0 as ``complement_block`` sums it, then
-    # log(F_j + a_j)) is computed over the features with entries (``live``).
+    # its feature (an alpha a feature's log; ComplementNB's log(F_j + a_j), of
+    # the F_j table_reduce summed) is computed over the features with entries
+    # (``live``) before the entries are copied.
     cdef bint complement = fill_weights == FILL_COMPLEMENT
+    # (one alpha: the base of a feature without entries written here, in the pass
+    # over the features, where the model wrote all d of them before: T1, ~0.5 ms)
+    cdef bint dead_bases = complement and dead_base == dead_base
     cdef bint multinomial = fill_weights == FILL_MULTINOMIAL
     cdef double total, a_j, log_a_j
     cdef const double* small_j = small if scalar else NULL
@@ -1103,10 +1132,8 @@ def table_fill(
                     has_entries = -<int64_t>(length > 0)      # all ones, or 0
                     feat_start[j] = (used & has_entries) | ~has_entries
                     shift_row[j - first] = used - src
-                    if complement:
-                        # (0.0 where there are no entries, as the model's fresh
-                        # totals are: written branch-free)
-                        feature_all[j] = 0.0
+                    if dead_bases:
+                        feat_base[j] = dead_base  # (a live feature's follows)
                     live_row[n_live] = <int32_t>j
                     n_live = n_live + (length > 0)
                     used = used + block_room(length)
@@ -1115,6 +1142,11 @@ def table_fill(
                     for i in range(n_live):
                         j = live_row[i]
                         log_alpha_row[j - first] = log(alpha[j])
+                if complement:
+                    for i in range(n_live):
+                        j = live_row[i]
+                        feat_base[j] = complement_log_all(
+                            feature_all[j], a if scalar else alpha[j], small_j)
                 for e in range(part_start[q], src):
                     key = keys[e]
                     if part_compact[q]:
@@ -1133,19 +1165,7 @@ def table_fill(
                         ent_weight[pos] = multinomial_weight(ent_count[pos], a_j,
                                                              log_a_j, small_j)
                     elif complement:
-                        feature_all[first + f] += ent_count[pos]
-                if complement:
-                    for i in range(n_live):
-                        j = live_row[i]
-                        feat_base[j] = complement_log_all(
-                            feature_all[j], a if scalar else alpha[j], small_j)
-                    for e in range(part_start[q], src):
-                        key = keys[e]
-                        if part_compact[q]:
-                            key = compact_key(key)
-                        f = record_offset(key, part_shift)
                         j = first + f
-                        pos = e + shift_row[f]
                         ent_weight[pos] = complement_weight(
                             feature_all[j], ent_count[pos], a if scalar else alpha[j],
                             small_j, feat_base[j])

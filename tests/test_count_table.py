@@ -941,6 +941,15 @@ def test_built_table_weights_are_the_refresh(name, per_feature_alpha, n_threads,
                        table.ent_weight[positions].view(np.int64))
     for key, value in terms.items():
         assert_array_equal(value.view(np.int64), model.__dict__[key].view(np.int64))
+    # every feature's terms (those without entries too, which the build's
+    # reduction and fill write) are those of a table made by adding the rows
+    streamed = getattr(fastnb, name)(alpha=alpha, n_threads=n_threads)
+    streamed.partial_fit(X[:1], y[:1], classes=np.arange(k))
+    streamed.partial_fit(X[1:], y[1:])
+    assert not _count_table.builds_table(k, d, X[:1].nnz)
+    streamed._flush_table()
+    for key, value in terms.items():
+        assert_array_equal(value.view(np.int64), streamed.__dict__[key].view(np.int64))
     expected = getattr(sk, name)(alpha=alpha).fit(X, y)
     assert_allclose(model.predict_joint_log_proba(X[:50]),
                     expected.predict_joint_log_proba(X[:50]), rtol=1e-10)

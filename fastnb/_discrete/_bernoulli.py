@@ -135,7 +135,7 @@ class BernoulliNB(_BaseDiscreteNB):
         return np.ndim(alpha) == 0 and super()._use_table(Xv, n_classes, alpha,
                                                            first_call)
 
-    def _reset_table_terms(self, n_features, alpha):
+    def _reset_table_terms(self, n_features, alpha, built=False):
         self._feat_base = np.zeros(1)
 
     def _refresh_table(self, table, features, alpha):

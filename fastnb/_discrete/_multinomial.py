@@ -97,7 +97,7 @@ class MultinomialNB(_BaseDiscreteNB):
                          class_prior=class_prior, n_threads=n_threads)
 
     def _table_fill_weights(self, alpha):
-        return FILL_MULTINOMIAL, alpha, None, None
+        return FILL_MULTINOMIAL, alpha, None, None, None
 
     def _refresh_table(self, table, features, alpha):
         _table_kernels.refresh_multinomial(features, table.feat_start, table.feat_len,
@@ -233,10 +233,16 @@ class ComplementNB(_BaseDiscreteNB):
                          class_prior=class_prior, n_threads=n_threads)
         self.norm = norm
 
-    def _reset_table_terms(self, n_features, alpha):
+    def _reset_table_terms(self, n_features, alpha, built=False):
         # per feature: F_j (the count over all classes) and log(F_j + a_j), the log
         # complement count of every class without a count of j
         d = n_features
+        if built and np.ndim(alpha) == 0:
+            # a build writes every F_j and, with one alpha, every base
+            # (``_table_fill_weights``)
+            self._feat_base = np.empty(d)
+            self._feature_all = np.empty(d)
+            return
         with np.errstate(divide="ignore"):
             if np.ndim(alpha) == 0:
                 # one alpha: its log (by the same array loop) written d times, not
@@ -255,7 +261,14 @@ class ComplementNB(_BaseDiscreteNB):
 
     def _table_fill_weights(self, alpha):
         self._table_norm = bool(self.norm)
-        return FILL_COMPLEMENT, alpha, self._feature_all, self._feat_base
+        # the build's reduction sums every F_j; with one alpha its fill writes the
+        # base of each feature without entries too, log(a) by the array loop of
+        # _reset_table_terms (the same bits)
+        dead_base = None
+        if alpha.shape[0] == 1:
+            with np.errstate(divide="ignore"):
+                dead_base = float(np.log(alpha.astype(np.float64))[0])
+        return FILL_COMPLEMENT, alpha, self._feature_all, self._feat_base, dead_base
 
     def _refresh_table(self, table, features, alpha):
         self._table_norm = bool(self.norm)

@@ -227,12 +227,13 @@ class _TableMixin:
                          or not np.array_equal(self._table_alpha, alpha))
         observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
         nnz = observed.data.shape[0]
+        builds = first_call and builds_table(n_classes, n_features, nnz)
         if alpha_changed:
             # the per-feature terms depend on alpha and d only: reset before the
             # counts change, so that a table's build can fill them in
             self._table_alpha = np.array(alpha, dtype=np.float64)
-            self._reset_table_terms(n_features, alpha)
-        if first_call and builds_table(n_classes, n_features, nnz):
+            self._reset_table_terms(n_features, alpha, built=builds and missing is None)
+        if builds:
             # a fresh table for a large batch is built by features (the same
             # entries and bits as adding the batch row by row). Its weights are
             # computed as its entries are placed (the refresh's bits, without a
@@ -305,8 +306,10 @@ class _TableMixin:
         """Refresh the weights of the table's listed entries."""
         raise NotImplementedError
 
-    def _reset_table_terms(self, n_features, alpha):
-        """Per-feature terms of a fresh table, or after alpha changed."""
+    def _reset_table_terms(self, n_features, alpha, built=False):
+        """Per-feature terms of a fresh table, or after alpha changed. ``built``:
+        a table's build follows, whose ``_table_fill_weights`` may leave them to
+        its fill."""
         with np.errstate(divide="ignore"):
             self._feat_base = np.atleast_1d(np.log(np.asarray(alpha, dtype=np.float64)))
 
