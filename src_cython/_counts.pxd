@@ -82,13 +82,19 @@ cdef inline bint is_small_whole(double value) noexcept nogil:
     return 0.0 <= value < SMALL_COUNTS and <double>(<int>value) == value
 
 
+cdef inline bint shifted_in_table(double value, double shifted, double a) noexcept nogil:
+    """True when log(shifted), shifted being ``value + a`` as the caller rounded
+    it, is a table's log(n + a): value is a whole n below SMALL_COUNTS and n + a
+    rounds to ``shifted``."""
+    return is_small_whole(value) and <double>(<int>value) + a == shifted
+
+
 cdef inline double log_shifted(double value, double shifted, double a,
                                const double* small_logs) noexcept nogil:
     """log(shifted), where shifted is ``value + a`` as the caller rounded it; from
-    ``small_logs`` (log(n + a) for n below SMALL_COUNTS, or NULL) when value is
-    a whole n there and n + a rounds to ``shifted``: the same bits."""
-    if (small_logs != NULL and is_small_whole(value)
-            and <double>(<int>value) + a == shifted):
+    ``small_logs`` (log(n + a) for n below SMALL_COUNTS, or NULL) when it holds
+    it (``shifted_in_table``): the same bits."""
+    if small_logs != NULL and shifted_in_table(value, shifted, a):
         return small_logs[<int>value]
     return log(shifted)
 

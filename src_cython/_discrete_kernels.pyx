@@ -51,7 +51,7 @@ from _counts cimport (
     add_threshold_count_row,
     count_negative,
     add_count_csr_row, dense_linear_predict_row, csr_linear_predict_row, FASTNB_PREFETCH,
-    SMALL_COUNTS, fill_small_weights, is_small_whole,
+    SMALL_COUNTS, fill_small_weights, is_small_whole, log_shifted, shifted_in_table,
 )
 from _bool_table cimport bool_predict_row, threshold_row
 
@@ -496,18 +496,6 @@ cdef enum:
     FEATURE_TOTAL_BLOCK = 4096   # features a task sums over the classes (32 kB)
 
 
-cdef inline double log_complement(double rest, double comp, double a,
-                                  const double* small_logs,
-                                  Py_ssize_t* n_logs) noexcept nogil:
-    """log(comp), comp = (F_j + a) - N_cj as scikit-learn rounds it; from the
-    table when rest = F_j - N_cj is a small whole n and n + a rounds to comp (the
-    same bits), else a log (counted)."""
-    if is_small_whole(rest) and <double>(<int>rest) + a == comp:
-        return small_logs[<int>rest]
-    n_logs[0] += 1
-    return log(comp)
-
-
 cdef void complement_log_prob_row(
     const double* count, const double* feature_all, double a, Py_ssize_t d,
     const double* small_logs, double sign, double* log_prob, double* log_total,
@@ -515,10 +503,10 @@ cdef void complement_log_prob_row(
 ) noexcept nogil:
     """One row: sign * (log comp_cj - log sum_j comp_cj) into ``log_prob``, or,
     past its share of logs, only the total's log and ``left[0] = 1``."""
-    cdef Py_ssize_t j = 0, lane, stop
+    cdef Py_ssize_t j = 0, stop
     cdef Py_ssize_t n_logs = 0
     cdef double lanes[4]
-    cdef double comp, lt
+    cdef double comp, rest, lt
     cdef bint taking_logs
     while j < d:
         n_logs += not is_small_whole(feature_all[j] - count[j])
@@ -531,10 +519,13 @@ cdef void complement_log_prob_row(
         stop = min(j + LOG_CHUNK, d)
         if taking_logs:
             while j < stop:
+                # comp as scikit-learn rounds it; from the table when
+                # F_j - N_cj is a small whole n and n + a rounds to comp
                 comp = (feature_all[j] + a) - count[j]
+                rest = feature_all[j] - count[j]
                 lanes[j & 3] += comp
-                log_prob[j] = log_complement(feature_all[j] - count[j], comp, a,
-                                             small_logs, &n_logs)
+                log_prob[j] = log_shifted(rest, comp, a, small_logs)
+                n_logs += not shifted_in_table(rest, comp, a)
                 j += 1
             taking_logs = n_logs * LOG_ROW_SHARE <= d
         else:

@@ -267,7 +267,7 @@ class ComplementNB(_BaseDiscreteNB):
         dead_base = None
         if alpha.shape[0] == 1:
             with np.errstate(divide="ignore"):
-                dead_base = float(np.log(alpha.astype(np.float64))[0])
+                dead_base = float(np.log(alpha)[0])
         return FILL_COMPLEMENT, alpha, self._feature_all, self._feat_base, dead_base
 
     def _refresh_table(self, table, features, alpha):
