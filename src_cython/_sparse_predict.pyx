@@ -288,7 +288,9 @@ cdef inline int slot_row_lanes(
             row = rows + (-(n + 1)) * kp
             for c in range(kp):
                 sums.acc[c] = sums.acc[c] + x * row[c]
-    dense_out[0] = sums
+    # lane by lane: a struct copy is a rep movsq, ~30 cycles to start (a row)
+    for c in range(kp):
+        dense_out.acc[c] = sums.acc[c]
     totals[0] = s
     totals[1] = base
     return 0
