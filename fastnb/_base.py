@@ -9,6 +9,7 @@ subclass supplies only ``_check_predict_X`` (validation of its input kind) and
 import copy
 import inspect
 import warnings
+import weakref
 
 import numpy as np
 
@@ -29,6 +30,16 @@ MODE_PROBA = _runtime.PREDICT_MODES["proba"]
 # indexing (a new array, 0.1 us); a larger batch overwrites its indices in place
 # (no second n-sized array, but 0.3 us of call overhead)
 _SMALL_BATCH = 64
+
+
+# the parameter names of each estimator class (inspect.signature costs ~20 us)
+_PARAM_NAMES = {}
+# parameter values that compare by value, for ``_BaseNB._params_key``
+_PLAIN_PARAM_TYPES = frozenset((type(None), bool, int, float, str))
+# the key of each estimator's parameters when they last passed validation: kept
+# outside the estimator, whose state (a failed call leaves it as it was, pickles
+# and saved files hold it) it is not part of
+_VALIDATED_PARAMS = weakref.WeakKeyDictionary()
 
 
 class _BaseNB:
@@ -197,6 +208,22 @@ class _BaseNB:
                 "with appropriate arguments before using this estimator."
             )
 
+    def _params_key(self):
+        """The parameters as a key equal to another only for the same values of the
+        same plain types (None, bool, int, float, str), or None when one is of
+        another type (an array, a list). A stream of partial_fit calls validates
+        the parameters again only when the key changed (~4 us a call)."""
+        cls = type(self)
+        names = _PARAM_NAMES.get(cls)
+        if names is None:
+            names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+        values = tuple([getattr(self, name) for name in names])
+        types = tuple([type(value) for value in values])
+        for kind in types:
+            if kind not in _PLAIN_PARAM_TYPES:
+                return None
+        return types, values
+
     def _begin_fit(self, classes, refit):
         """The checks every fit and partial_fit starts with, before reading X.
 
@@ -204,7 +231,11 @@ class _BaseNB:
         ``partial_fit``), which then needs ``classes``; a later ``partial_fit`` may
         repeat them, exactly.
         """
-        self._validate_params()
+        key = self._params_key()
+        if key is None or key != _VALIDATED_PARAMS.get(self):
+            self._validate_params()
+            if key is not None:
+                _VALIDATED_PARAMS[self] = key
         first_call = refit or not hasattr(self, "classes_")
         if not refit:
             if first_call and classes is None:

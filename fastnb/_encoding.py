@@ -14,6 +14,9 @@ from . import _labels
 _LUT_MIN_SPAN = 1 << 16
 # Labels in [0, this) are found in a single pass.
 _SMALL_LABELS = 1 << 12
+# Up to this many labels are mapped to known classes by binary search (a
+# partial_fit batch of 100: no lookup table to allocate, ~3 us less).
+_SEARCH_MAX_LABELS = 512
 
 
 def _as_kernel_ints(y):
@@ -73,6 +76,14 @@ def encode_labels(y):
     return classes, codes.astype(np.intp, copy=False).ravel()
 
 
+def _raise_unknown_labels(y, codes, classes):
+    unknown = np.unique(y[codes < 0])
+    raise ValueError(
+        f"The target label(s) {unknown} in y do not exist in the initial "
+        f"classes {classes}"
+    )
+
+
 def encode_with_classes(y, classes):
     """Index of each label of y in the sorted array ``classes``.
 
@@ -84,6 +95,12 @@ def encode_with_classes(y, classes):
         _as_kernel_ints(classes) if classes.dtype.kind in "biu" else None
     )
     if ints is not None and class_ints is not None and class_ints.size:
+        if ints.size <= _SEARCH_MAX_LABELS:
+            # a small batch: a binary search each, no lookup table to build
+            codes = np.empty(ints.size, dtype=np.intp)
+            if _labels.search_labels(ints, class_ints, codes) == 0:
+                return codes
+            _raise_unknown_labels(y, codes, classes)
         lo, hi = int(class_ints[0]), int(class_ints[-1])
         span = hi - lo + 1
         if span <= max(_LUT_MIN_SPAN, 4 * ints.size):
@@ -92,11 +109,7 @@ def encode_with_classes(y, classes):
             codes = np.empty(ints.size, dtype=np.intp)
             if _labels.map_labels(ints, lo, lut, codes) == 0:
                 return codes
-            unknown = np.unique(y[codes < 0])
-            raise ValueError(
-                f"The target label(s) {unknown} in y do not exist in the initial "
-                f"classes {classes}"
-            )
+            _raise_unknown_labels(y, codes, classes)
     try:
         positions = np.searchsorted(classes, y)
     except TypeError as error:

@@ -11,3 +11,6 @@ def mark_present_labels(y: _IntLabels, lo: int, present: NDArray[np.uint8]) -> N
 def map_labels(
     y: _IntLabels, lo: int, lut: NDArray[np.intp], codes: NDArray[np.intp]
 ) -> int: ...
+def search_labels(
+    y: _IntLabels, classes: _IntLabels, codes: NDArray[np.intp]
+) -> int: ...

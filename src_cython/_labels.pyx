@@ -84,3 +84,39 @@ def map_labels(
                 if lut[offset] < 0:
                     n_unknown += 1
     return n_unknown
+
+
+ctypedef fused class_int:
+    int
+    long long
+
+
+def search_labels(
+    const label_int[::1] y,          # IN: (n,) integer labels
+    const class_int[::1] classes,    # IN: (k,) the classes, sorted ascending
+    intp_t[::1] codes,               # OUT: (n,) class index of each label
+):
+    """Map labels to class indices by binary search in the sorted classes; return
+    the unknown count (their codes set to -1). For small batches: no lookup table
+    to allocate and fill (``map_labels``), O(n log k)."""
+    cdef Py_ssize_t i, lo, hi, mid
+    cdef Py_ssize_t n = y.shape[0], k = classes.shape[0]
+    cdef Py_ssize_t n_unknown = 0
+    cdef long long value
+    with nogil:
+        for i in range(n):
+            value = y[i]
+            lo = 0
+            hi = k
+            while lo < hi:   # the first class >= value
+                mid = (lo + hi) >> 1
+                if classes[mid] < value:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < k and classes[lo] == value:
+                codes[i] = lo
+            else:
+                codes[i] = -1
+                n_unknown += 1
+    return n_unknown

@@ -277,12 +277,14 @@ class CategoricalNB(_BaseNB):
         if class_prior is None and not self.fit_prior:
             return np.full(class_count.shape[0], -np.log(class_count.shape[0]))
         logged = class_count if class_prior is None else class_prior
-        if logged.all():  # no log(0) warning to silence: skip np.errstate's cost
+        # no log(0) warning to silence: skip np.errstate's cost (count_nonzero and
+        # np.add.reduce: the same answers as .all() and .sum(), ~1 us sooner)
+        if np.count_nonzero(logged) == logged.size:
             log = np.log(logged)
         else:
             with np.errstate(divide="ignore"):
                 log = np.log(logged)
-        return log if class_prior is not None else log - np.log(class_count.sum())
+        return log if class_prior is not None else log - np.log(np.add.reduce(class_count))
 
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -358,7 +360,7 @@ class CategoricalNB(_BaseNB):
             return self
         self._check_feature_names(X, reset=False)
         if self._added_codes_in_place(columns, class_index, weights, min_categories):
-            touched = np.ones(columns.n_features, dtype=np.uint8)
+            touched = self._count_table.all_features
         else:
             batches = self._count(columns, class_index, weights, k, min_categories, names,
                                   self._predict_tables.lookup == LOOKUP["code"])
@@ -396,7 +398,7 @@ class CategoricalNB(_BaseNB):
         apart and merging it). False, with nothing written, when it does not apply."""
         tables = self._predict_tables
         if not (columns.single_numeric and tables.lookup.size == columns.n_features
-                and np.all(tables.lookup == LOOKUP["code"])):
+                and tables.all_codes):
             return False
         if min_categories is not None and np.any(min_categories > tables.n_categories):
             return False

@@ -37,6 +37,12 @@ class CountTable:
     feature_log_prob: np.ndarray
     alpha: float
 
+    def __post_init__(self):
+        # every feature flagged, read-only: what partial_fit's small-call path
+        # refreshes (one array a model, not one a call)
+        self.all_features = np.ones(self.starts.shape[0] - 1, dtype=np.uint8)
+        self.all_features.flags.writeable = False
+
     @property
     def n_categories(self):
         return np.diff(self.starts)
@@ -82,6 +88,11 @@ class PredictTables:
     hash_start: np.ndarray
     hash_mask: np.ndarray
     class_log_prior: np.ndarray
+
+    def __post_init__(self):
+        # whether every feature is an integer-code feature (the small-call path of
+        # partial_fit asks on every call; ``lookup`` is never changed in place)
+        self.all_codes = bool(np.all(self.lookup == LOOKUP["code"]))
 
     def kind(self, j):
         """'code', 'value' or 'bucket': how feature j was fitted."""
