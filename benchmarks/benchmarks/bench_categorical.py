@@ -74,3 +74,25 @@ class CategoricalNBHighCardinality(EstimatorTimings):
         self.model.fit(self.X, self.y)
 
 
+
+
+class CategoricalNBSmallBatches:
+    """C3: a stream of partial_fit batches of 100 rows x 20 code features (the
+    categories already seen) into a model fitted on 100,000 rows; each timing
+    runs 50 consecutive batches (the time per batch is a fiftieth)."""
+
+    param_names = ["library"]
+    params = (["fastnb", "sklearn"],)
+    n_batches = 50
+
+    def setup(self, library):
+        X, y = _codes(100_000 + 100 * self.n_batches, 20, 50, 5)
+        self.classes = np.unique(y)
+        self.batches = [(X[i:i + 100], y[i:i + 100])
+                        for i in range(100_000, X.shape[0], 100)]
+        self.model = library_estimator(library, "CategoricalNB")
+        self.model.fit(X[:100_000], y[:100_000])
+
+    def time_partial_fit_50_batches(self, library):
+        for Xb, yb in self.batches:
+            self.model.partial_fit(Xb, yb, classes=self.classes)
