@@ -4,6 +4,8 @@ invariance on block splits (more threads than rows included)."""
 import numpy as np
 import pytest
 import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 
 import fastnb
@@ -286,3 +288,42 @@ def test_count_nonfinite_any_thread_count(rng):
     for n_threads in THREADS:
         assert DISCRETE.count_nonfinite(table, n_threads) == 4
         assert DISCRETE.count_nonfinite(np.zeros((3, 4)), n_threads) == 0
+
+
+@given(
+    class_values=st.lists(st.integers(-2**31, 2**31 - 1), min_size=1, max_size=40,
+                          unique=True),
+    picks=st.lists(st.integers(0, 39), min_size=1, max_size=700),
+    label_dtype=st.sampled_from([np.int32, np.int64]),
+    class_dtype=st.sampled_from([np.int32, np.int64]),
+    stranger=st.booleans(),
+)
+@settings(max_examples=60, deadline=None)
+def test_labels_of_small_and_large_batches_encode_alike(class_values, picks, label_dtype,
+                                                        class_dtype, stranger):
+    """encode_with_classes finds a small batch's labels by binary search
+    (_labels.search_labels) and a large one's through a lookup table: both give
+    np.searchsorted's indices, and both name a label that is not a class."""
+    from fastnb import _labels
+    from fastnb._encoding import _SEARCH_MAX_LABELS, encode_with_classes
+
+    classes = np.unique(np.array(class_values, dtype=class_dtype))
+    y = classes[np.array(picks) % classes.size].astype(label_dtype)
+    if stranger:
+        outside = np.setdiff1d(np.arange(-3, 3), classes)[0]
+        y[len(y) // 2] = outside
+    codes = np.empty(y.size, dtype=np.intp)
+    n_unknown = _labels.search_labels(y, classes, codes)
+    expected = np.searchsorted(classes, y)
+    known = (expected < classes.size) & (classes[np.minimum(expected, classes.size - 1)] == y)
+    assert n_unknown == int((~known).sum())
+    assert_array_equal(codes, np.where(known, expected, -1))
+    if stranger:
+        with pytest.raises(ValueError, match="do not exist in the initial classes"):
+            encode_with_classes(y, classes)
+    else:
+        assert_array_equal(encode_with_classes(y, classes), expected)
+        # the other path on the same labels: tiled past the search bound
+        repeats = _SEARCH_MAX_LABELS // y.size + 1
+        assert_array_equal(encode_with_classes(np.tile(y, repeats), classes),
+                           np.tile(expected, repeats))
