@@ -27,6 +27,22 @@ def refresh_log_probs(
     row_width: int,
     n_threads: int,
 ) -> None: ...
+def fill_log_counts(
+    category_count: NDArray[np.float64], alpha: float, log_count: NDArray[np.float64]
+) -> None: ...
+def refresh_batch_cells(
+    X: NDArray[np.generic],
+    y: NDArray[np.intp],
+    category_count: NDArray[np.float64],
+    starts: NDArray[np.intp],
+    alpha: float,
+    classes: NDArray[np.uint8],
+    log_count: NDArray[np.float64],
+    feature_log_prob: NDArray[np.float64],
+    table: NDArray[np.float64],
+    block_start: NDArray[np.intp],
+    row_width: int,
+) -> None: ...
 def categorical_predict(
     X: NDArray[np.generic],
     lookup: NDArray[np.int32],

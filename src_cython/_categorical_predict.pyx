@@ -31,13 +31,14 @@ thread count.
 """
 
 from cython.parallel cimport prange
+from libc.math cimport log
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 from _common cimport intp_t, MODE_ARGMAX
 cimport _categorical_point as point
 from _categorical_point cimport (
     value_t, LOOKUP_CODE, TAG_EMPTY, SMALL_COUNTS, slot_hash, table_find, table_row,
-    fill_small_logs, smooth_counts, gather_fixed, gather8_codes, gather_strided,
+    code_row, log_smoothed, fill_small_logs, smooth_counts, gather_fixed, gather8_codes, gather_strided,
     finish_prediction, fastnb_malloc, fastnb_free, fastnb_exp_shifted8,
 )
 
@@ -185,6 +186,77 @@ def refresh_log_probs(
                     refresh_pair(category_count, &starts[0], alpha, small_logs, pair // k,
                                  pair % k, feature_log_prob, blocks, &block_start[0],
                                  row_width)
+
+
+def fill_log_counts(
+    const double[:, ::1] category_count,   # IN: (k, C) counts of every feature
+    double alpha,
+    double[:, ::1] log_count,              # OUT: (k, C) log(count + alpha)
+):
+    """Each cell's log(count + alpha), as ``smooth_counts`` takes it (the terms
+    that ``refresh_batch_cells`` keeps between small batches)."""
+    cdef Py_ssize_t c, i
+    cdef double small_logs[SMALL_COUNTS]
+    with nogil:
+        fill_small_logs(alpha, small_logs)
+        for c in range(category_count.shape[0]):
+            for i in range(category_count.shape[1]):
+                log_count[c, i] = log_smoothed(category_count[c, i], alpha, small_logs)
+
+
+def refresh_batch_cells(
+    const value_t[:, ::1] X,               # IN: (n, d) the batch ``accumulate_codes`` added
+    const intp_t[::1] y,                   # IN: (n,) its class indices
+    const double[:, ::1] category_count,   # IN: (k, C) the counts, the batch added
+    const intp_t[::1] starts,              # IN: (d + 1,) feature j: columns starts[j]:starts[j+1]
+    double alpha,
+    const uint8_t[::1] classes,            # IN: (k,) the classes whose totals moved
+    double[:, ::1] log_count,              # IN/OUT: (k, C) log(count + alpha)
+    double[:, ::1] feature_log_prob,       # OUT: (k, C)
+    double[::1] table,                     # OUT: the predict blocks
+    const intp_t[::1] block_start,         # IN: (d,) where feature j's block starts
+    Py_ssize_t row_width,
+):
+    """``refresh_log_probs`` of every feature and the flagged classes after a small
+    batch, in one log a cell the batch counted into (``log_count``, up to date
+    elsewhere) and one a (feature, class) total, where refresh_log_probs takes
+    one a cell: the same bits (each value is the same difference of the same
+    logs). C3 (100 rows x 20 features of 50 codes, 5 classes): ~2,000 logs a
+    batch where it took ~5,000."""
+    cdef Py_ssize_t n = X.shape[0], d = X.shape[1], k = classes.shape[0]
+    cdef Py_ssize_t i, j, c, r, n_j, cell
+    cdef intp_t code
+    cdef double total, log_total, value
+    cdef const double* counts
+    cdef double* block
+    cdef double small_logs[SMALL_COUNTS]
+    with nogil:
+        fill_small_logs(alpha, small_logs)
+        for i in range(n):
+            c = y[i]
+            for j in range(d):
+                code = code_row(X[i, j], starts[j + 1] - starts[j], -2)
+                if code >= 0:
+                    cell = starts[j] + code
+                    log_count[c, cell] = log_smoothed(category_count[c, cell], alpha,
+                                                      small_logs)
+        for j in range(d):
+            n_j = starts[j + 1] - starts[j]
+            for c in range(k):
+                if not classes[c]:
+                    continue
+                # smooth_counts' total, in its order
+                counts = &category_count[c, starts[j]]
+                total = 0.0
+                for r in range(n_j):
+                    total = total + (counts[r] + alpha)
+                log_total = log(total)
+                block = &table[0] + block_start[j] + c
+                for r in range(n_j):
+                    value = log_count[c, starts[j] + r] - log_total
+                    block[r * row_width] = value
+                    feature_log_prob[c, starts[j] + r] = value
+                block[n_j * row_width] = 0.0 if total == 0.0 else small_logs[0] - log_total
 
 
 # -- predict ------------------------------------------------------------------------------

@@ -69,6 +69,34 @@ def test_small_partial_fit_adds_in_place_with_the_bits_of_the_general_path(rng, 
         np.testing.assert_allclose(a, b, rtol=1e-13)
 
 
+def test_small_batches_keep_their_cells_logs_through_the_other_paths(rng):
+    """The small-call path keeps log(count + alpha) of every cell and takes again
+    only those of the cells a batch counted into (refresh_batch_cells); counts
+    past the tabulated small ones (log calls), a batch with a new category (a
+    new table), one keyed as objects (counts added by the general path), and a
+    change of alpha leave it the same bits as a twin that always takes the
+    general path."""
+    X, y = _codes(rng, 4000)
+    fast, general = CategoricalNB(), CategoricalNB()
+    for model in (fast, general):
+        model.fit(X[:2000], y[:2000])   # counts of ~100-250 a cell: beyond the table
+    batches = [(X[i:i + 50], y[i:i + 50]) for i in range(2000, 4000, 50)]
+    for step, (Xb, yb) in enumerate(batches):
+        if step == 10:
+            Xb = Xb.copy()
+            Xb[3, 0] = 3   # a new category of feature 0: the model is rebuilt
+        if step == 25:
+            for model in (fast, general):
+                model.set_params(alpha=0.5)
+        fast.partial_fit(Xb.astype(object) if step == 18 else Xb, yb)
+        general.partial_fit(Xb.astype(object), yb)
+        _assert_same_fit(fast, general)
+        assert_array_equal(fast.predict_joint_log_proba(X[:300]),
+                           general.predict_joint_log_proba(X[:300]))
+    assert fast._count_table.log_count is not None
+    assert general._count_table.log_count is None
+
+
 def test_small_partial_fit_follows_parameter_changes(rng):
     X, y = _codes(rng, 300)
     model = CategoricalNB().partial_fit(X[:150], y[:150], classes=[0, 1, 2])

@@ -360,26 +360,27 @@ class CategoricalNB(_BaseNB):
             return self
         self._check_feature_names(X, reset=False)
         if self._added_codes_in_place(columns, class_index, weights, min_categories):
-            touched = self._count_table.all_features
-        else:
-            batches = self._count(columns, class_index, weights, k, min_categories, names,
-                                  self._predict_tables.lookup == LOOKUP["code"])
-            updates = [
-                merge_feature(self._feature(j), batch, k, _at(min_categories, j), j, names)
-                for j, batch in enumerate(batches)
-            ]
-            if not all(isinstance(update, InPlace) for update in updates):
-                features = [applied(self._feature(j), update)
-                            for j, update in enumerate(updates)]
-                self._commit(None, classes, self.class_count_ + batch_class_count,
-                             features, alpha, class_prior, reset=False)
-                return self
-            # Every feature keeps its categories: add the counts where they are.
-            starts = self._count_table.starts
-            for j, update in enumerate(updates):
-                count_kernels.add_columns(self._count_table.category_count, starts[j],
-                                          update.columns, update.counts)
-            touched = np.array([u.columns.size > 0 for u in updates], dtype=np.uint8)
+            self._refresh_in_place(self._count_table.all_features, batch_class_count, alpha,
+                                   class_prior, batch=(columns.blocks[0].values, class_index))
+            return self
+        batches = self._count(columns, class_index, weights, k, min_categories, names,
+                              self._predict_tables.lookup == LOOKUP["code"])
+        updates = [
+            merge_feature(self._feature(j), batch, k, _at(min_categories, j), j, names)
+            for j, batch in enumerate(batches)
+        ]
+        if not all(isinstance(update, InPlace) for update in updates):
+            features = [applied(self._feature(j), update)
+                        for j, update in enumerate(updates)]
+            self._commit(None, classes, self.class_count_ + batch_class_count,
+                         features, alpha, class_prior, reset=False)
+            return self
+        # Every feature keeps its categories: add the counts where they are.
+        starts = self._count_table.starts
+        for j, update in enumerate(updates):
+            count_kernels.add_columns(self._count_table.category_count, starts[j],
+                                      update.columns, update.counts)
+        touched = np.array([u.columns.size > 0 for u in updates], dtype=np.uint8)
         self._refresh_in_place(touched, batch_class_count, alpha, class_prior)
         return self
 
@@ -411,17 +412,31 @@ class CategoricalNB(_BaseNB):
             columns.blocks[0].values, class_index, weights, tables.n_categories,
             count_table.starts[:-1], count_table.category_count)
 
-    def _refresh_in_place(self, features, batch_class_count, alpha, class_prior):
+    def _refresh_in_place(self, features, batch_class_count, alpha, class_prior,
+                          batch=None):
         """After counts were added in place: the log probabilities of the touched
-        features of the classes seen, the class counts and priors."""
+        features of the classes seen, the class counts and priors. ``batch``, the
+        codes and class indices that ``_added_codes_in_place`` counted: their
+        cells' logs are taken again and the rest kept (``refresh_batch_cells``)."""
         count_table, tables = self._count_table, self._predict_tables
         classes = (batch_class_count > 0).view(np.uint8)
-        if alpha != count_table.alpha:  # set_params changed it: everything moves
-            features, classes = np.ones_like(features), np.ones_like(classes)
-            count_table.alpha = alpha
-        refresh(count_table, tables, alpha, features, classes,
-                threads_for(self.n_threads, count_table.category_count.size,
-                            "categorical_fit"))
+        if batch is not None and alpha == count_table.alpha:
+            if count_table.log_count is None:
+                count_table.log_count = np.empty_like(count_table.category_count)
+                predict_kernels.fill_log_counts(count_table.category_count, alpha,
+                                                count_table.log_count)
+            predict_kernels.refresh_batch_cells(
+                batch[0], batch[1], count_table.category_count, count_table.starts,
+                alpha, classes, count_table.log_count, count_table.feature_log_prob,
+                tables.log_prob, tables.block_start, tables.row_width)
+        else:
+            count_table.log_count = None  # counts (or alpha) moved outside it
+            if alpha != count_table.alpha:  # set_params changed it: everything moves
+                features, classes = np.ones_like(features), np.ones_like(classes)
+                count_table.alpha = alpha
+            refresh(count_table, tables, alpha, features, classes,
+                    threads_for(self.n_threads, count_table.category_count.size,
+                                "categorical_fit"))
         self.class_count_ = self.class_count_ + batch_class_count
         self.class_log_prior_ = self._class_log_prior(self.class_count_, class_prior)
         tables.class_log_prior = self.class_log_prior_

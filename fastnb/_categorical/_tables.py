@@ -7,6 +7,7 @@ for the (feature, class) pairs a call touched, so a call costs what it changed
 """
 
 from dataclasses import dataclass
+from typing import Optional
 
 import numpy as np
 
@@ -36,6 +37,10 @@ class CountTable:
     category_count: np.ndarray
     feature_log_prob: np.ndarray
     alpha: float
+    # log(count + alpha) of every cell, kept by the small-call path of partial_fit
+    # (``refresh_batch_cells``) from its first call on; None where a change of the
+    # counts or of alpha by another path has made it stale
+    log_count: Optional[np.ndarray] = None
 
     def __post_init__(self):
         # every feature flagged, read-only: what partial_fit's small-call path
