@@ -28,7 +28,10 @@ def refresh_log_probs(
     n_threads: int,
 ) -> None: ...
 def fill_log_counts(
-    category_count: NDArray[np.float64], alpha: float, log_count: NDArray[np.float64]
+    category_count: NDArray[np.float64],
+    alpha: float,
+    log_count: NDArray[np.float64],
+    whole_logs: NDArray[np.float64],
 ) -> None: ...
 def refresh_batch_cells(
     X: NDArray[np.generic],
@@ -37,6 +40,7 @@ def refresh_batch_cells(
     starts: NDArray[np.intp],
     alpha: float,
     classes: NDArray[np.uint8],
+    whole_logs: NDArray[np.float64],
     log_count: NDArray[np.float64],
     feature_log_prob: NDArray[np.float64],
     table: NDArray[np.float64],

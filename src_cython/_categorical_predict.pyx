@@ -31,7 +31,7 @@ thread count.
 """
 
 from cython.parallel cimport prange
-from libc.math cimport log
+from libc.math cimport floor, log
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 from _common cimport intp_t, MODE_ARGMAX
@@ -188,20 +188,32 @@ def refresh_log_probs(
                                  row_width)
 
 
+cdef inline double log_whole(double count, double alpha, const double* whole_logs,
+                            Py_ssize_t n_whole) noexcept nogil:
+    """log(count + alpha), from ``whole_logs`` (log(c + alpha) of c < n_whole) when
+    count is a whole number below n_whole: the same bits as the log itself."""
+    if count < n_whole and count == floor(count):
+        return whole_logs[<Py_ssize_t>count]
+    return log(count + alpha)
+
+
 def fill_log_counts(
     const double[:, ::1] category_count,   # IN: (k, C) counts of every feature
     double alpha,
     double[:, ::1] log_count,              # OUT: (k, C) log(count + alpha)
+    double[::1] whole_logs,                # OUT: (W,) log(c + alpha) of c = 0 .. W - 1
 ):
-    """Each cell's log(count + alpha), as ``smooth_counts`` takes it (the terms
-    that ``refresh_batch_cells`` keeps between small batches)."""
-    cdef Py_ssize_t c, i
-    cdef double small_logs[SMALL_COUNTS]
+    """Each cell's log(count + alpha), as ``smooth_counts`` takes it, and the logs
+    of the whole counts below W: the terms that ``refresh_batch_cells`` keeps
+    between small batches."""
+    cdef Py_ssize_t c, i, n_whole = whole_logs.shape[0]
     with nogil:
-        fill_small_logs(alpha, small_logs)
+        for c in range(n_whole):
+            whole_logs[c] = log(<double>c + alpha)
         for c in range(category_count.shape[0]):
             for i in range(category_count.shape[1]):
-                log_count[c, i] = log_smoothed(category_count[c, i], alpha, small_logs)
+                log_count[c, i] = log_whole(category_count[c, i], alpha, &whole_logs[0],
+                                            n_whole)
 
 
 def refresh_batch_cells(
@@ -211,6 +223,7 @@ def refresh_batch_cells(
     const intp_t[::1] starts,              # IN: (d + 1,) feature j: columns starts[j]:starts[j+1]
     double alpha,
     const uint8_t[::1] classes,            # IN: (k,) the classes whose totals moved
+    const double[::1] whole_logs,          # IN: (W,) as ``fill_log_counts`` wrote them
     double[:, ::1] log_count,              # IN/OUT: (k, C) log(count + alpha)
     double[:, ::1] feature_log_prob,       # OUT: (k, C)
     double[::1] table,                     # OUT: the predict blocks
@@ -218,28 +231,25 @@ def refresh_batch_cells(
     Py_ssize_t row_width,
 ):
     """``refresh_log_probs`` of every feature and the flagged classes after a small
-    batch, in one log a cell the batch counted into (``log_count``, up to date
-    elsewhere) and one a (feature, class) total, where refresh_log_probs takes
-    one a cell: the same bits (each value is the same difference of the same
-    logs). C3 (100 rows x 20 features of 50 codes, 5 classes): ~2,000 logs a
-    batch where it took ~5,000."""
+    batch: the logs of the cells the batch counted into are taken again (from
+    ``whole_logs`` for whole counts below W), the others kept in ``log_count``,
+    and one log a (feature, class) total, where refresh_log_probs takes one log a
+    cell. The same bits: each value is the same difference of the same logs."""
     cdef Py_ssize_t n = X.shape[0], d = X.shape[1], k = classes.shape[0]
-    cdef Py_ssize_t i, j, c, r, n_j, cell
+    cdef Py_ssize_t i, j, c, r, n_j, cell, n_whole = whole_logs.shape[0]
     cdef intp_t code
     cdef double total, log_total, value
     cdef const double* counts
     cdef double* block
-    cdef double small_logs[SMALL_COUNTS]
     with nogil:
-        fill_small_logs(alpha, small_logs)
         for i in range(n):
             c = y[i]
             for j in range(d):
                 code = code_row(X[i, j], starts[j + 1] - starts[j], -2)
                 if code >= 0:
                     cell = starts[j] + code
-                    log_count[c, cell] = log_smoothed(category_count[c, cell], alpha,
-                                                      small_logs)
+                    log_count[c, cell] = log_whole(category_count[c, cell], alpha,
+                                                   &whole_logs[0], n_whole)
         for j in range(d):
             n_j = starts[j + 1] - starts[j]
             for c in range(k):
@@ -256,7 +266,7 @@ def refresh_batch_cells(
                     value = log_count[c, starts[j] + r] - log_total
                     block[r * row_width] = value
                     feature_log_prob[c, starts[j] + r] = value
-                block[n_j * row_width] = 0.0 if total == 0.0 else small_logs[0] - log_total
+                block[n_j * row_width] = 0.0 if total == 0.0 else whole_logs[0] - log_total
 
 
 # -- predict ------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from numpy.testing import assert_array_equal
 
 import fastnb.cython_kernels
 from fastnb import CategoricalNB
-from fastnb._categorical import _kernels
+from fastnb._categorical import _estimator, _kernels
 from fastnb._threads import PARALLEL_MIN_WORK
 
 
@@ -69,13 +69,17 @@ def test_small_partial_fit_adds_in_place_with_the_bits_of_the_general_path(rng, 
         np.testing.assert_allclose(a, b, rtol=1e-13)
 
 
-def test_small_batches_keep_their_cells_logs_through_the_other_paths(rng):
+@pytest.mark.parametrize("whole_logs", [None, 150])
+def test_small_batches_keep_their_cells_logs_through_the_other_paths(rng, monkeypatch,
+                                                                     whole_logs):
     """The small-call path keeps log(count + alpha) of every cell and takes again
-    only those of the cells a batch counted into (refresh_batch_cells); counts
-    past the tabulated small ones (log calls), a batch with a new category (a
-    new table), one keyed as objects (counts added by the general path), and a
-    change of alpha leave it the same bits as a twin that always takes the
-    general path."""
+    only those of the cells a batch counted into (refresh_batch_cells), from its
+    table of the logs of whole counts below WHOLE_LOGS (150: counts on both
+    sides of it) or by a log call; a batch with a new category (a new table),
+    one keyed as objects (counts added by the general path), and a change of
+    alpha leave it the same bits as a twin that always takes the general path."""
+    if whole_logs is not None:
+        monkeypatch.setattr(_estimator, "WHOLE_LOGS", whole_logs)
     X, y = _codes(rng, 4000)
     fast, general = CategoricalNB(), CategoricalNB()
     for model in (fast, general):

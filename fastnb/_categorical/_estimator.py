@@ -40,7 +40,7 @@ from ._file_format import (
     state_of_fastnb_0_1,
 )
 from ._kernels import LOOKUP, count as count_kernels, predict as predict_kernels
-from ._tables import build_tables, refresh, table_rows
+from ._tables import WHOLE_LOGS, build_tables, refresh, table_rows
 
 __all__ = ["CategoricalNB"]
 
@@ -423,14 +423,18 @@ class CategoricalNB(_BaseNB):
         if batch is not None and alpha == count_table.alpha:
             if count_table.log_count is None:
                 count_table.log_count = np.empty_like(count_table.category_count)
+                count_table.whole_logs = np.empty(WHOLE_LOGS)
                 predict_kernels.fill_log_counts(count_table.category_count, alpha,
-                                                count_table.log_count)
+                                                count_table.log_count,
+                                                count_table.whole_logs)
             predict_kernels.refresh_batch_cells(
                 batch[0], batch[1], count_table.category_count, count_table.starts,
-                alpha, classes, count_table.log_count, count_table.feature_log_prob,
-                tables.log_prob, tables.block_start, tables.row_width)
+                alpha, classes, count_table.whole_logs, count_table.log_count,
+                count_table.feature_log_prob, tables.log_prob, tables.block_start,
+                tables.row_width)
         else:
-            count_table.log_count = None  # counts (or alpha) moved outside it
+            # counts (or alpha) moved outside it
+            count_table.log_count = count_table.whole_logs = None
             if alpha != count_table.alpha:  # set_params changed it: everything moves
                 features, classes = np.ones_like(features), np.ones_like(classes)
                 count_table.alpha = alpha
