@@ -15,7 +15,7 @@ from typing import Callable, Optional
 
 import numpy as np
 
-__all__ = ["Case", "MemoryCase", "run_case", "run_memory_case"]
+__all__ = ["Case", "MemoryCase", "run_case", "run_memory_case", "streamer"]
 
 
 @dataclass
@@ -45,6 +45,20 @@ class MemoryCase:
     fastnb: Callable[[], object]
     allowance_bytes: int = 0  # the O(k*d) model-sized slack allowed on top
     notes: list = field(default_factory=list)
+
+
+def streamer(model, batches, classes):
+    """A callable that feeds the next of ``batches`` ((X, y) pairs) to
+    ``model.partial_fit`` each call, cycling through them: a stream, timed with
+    ``inner_loops`` consecutive batches."""
+    state = {"i": 0}
+
+    def step():
+        Xb, yb = batches[state["i"] % len(batches)]
+        state["i"] += 1
+        model.partial_fit(Xb, yb, classes=classes)
+
+    return step
 
 
 def _time(function, inner_loops):

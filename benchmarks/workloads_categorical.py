@@ -15,7 +15,7 @@ C3   a stream of partial_fit batches of 100 rows x 20 code features (categories
 
 import numpy as np
 
-from harness import Case, MemoryCase
+from harness import Case, MemoryCase, streamer
 
 
 def c1_data(n, d=20, n_categories=50, k=5, seed=0):
@@ -38,18 +38,6 @@ def c2_data(n, n_ids, d_small=10, k=5, seed=0):
 
 C3_BATCH = 100
 C3_BATCHES_PER_TIMING = 50
-
-
-def _batch_streamer(model, batches, classes):
-    """A callable that feeds the next batch to ``model`` (cycling through them)."""
-    state = {"i": 0}
-
-    def step():
-        Xb, yb = batches[state["i"] % len(batches)]
-        state["i"] += 1
-        model.partial_fit(Xb, yb, classes=classes)
-
-    return step
 
 
 def _pipeline():
@@ -120,8 +108,8 @@ def cases(quick=False):
     ours3 = fastnb.CategoricalNB().fit(X[:n3], y[:n3])
     theirs3 = SklearnCategoricalNB().fit(X[:n3], y[:n3])
     out.append(Case(f"C3 batch={C3_BATCH} d=20 50 cats k=5", "partial_fit per batch",
-                    _batch_streamer(ours3, batches, classes),
-                    _batch_streamer(theirs3, batches, classes), max_seconds=60e-6,
+                    streamer(ours3, batches, classes),
+                    streamer(theirs3, batches, classes), max_seconds=60e-6,
                     inner_loops=C3_BATCHES_PER_TIMING))
     return out
 

@@ -23,7 +23,7 @@ import numpy as np
 
 sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent))
 
-from harness import Case, MemoryCase  # noqa: E402
+from harness import Case, MemoryCase, streamer  # noqa: E402
 from workloads_discrete import text_counts  # noqa: E402
 
 N_FEATURES = 2**20
@@ -40,18 +40,6 @@ def t1_data(quick=False):
 
 def _batches(X, y):
     return [(X[i:i + BATCH], y[i:i + BATCH]) for i in range(0, X.shape[0], BATCH)]
-
-
-def _streamer(model, batches, classes):
-    """A callable that feeds the next batch to ``model`` (cycling through them)."""
-    state = {"i": 0}
-
-    def step():
-        Xb, yb = batches[state["i"] % len(batches)]
-        state["i"] += 1
-        model.partial_fit(Xb, yb, classes=classes)
-
-    return step
 
 
 def cases(quick=False):
@@ -77,8 +65,8 @@ def cases(quick=False):
             Case(f"{t1} {name}", "predict 1 document", lambda o=ours: o.predict(one_doc),
                  None, max_seconds=5e-6, inner_loops=200),
             # the models are fully trained on T1 before the stream goes on
-            Case(f"{s1} {name}", "partial_fit per batch", _streamer(ours, batches, classes),
-                 _streamer(theirs, batches, classes), 300,
+            Case(f"{s1} {name}", "partial_fit per batch", streamer(ours, batches, classes),
+                 streamer(theirs, batches, classes), 300,
                  inner_loops=S1_BATCHES_PER_TIMING),
         ]
     out += _river_cases(X, y, quick)
