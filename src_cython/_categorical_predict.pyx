@@ -38,8 +38,8 @@ from _common cimport intp_t, MODE_ARGMAX
 cimport _categorical_point as point
 from _categorical_point cimport (
     value_t, LOOKUP_CODE, TAG_EMPTY, SMALL_COUNTS, slot_hash, table_find, table_row,
-    code_row, log_smoothed, fill_small_logs, smooth_counts, gather_fixed, gather8_codes, gather_strided,
-    finish_prediction, fastnb_malloc, fastnb_free, fastnb_exp_shifted8,
+    code_row, fill_small_logs, smooth_counts, gather_fixed, gather8_codes,
+    gather_strided, finish_prediction, fastnb_malloc, fastnb_free, fastnb_exp_shifted8,
 )
 
 import numpy as np
