@@ -9,8 +9,9 @@ C2   one feature of 1,000,000 distinct 64-bit IDs plus 10 ordinary features, k=5
      the raw IDs: it would need a 2**63-column table). No speed target: fit, predict
      and memory must grow with the distinct values seen, see memory_cases().
 C3   a stream of partial_fit batches of 100 rows x 20 code features (categories
-     already seen) into a model fitted on C1's first 100,000 rows (--quick: half): the small-call
-     cost, at most 60 microseconds a batch (against scikit-learn's, timed alike).
+     already seen) into a model fitted on C1's first 100,000 rows (--quick: half):
+     the small-call cost, at most 60 microseconds a batch (against scikit-learn's,
+     timed alike).
 """
 
 import numpy as np

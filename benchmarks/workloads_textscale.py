@@ -65,8 +65,9 @@ def cases(quick=False):
             Case(f"{t1} {name}", "predict 1 document", lambda o=ours: o.predict(one_doc),
                  None, max_seconds=5e-6, inner_loops=200),
             # the models are fully trained on T1 before the stream goes on
-            Case(f"{s1} {name}", "partial_fit per batch", streamer(ours, batches, classes),
-                 streamer(theirs, batches, classes), 300,
+            Case(f"{s1} {name}", "partial_fit per batch",
+                 streamer(ours, batches, classes), streamer(theirs, batches, classes),
+                 300,
                  inner_loops=S1_BATCHES_PER_TIMING),
         ]
     out += _river_cases(X, y, quick)

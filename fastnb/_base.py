@@ -276,7 +276,8 @@ class _BaseNB:
         # numbers of the same dtype, equal bytes are equal values (classes_ holds
         # no NaN), ~2 us sooner than np.array_equal
         if (given.dtype == fitted.dtype and given.dtype.kind in "biuf"
-                and given.shape == fitted.shape and given.tobytes() == fitted.tobytes()):
+                and given.shape == fitted.shape
+                and given.tobytes() == fitted.tobytes()):
             return
         try:
             if given.ndim == 1 and np.array_equal(given, fitted):

@@ -217,10 +217,10 @@ def fill_log_counts(
 
 
 def refresh_batch_cells(
-    const value_t[:, ::1] X,               # IN: (n, d) the batch ``accumulate_codes`` added
+    const value_t[:, ::1] X,               # IN: (n, d) what ``accumulate_codes`` added
     const intp_t[::1] y,                   # IN: (n,) its class indices
     const double[:, ::1] category_count,   # IN: (k, C) the counts, the batch added
-    const intp_t[::1] starts,              # IN: (d + 1,) feature j: columns starts[j]:starts[j+1]
+    const intp_t[::1] starts,              # IN: (d + 1,) where each feature starts
     double alpha,
     const uint8_t[::1] classes,            # IN: (k,) the classes whose totals moved
     const double[::1] whole_logs,          # IN: (W,) as ``fill_log_counts`` wrote them
@@ -266,7 +266,8 @@ def refresh_batch_cells(
                     value = log_count[c, starts[j] + r] - log_total
                     block[r * row_width] = value
                     feature_log_prob[c, starts[j] + r] = value
-                block[n_j * row_width] = 0.0 if total == 0.0 else whole_logs[0] - log_total
+                block[n_j * row_width] = (0.0 if total == 0.0
+                                          else whole_logs[0] - log_total)
 
 
 # -- predict ------------------------------------------------------------------------------

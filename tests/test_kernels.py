@@ -299,11 +299,13 @@ def test_count_nonfinite_any_thread_count(rng):
     stranger=st.booleans(),
 )
 @settings(max_examples=60, deadline=None)
-def test_labels_of_small_and_large_batches_encode_alike(class_values, picks, label_dtype,
-                                                        class_dtype, stranger):
+def test_labels_of_small_and_large_batches_encode_alike(class_values, picks,
+                                                        label_dtype, class_dtype,
+                                                        stranger):
     """encode_with_classes finds a small batch's labels by binary search
-    (_labels.search_labels) and a large one's through a lookup table: both give
-    np.searchsorted's indices, and both name a label that is not a class."""
+    (_labels.search_labels) and a large one's by its other paths (a lookup table
+    over a narrow span of classes, np.searchsorted over a wide one): all give
+    np.searchsorted's indices, and name a label that is not a class."""
     from fastnb import _labels
     from fastnb._encoding import _SEARCH_MAX_LABELS, encode_with_classes
 
@@ -315,7 +317,8 @@ def test_labels_of_small_and_large_batches_encode_alike(class_values, picks, lab
     codes = np.empty(y.size, dtype=np.intp)
     n_unknown = _labels.search_labels(y, classes, codes)
     expected = np.searchsorted(classes, y)
-    known = (expected < classes.size) & (classes[np.minimum(expected, classes.size - 1)] == y)
+    found = classes[np.minimum(expected, classes.size - 1)]
+    known = (expected < classes.size) & (found == y)
     assert n_unknown == int((~known).sum())
     assert_array_equal(codes, np.where(known, expected, -1))
     if stranger:

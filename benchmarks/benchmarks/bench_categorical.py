@@ -74,8 +74,6 @@ class CategoricalNBHighCardinality(EstimatorTimings):
         self.model.fit(self.X, self.y)
 
 
-
-
 class CategoricalNBSmallBatches:
     """C3: a stream of partial_fit batches of 100 rows x 20 code features (the
     categories already seen) into a model fitted on 100,000 rows; each timing

@@ -284,7 +284,9 @@ class CategoricalNB(_BaseNB):
         else:
             with np.errstate(divide="ignore"):
                 log = np.log(logged)
-        return log if class_prior is not None else log - np.log(np.add.reduce(class_count))
+        if class_prior is not None:
+            return log
+        return log - np.log(np.add.reduce(class_count))
 
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -360,8 +362,9 @@ class CategoricalNB(_BaseNB):
             return self
         self._check_feature_names(X, reset=False)
         if self._added_codes_in_place(columns, class_index, weights, min_categories):
-            self._refresh_in_place(self._count_table.all_features, batch_class_count, alpha,
-                                   class_prior, batch=(columns.blocks[0].values, class_index))
+            self._refresh_in_place(self._count_table.all_features, batch_class_count,
+                                   alpha, class_prior,
+                                   batch=(columns.blocks[0].values, class_index))
             return self
         batches = self._count(columns, class_index, weights, k, min_categories, names,
                               self._predict_tables.lookup == LOOKUP["code"])
