@@ -27,25 +27,51 @@ def refresh_log_probs(
     row_width: int,
     n_threads: int,
 ) -> None: ...
-def fill_log_counts(
-    category_count: NDArray[np.float64],
-    alpha: float,
-    log_count: NDArray[np.float64],
-    whole_logs: NDArray[np.float64],
+def class_log_prior(
+    class_count: NDArray[np.float64], out: NDArray[np.float64]
 ) -> None: ...
+
+class SmallBatches:
+    log_count: NDArray[np.float64]
+    whole_logs: NDArray[np.float64]
+    totals: NDArray[np.float64]
+    labels: NDArray[np.int64] | None
+    class_count: NDArray[np.float64] | None
+    class_log_prior: NDArray[np.float64] | None
+    alpha: float
+    whole_counts: bool
+    exact_totals: bool
+    params_key: object
+    max_rows: int
+    def __init__(
+        self,
+        category_count: NDArray[np.float64],
+        starts: NDArray[np.intp],
+        alpha: float,
+        feature_log_prob: NDArray[np.float64],
+        table: NDArray[np.float64],
+        block_start: NDArray[np.intp],
+        row_width: int,
+        labels: NDArray[np.generic],
+        n_whole: int,
+        max_rows: int,
+    ) -> None: ...
+    def bind(
+        self, class_count: NDArray[np.float64], class_log_prior: NDArray[np.float64]
+    ) -> None: ...
+    def add(
+        self,
+        X: NDArray[np.generic],
+        y: NDArray[np.int64],
+        classes: NDArray[np.int64] | None,
+        update_prior: bool,
+    ) -> bool: ...
+
 def refresh_batch_cells(
+    state: SmallBatches,
     X: NDArray[np.generic],
     y: NDArray[np.intp],
-    category_count: NDArray[np.float64],
-    starts: NDArray[np.intp],
-    alpha: float,
-    classes: NDArray[np.uint8],
-    whole_logs: NDArray[np.float64],
-    log_count: NDArray[np.float64],
-    feature_log_prob: NDArray[np.float64],
-    table: NDArray[np.float64],
-    block_start: NDArray[np.intp],
-    row_width: int,
+    batch_class_count: NDArray[np.float64],
 ) -> None: ...
 def categorical_predict(
     X: NDArray[np.generic],

@@ -97,8 +97,133 @@ def test_small_batches_keep_their_cells_logs_through_the_other_paths(rng, monkey
         _assert_same_fit(fast, general)
         assert_array_equal(fast.predict_joint_log_proba(X[:300]),
                            general.predict_joint_log_proba(X[:300]))
-    assert fast._count_table.log_count is not None
-    assert general._count_table.log_count is None
+    assert fast._count_table.small_batches is not None
+    assert general._count_table.small_batches is None
+
+
+def _count_general_calls(monkeypatch):
+    """A function of a model: how many of its fit or partial_fit calls took _fit
+    since (not the one-call path of SmallBatches.add)."""
+    calls = []
+    general_fit = CategoricalNB._fit
+
+    def counted(self, *args, **kwargs):
+        calls.append(id(self))
+        return general_fit(self, *args, **kwargs)
+
+    monkeypatch.setattr(CategoricalNB, "_fit", counted)
+    return lambda model: calls.count(id(model))
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.float64, np.float32])
+@pytest.mark.parametrize("alpha", [1.0, 0.1])
+def test_one_call_batches_have_the_bits_of_the_general_path(rng, monkeypatch, dtype,
+                                                            alpha):
+    """After a first small batch, the next ones are counted by one kernel call
+    (SmallBatches.add): codes of four dtypes (NaN missing), labels searched in the
+    classes, totals kept by increments (alpha=1.0) or summed again (0.1), class log
+    prior in place. Interleaved with batches it does not take (weighted, a list,
+    a new category, a pickle round trip, an unknown label), every batch leaves the
+    model the same bits as a twin fed the same batches as objects."""
+    X, y = _codes(rng, 3000)
+    X = X.astype(dtype)
+    if np.dtype(dtype).kind == "f":
+        X[::11, 2] = np.nan
+    fast, general = CategoricalNB(alpha=alpha), CategoricalNB(alpha=alpha)
+    for model in (fast, general):
+        model.fit(X[:1000], y[:1000])
+    calls = _count_general_calls(monkeypatch)
+    classes = np.array([0, 1, 2])
+    n_one_call = 0
+    for step, start in enumerate(range(1000, 3000, 40)):
+        Xb, yb = X[start:start + 40], y[start:start + 40]
+        weights, given = None, (classes, None, [0, 1, 2])[step % 3]
+        if step == 8:
+            weights = np.full(40, 2.0)        # whole weights: the state stays whole
+        if step == 12:
+            Xb = Xb.tolist()                  # no buffer: the general path
+        if step == 16:
+            Xb = Xb.copy()
+            Xb[0, 1] = 6                      # a new category: a new model table
+        if step == 20:
+            fast = pickle.loads(pickle.dumps(fast))   # the state is not pickled
+        if step == 24:
+            before = _fitted_state(fast)
+            bad = yb.copy()
+            bad[5] = 7
+            with pytest.raises(ValueError, match="7"):
+                fast.partial_fit(Xb, bad, classes=given)
+            assert _fitted_state(fast) == before
+        general.partial_fit(np.asarray(Xb, dtype=object), yb, classes=given,
+                            sample_weight=weights)
+        n_calls = calls(fast)
+        had_state = fast._count_table.small_batches is not None
+        fast.partial_fit(Xb, yb, classes=given, sample_weight=weights)
+        one_call = calls(fast) == n_calls
+        # the one-call path takes every plain batch once a small batch made its
+        # state, which the model keeps until a new table (or a pickle)
+        assert one_call == (had_state and step not in (8, 12, 16)), step
+        n_one_call += one_call
+        _assert_same_fit(fast, general)
+    assert n_one_call >= 40
+    state = fast._count_table.small_batches
+    assert state.whole_counts and state.exact_totals == (alpha == 1.0)
+    assert_array_equal(fast.predict_joint_log_proba(X[:500]),
+                       general.predict_joint_log_proba(X[:500]))
+    # a fractional weight turns the one-call path off: counts are no longer whole
+    fast.partial_fit(X[:40], y[:40], sample_weight=np.full(40, 0.5))
+    general.partial_fit(X[:40].astype(object), y[:40], sample_weight=np.full(40, 0.5))
+    general.partial_fit(X[40:80].astype(object), y[40:80])
+    n_calls = calls(fast)
+    fast.partial_fit(X[40:80], y[40:80])
+    assert calls(fast) == n_calls + 1 and not state.whole_counts
+    _assert_same_fit(fast, general)
+
+
+@pytest.mark.parametrize("params", [dict(fit_prior=False), dict(min_categories=7),
+                                    dict(class_prior=[.2, .3, .5])])
+def test_one_call_batches_follow_the_prior_parameters(rng, monkeypatch, params):
+    """The class log prior: taken again from the counts only with fit_prior and no
+    class_prior; a set_params between batches sends the next one to _fit. (A
+    class_prior list is not a plain value: such a model's batches all take _fit,
+    which validates it each call.)"""
+    X, y = _codes(rng, 600)
+    fast = CategoricalNB(**params).partial_fit(X[:100], y[:100], classes=[0, 1, 2])
+    calls = _count_general_calls(monkeypatch)
+    for start in range(100, 500, 50):
+        fast.partial_fit(X[start:start + 50], y[start:start + 50])
+    plain = "class_prior" not in params
+    # the first small batch makes the state
+    assert calls(fast) == (1 if plain else 8)
+    _assert_same_fit(fast, CategoricalNB(**params).fit(X[:500], y[:500]))
+    fast.set_params(fit_prior=True, class_prior=None, n_threads=1)
+    fast.partial_fit(X[500:550], y[500:550])
+    fast.partial_fit(X[550:], y[550:])
+    assert calls(fast) == (2 if plain else 9)
+    expected = CategoricalNB(**params).set_params(fit_prior=True, class_prior=None,
+                                                  n_threads=1)
+    _assert_same_fit(fast, expected.fit(X, y))
+
+
+def test_one_call_batches_with_huge_whole_counts(rng, monkeypatch):
+    """Totals past 2**40 are summed again rather than kept (the increments would
+    stop being exact); counts that would pass 2**52 take the general path."""
+    X, y = _codes(rng, 400)
+    weights = np.r_[np.full(100, 2.0**38), np.ones(300)]
+    fast = CategoricalNB().fit(X[:100], y[:100], sample_weight=weights[:100])
+    general = CategoricalNB()
+    calls = _count_general_calls(monkeypatch)
+    for start in range(100, 400, 50):
+        fast.partial_fit(X[start:start + 50], y[start:start + 50])
+        _assert_same_fit(fast, general.fit(X[:start + 50], y[:start + 50],
+                                           sample_weight=weights[:start + 50]))
+    state = fast._count_table.small_batches
+    assert calls(fast) == 1 and state.whole_counts and not state.exact_totals
+    huge = CategoricalNB().fit(X[:100], y[:100], sample_weight=np.full(100, 2.0**51))
+    huge.partial_fit(X[100:150], y[100:150])
+    assert not huge._count_table.small_batches.whole_counts
+    huge.partial_fit(X[150:200], y[150:200])
+    assert calls(huge) == 3
 
 
 def test_small_partial_fit_follows_parameter_changes(rng):

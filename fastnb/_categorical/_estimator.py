@@ -12,7 +12,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from .._base import _BaseNB
+from .._base import _VALIDATED_PARAMS, _BaseNB
 from .._params import (
     check_alpha_param,
     check_bool_param,
@@ -274,19 +274,17 @@ class CategoricalNB(_BaseNB):
         return mc.astype(np.int64)
 
     def _class_log_prior(self, class_count, class_prior):
+        k = class_count.shape[0]
         if class_prior is None and not self.fit_prior:
-            return np.full(class_count.shape[0], -np.log(class_count.shape[0]))
-        logged = class_count if class_prior is None else class_prior
-        # no log(0) warning to silence: skip np.errstate's cost (count_nonzero and
-        # np.add.reduce: the same answers as .all() and .sum(), ~1 us sooner)
-        if np.count_nonzero(logged) == logged.size:
-            log = np.log(logged)
-        else:
-            with np.errstate(divide="ignore"):
-                log = np.log(logged)
-        if class_prior is not None:
-            return log
-        return log - np.log(np.add.reduce(class_count))
+            return np.full(k, -np.log(k))
+        if class_prior is None:
+            # one kernel for every path, the small-call one's included: the same bits
+            out = np.empty(k)
+            predict_kernels.class_log_prior(
+                np.ascontiguousarray(class_count, dtype=np.float64), out)
+            return out
+        with np.errstate(divide="ignore"):
+            return np.log(class_prior)
 
     # -- fitting ----------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -333,7 +331,27 @@ class CategoricalNB(_BaseNB):
         self : object
             Returns the instance itself.
         """
+        if sample_weight is None and self._added_small_batch(X, y, classes):
+            return self
         return self._fit(X, y, classes, sample_weight, refit=False)
+
+    def _added_small_batch(self, X, y, classes):
+        """The small-call path of a stream of code batches: the batch counted into
+        the model by one kernel call (``SmallBatches.add``), when the model keeps
+        a ``SmallBatches`` (made by an earlier small call, see _refresh_in_place)
+        of the same parameters and class arrays. False, with nothing written, when
+        it does not apply: ``_fit`` then validates the batch, and raises what it
+        must."""
+        count_table = self.__dict__.get("_count_table")
+        state = None if count_table is None else count_table.small_batches
+        if state is None or state.class_count is not self.class_count_:
+            return False
+        key = self._params_key()
+        if key is None or key != state.params_key:
+            return False
+        if classes is not None and type(classes) is not np.ndarray:
+            classes = np.asarray(classes)   # a list of the classes: compared as bytes
+        return state.add(X, y, classes, self.class_prior is None and self.fit_prior)
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, count, merge every feature, and only then commit."""
@@ -419,25 +437,26 @@ class CategoricalNB(_BaseNB):
                           batch=None):
         """After counts were added in place: the log probabilities of the touched
         features of the classes seen, the class counts and priors. ``batch``, the
-        codes and class indices that ``_added_codes_in_place`` counted: their
-        cells' logs are taken again and the rest kept (``refresh_batch_cells``)."""
+        codes and class indices that ``_added_codes_in_place`` counted: the model's
+        ``SmallBatches`` (made here at the first such call) takes their cells' logs
+        again and keeps the rest; bound to the new class arrays, it lets the next
+        small batch take ``_added_small_batch``."""
         count_table, tables = self._count_table, self._predict_tables
-        classes = (batch_class_count > 0).view(np.uint8)
+        state = None
         if batch is not None and alpha == count_table.alpha:
-            if count_table.log_count is None:
-                count_table.log_count = np.empty_like(count_table.category_count)
-                count_table.whole_logs = np.empty(WHOLE_LOGS)
-                predict_kernels.fill_log_counts(count_table.category_count, alpha,
-                                                count_table.log_count,
-                                                count_table.whole_logs)
-            predict_kernels.refresh_batch_cells(
-                batch[0], batch[1], count_table.category_count, count_table.starts,
-                alpha, classes, count_table.whole_logs, count_table.log_count,
-                count_table.feature_log_prob, tables.log_prob, tables.block_start,
-                tables.row_width)
+            state = count_table.small_batches
+            if state is None:
+                state = count_table.small_batches = predict_kernels.SmallBatches(
+                    count_table.category_count, count_table.starts, alpha,
+                    count_table.feature_log_prob, tables.log_prob, tables.block_start,
+                    tables.row_width, self.classes_, WHOLE_LOGS,
+                    2 * FIT_MIN_ROWS_PER_CHUNK - 1)
+            predict_kernels.refresh_batch_cells(state, batch[0], batch[1],
+                                                batch_class_count.astype(np.float64))
         else:
             # counts (or alpha) moved outside it
-            count_table.log_count = count_table.whole_logs = None
+            count_table.small_batches = None
+            classes = (batch_class_count > 0).view(np.uint8)
             if alpha != count_table.alpha:  # set_params changed it: everything moves
                 features, classes = np.ones_like(features), np.ones_like(classes)
                 count_table.alpha = alpha
@@ -447,6 +466,12 @@ class CategoricalNB(_BaseNB):
         self.class_count_ = self.class_count_ + batch_class_count
         self.class_log_prior_ = self._class_log_prior(self.class_count_, class_prior)
         tables.class_log_prior = self.class_log_prior_
+        if state is not None:
+            state.bind(self.class_count_, self.class_log_prior_)
+            # the parameters this call validated; feature names are checked by
+            # _fit only (an array has none: a model fitted with some warns)
+            state.params_key = (None if hasattr(self, "feature_names_in_")
+                                else _VALIDATED_PARAMS.get(self))
 
     def _feature(self, j):
         """Feature j of the fitted model (counts and table are views)."""

@@ -43,18 +43,22 @@ class CountTable:
     category_count: np.ndarray
     feature_log_prob: np.ndarray
     alpha: float
-    # log(count + alpha) of every cell, kept by the small-call path of partial_fit
-    # (``refresh_batch_cells``) from its first call on; None where a change of the
-    # counts or of alpha by another path has made it stale
-    log_count: Optional[np.ndarray] = None
-    # with it, log(c + alpha) of the whole counts c below WHOLE_LOGS
-    whole_logs: Optional[np.ndarray] = None
+    # what the small-call path of partial_fit keeps between batches (a
+    # ``SmallBatches``: the logs of every cell, the smoothed totals), made at its
+    # first small call; None where a change of the counts or of alpha by another
+    # path has made it stale. Never pickled: it holds views of the arrays above.
+    small_batches: Optional[object] = None
 
     def __post_init__(self):
         # every feature flagged, read-only: what partial_fit's small-call path
         # refreshes (one array a model, not one a call)
         self.all_features = np.ones(self.starts.shape[0] - 1, dtype=np.uint8)
         self.all_features.flags.writeable = False
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state["small_batches"] = None
+        return state
 
     @property
     def n_categories(self):
