@@ -514,6 +514,11 @@ cdef class SmallBatches:
         cdef int kind
         cdef Py_ssize_t n, k = self.cells.k
         cdef char* scratch
+        cdef intp_t* class_index
+        cdef double* batch_class_count
+        cdef const int64_t* labels
+        cdef double* class_count
+        cdef double* prior
         if not self.whole_counts or self.cells.labels == NULL or self.class_count is None:
             return False
         try:
@@ -543,30 +548,27 @@ cdef class SmallBatches:
             scratch = <char*>fastnb_malloc(n * sizeof(intp_t) + k * sizeof(double), 1)
             if scratch == NULL:
                 raise MemoryError("out of memory for a partial_fit batch")
+            class_index = <intp_t*>scratch
+            batch_class_count = <double*>(scratch + n * sizeof(intp_t))
+            labels = <const int64_t*>y_view.buf
+            class_count = &self.class_count_view[0]
+            prior = &self.class_prior_view[0]
             with nogil:
                 if kind == KIND_INT64:
-                    done = add_rows(&self.cells, <const long long*>x_view.buf, n,
-                                    <const int64_t*>y_view.buf, <intp_t*>scratch,
-                                    <double*>(scratch + n * sizeof(intp_t)),
-                                    &self.class_count_view[0], &self.class_prior_view[0],
+                    done = add_rows(&self.cells, <const long long*>x_view.buf, n, labels,
+                                    class_index, batch_class_count, class_count, prior,
                                     update_prior, &exact)
                 elif kind == KIND_INT32:
-                    done = add_rows(&self.cells, <const int32_t*>x_view.buf, n,
-                                    <const int64_t*>y_view.buf, <intp_t*>scratch,
-                                    <double*>(scratch + n * sizeof(intp_t)),
-                                    &self.class_count_view[0], &self.class_prior_view[0],
+                    done = add_rows(&self.cells, <const int32_t*>x_view.buf, n, labels,
+                                    class_index, batch_class_count, class_count, prior,
                                     update_prior, &exact)
                 elif kind == KIND_FLOAT64:
-                    done = add_rows(&self.cells, <const double*>x_view.buf, n,
-                                    <const int64_t*>y_view.buf, <intp_t*>scratch,
-                                    <double*>(scratch + n * sizeof(intp_t)),
-                                    &self.class_count_view[0], &self.class_prior_view[0],
+                    done = add_rows(&self.cells, <const double*>x_view.buf, n, labels,
+                                    class_index, batch_class_count, class_count, prior,
                                     update_prior, &exact)
                 else:
-                    done = add_rows(&self.cells, <const float*>x_view.buf, n,
-                                    <const int64_t*>y_view.buf, <intp_t*>scratch,
-                                    <double*>(scratch + n * sizeof(intp_t)),
-                                    &self.class_count_view[0], &self.class_prior_view[0],
+                    done = add_rows(&self.cells, <const float*>x_view.buf, n, labels,
+                                    class_index, batch_class_count, class_count, prior,
                                     update_prior, &exact)
             fastnb_free(scratch)
             self.exact_totals = exact
