@@ -22,9 +22,9 @@ _LOOKUP_OF_KIND = {"code": LOOKUP["code"], "value": LOOKUP["hash"],
 KIND_OF_LOOKUP = {lookup: kind for kind, lookup in _LOOKUP_OF_KIND.items()}
 
 
-# The small-call path of partial_fit looks up log(c + alpha) of whole counts c
-# below this (128 KB, made once a model), where it called log: C3's counts of a
-# few hundred, ~75 -> ~68 us a batch
+# The small-call path of partial_fit (``SmallBatches``) looks up log(c + alpha) of
+# whole counts c below this (128 KB, made once a model) rather than calling log:
+# the counts of a stream's cells are mostly whole numbers of a few hundred
 WHOLE_LOGS = 1 << 14
 
 
