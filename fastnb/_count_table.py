@@ -60,7 +60,8 @@ FILL_COUNTS, FILL_MULTINOMIAL, FILL_COMPLEMENT = (
 
 def _partition_shift(n_features, n_classes):
     """log2 of the features in one partition of ``SparseCountTable.build``: its
-    (feature, class) map (4 bytes a pair) within 256 KiB where the partitions
+    (feature, class) map (4 bytes a pair; 8 for compact records, whose map holds
+    the counts too: 280 KiB for T1's 35 classes) within 256 KiB where the partitions
     allow, so that it stays in cache, and 16384 partitions at most (their write
     positions, in cache too); 16 features at least."""
     by_classes = max(4, 16 - (max(1, n_classes) - 1).bit_length())
@@ -373,7 +374,7 @@ class SparseCountTable:
         _kernels.table_reduce(
             *records, partition.part_start, part_shift, table.feat_len, part_room,
             part_compact,
-            np.full((n_threads, width * n_classes), -1, dtype=np.int32),
+            np.full((n_threads, width * n_classes), -1, dtype=np.int64),
             np.empty((n_threads, most_entries * _RECORD_BYTES), dtype=np.uint8),
             np.empty((n_threads, width + 1), dtype=np.int64), n_threads,
             partition.compact, feature_all if kind == FILL_COMPLEMENT else None)

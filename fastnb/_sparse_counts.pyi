@@ -51,7 +51,7 @@ def table_partition(data: _Values, indices: _Index, indptr: _Index, n_features: 
 def table_reduce(rec_value: _Float64, rec_key: NDArray[np.int32],
                  part_start: NDArray[np.int64], part_shift: int,
                  feat_len: NDArray[np.int32], part_room: NDArray[np.int64],
-                 part_compact: NDArray[np.uint8], index: NDArray[np.int32],
+                 part_compact: NDArray[np.uint8], index: NDArray[np.int64],
                  entries: NDArray[np.uint8], starts: NDArray[np.int64],
                  n_threads: int, compact: bool = ...,
                  feature_all: _Float64 | None = ...) -> None: ...

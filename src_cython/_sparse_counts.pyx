@@ -132,6 +132,9 @@ cdef Py_ssize_t WHOLE_TRIES = 8
 cdef double COMPACT_VALUE_LIMIT = 32768.0    # 2**15: the count << 16 is an int32
 cdef enum:
     COMPACT_KEY_BITS = 16                    # a constant: the shifts below fold
+    # a compact partition's reduction keeps an entry's number above this bit of
+    # its map cell, and its count below (``reduce_partition``)
+    ENTRY_SHIFT = 47
 
 
 cdef inline int32_t compact_record(int32_t count, int32_t key) noexcept nogil:
@@ -235,6 +238,7 @@ cdef void check_rows(
     int64_t* part_count=NULL,         # OUT: (n_parts,) or NULL: the block's non-zeros
     int part_shift=0,                 #   (after thresholding) per partition of
     Py_ssize_t n_parts=0,             #   2**part_shift features (``table_partition``)
+    int64_t* lane_count=NULL,         # SCRATCH: (3 * n_parts,) with part_count
     int* compact=NULL,                # OUT, or NULL: whether the block's records fit
                                       #   the compact form (see COMPACT_VALUE_LIMIT)
 ) noexcept nogil:
@@ -244,9 +248,19 @@ cdef void check_rows(
     cdef double x, row_sum, row_max, row_min
     cdef bint in_range
     cdef bint all_compact = weights == NULL
+    # A text row's counts go to four histograms by position, summed at the end:
+    # frequent features share a partition, and one histogram made its increments
+    # a chain through memory (each waiting for the store before it), 36% of this
+    # pass on T1
+    cdef int64_t* count1 = lane_count
+    cdef int64_t* count2 = lane_count + n_parts
+    cdef int64_t* count3 = lane_count + 2 * n_parts
     if part_count != NULL:
         for q in range(n_parts):
             part_count[q] = 0
+            count1[q] = 0
+            count2[q] = 0
+            count3[q] = 0
     cdef Py_ssize_t tries = WHOLE_TRIES
     cdef bint odd_index
     for i in range(row_start, row_stop):
@@ -272,8 +286,16 @@ cdef void check_rows(
                             # every value makes a record (text counts): the
                             # indices alone, where the test of each value was
                             # half of the loop's work
-                            for p in range(start, stop):
+                            p = start
+                            while p + 4 <= stop:
                                 part_count[indices[p] >> part_shift] += 1
+                                count1[indices[p + 1] >> part_shift] += 1
+                                count2[indices[p + 2] >> part_shift] += 1
+                                count3[indices[p + 3] >> part_shift] += 1
+                                p = p + 4
+                            while p < stop:
+                                part_count[indices[p] >> part_shift] += 1
+                                p = p + 1
                         else:
                             for p in range(start, stop):
                                 part_count[indices[p] >> part_shift] += (
@@ -305,6 +327,9 @@ cdef void check_rows(
             if part_count != NULL and x != 0.0 and in_range:
                 part_count[j >> part_shift] += 1
         row_total[i] = (1.0 if weights == NULL else weights[i]) * row_sum
+    if part_count != NULL:
+        for q in range(n_parts):
+            part_count[q] += count1[q] + count2[q] + count3[q]
     flags[0] = n_nan
     flags[1] = n_inf
     flags[2] = n_neg
@@ -697,7 +722,7 @@ cdef void partition_rows(
                                       #   its high bits (``table_partition``)
 ) noexcept nogil:
     cdef Py_ssize_t i, p, j
-    cdef int64_t q
+    cdef int64_t q = 0, part, current = -1
     cdef int64_t mask = (<int64_t>1 << part_shift) - 1
     cdef int32_t c
     cdef double x, w
@@ -711,7 +736,17 @@ cdef void partition_rows(
             if x == 0.0:
                 continue
             j = indices[p]
-            q = fill[j >> part_shift]
+            # The write position of the partition of the last record stays in a
+            # register while the records stay in it (a row's indices ascend, and
+            # its frequent features share a partition): read and written back
+            # through memory for each record, it made a chain of dependent loads
+            # and stores (T1: two thirds of this pass)
+            part = j >> part_shift
+            if part != current:
+                if current >= 0:
+                    fill[current] = q
+                current = part
+                q = fill[part]
             if compact:
                 FASTNB_PREFETCH_W(&out_key[q + 16])
                 out_key[q] = compact_record(<int32_t>x,
@@ -721,7 +756,9 @@ cdef void partition_rows(
                 FASTNB_PREFETCH_W(&out_key[q + 16])
                 out_value[q] = w * x
                 out_key[q] = (c << part_shift) | <int32_t>(j & mask)
-            fill[j >> part_shift] = q + 1
+            q = q + 1
+    if current >= 0:
+        fill[current] = q
 
 
 def table_partition(
@@ -775,24 +812,28 @@ def table_partition(
     cdef intp_t[:, ::1] flags = flags_arr
     compact_arr = np.zeros(n_blocks, dtype=np.intc)
     cdef int[::1] block_compact = compact_arr
+    cdef int64_t[:, ::1] lanes = np.empty((n_blocks, 3 * n_parts), dtype=np.int64)
     cdef bint compact
     with nogil:
         if n_blocks == 1:
             check_rows(data, indices, indptr, n_features, weights, &row_total[0],
                        binarize, threshold, &flags[0, 0], 0, n, &fill[0, 0],
-                       part_shift, n_parts, &block_compact[0])
+                       part_shift, n_parts, &lanes[0, 0], &block_compact[0])
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 check_rows(data, indices, indptr, n_features, weights, &row_total[0],
                            binarize, threshold, &flags[block, 0],
                            block_start(block, n_blocks, n),
                            block_start(block + 1, n_blocks, n), &fill[block, 0],
-                           part_shift, n_parts, &block_compact[block])
+                           part_shift, n_parts, &lanes[block, 0],
+                           &block_compact[block])
         add_totals(codes, &row_total[0], &batch_total[0], 0, n)
     n_nan, n_inf, n_neg, n_malformed = (int(t) for t in flags_arr.sum(axis=0))
     if n_nan or n_inf or n_malformed or (n_neg and stop_on_negative):
         return n_nan, n_inf, n_neg, n_malformed, -1, False
-    compact = compact_keys and bool(compact_arr.all())
+    # (and fewer than 2**32 records, so that a partition's reduction sums them
+    # below 2**47: see ENTRY_SHIFT)
+    compact = compact_keys and bool(compact_arr.all()) and data.shape[0] < 2**32
     with nogil:
         # each block's first record of each partition
         for q in range(n_parts):
@@ -839,7 +880,7 @@ cdef int64_t reduce_partition(
     Py_ssize_t first_feature,
     Py_ssize_t n_features,            # of this partition
     int part_shift,
-    int32_t* index,                   # SCRATCH: (2**part_shift * k,) all -1, left so
+    int64_t* index,                   # SCRATCH: (2**part_shift * k,) all -1, left so
     BucketRecord* entries,            # SCRATCH: (entries of the largest partition,)
     int64_t* start,                   # SCRATCH: (n_features + 1,)
     int32_t* feat_len,                # OUT: entries of each feature
@@ -865,30 +906,57 @@ cdef int64_t reduce_partition(
     cdef int32_t key, offset
     cdef int64_t room_sum = 0, t
     cdef int32_t length
-    cdef int64_t is_new, bits
+    cdef int64_t is_new, bits, cell
     cdef double so_far, value, largest = 0.0
     cdef bint as_compact
-    for r in range(n_records):
-        # Branch-free (masks, which the compiler keeps; it turns a select back
-        # into a branch): whether a record starts an entry is a coin toss (T1: a
-        # third of them do). A new entry's value is read from the scratch and
-        # masked to +0.0, so that it starts as 0.0 + the record's value.
-        if compact:
+    cdef int32_t* index32 = <int32_t*>index
+    cdef int32_t* order = <int32_t*>entries
+    if compact:
+        # Whole counts: each (feature, class) cell of the map holds its entry's
+        # number above ENTRY_SHIFT and its count below (exact: a partition's
+        # entries number at most 2**16, and the counts of its records, each below
+        # 2**15, sum below 2**47), -1 for none yet; ``order`` lists the keys as
+        # their entries are made. A record reads and writes one cell, where an
+        # entry number from the map, then the entry, made two dependent loads
+        # (the entry's a cache miss in T1's first partition, whose entries do
+        # not fit in L2 beside the map: 31% of this step).
+        for r in range(n_records):
             key = compact_key(rec_key[r])
-            value = <double>compact_count(rec_key[r])
-        else:
+            cell = index[key]
+            is_new = cell >> 63                  # all ones for a new entry, else 0
+            cell = (cell & ~is_new) | ((<int64_t>n_entries << ENTRY_SHIFT) & is_new)
+            order[n_entries] = key               # kept only by a new entry
+            n_entries -= is_new
+            index[key] = cell + compact_count(rec_key[r])
+        # the entries, in the order they were made (``order`` is read before the
+        # entry written over it: 12 bytes an entry, 4 a key)
+        for e in range(n_entries - 1, -1, -1):
+            key = order[e]
+            cell = index[key]
+            entries[e].key = key
+            entries[e].value = <double>(cell & ((<int64_t>1 << ENTRY_SHIFT) - 1))
+            index[key] = -1
+    else:
+        for r in range(n_records):
+            # Branch-free (masks, which the compiler keeps; it turns a select
+            # back into a branch): whether a record starts an entry is a coin
+            # toss (T1: a third of them do). A new entry's value is read from the
+            # scratch and masked to +0.0, so that it starts as 0.0 + the
+            # record's value.
             key = rec_key[r]
             value = rec_value[r]
-        e = index[key]
-        is_new = <int64_t>e >> 63                # all ones for a new entry, else 0
-        e = (e & ~is_new) | (n_entries & is_new)
-        n_entries -= is_new
-        index[key] = <int32_t>e
-        entries[e].key = key
-        memcpy(&bits, &entries[e].value, sizeof(double))
-        bits = bits & ~is_new
-        memcpy(&so_far, &bits, sizeof(double))
-        entries[e].value = so_far + value
+            e = index32[key]
+            is_new = <int64_t>e >> 63            # all ones for a new entry, else 0
+            e = (e & ~is_new) | (n_entries & is_new)
+            n_entries -= is_new
+            index32[key] = <int32_t>e
+            entries[e].key = key
+            memcpy(&bits, &entries[e].value, sizeof(double))
+            bits = bits & ~is_new
+            memcpy(&so_far, &bits, sizeof(double))
+            entries[e].value = so_far + value
+        for e in range(n_entries):
+            index32[entries[e].key] = -1
     for f in range(n_features + 1):
         start[f] = 0
     if feature_total != NULL:
@@ -899,13 +967,11 @@ cdef int64_t reduce_partition(
         for f in range(n_features):
             feature_total[f] = 0.0
         for e in range(n_entries):
-            index[entries[e].key] = -1
             offset = record_offset(entries[e].key, part_shift)
             start[offset + 1] += 1
             feature_total[offset] = feature_total[offset] + entries[e].value
     else:
         for e in range(n_entries):
-            index[entries[e].key] = -1
             start[record_offset(entries[e].key, part_shift) + 1] += 1
     if compact:
         largest = largest_value(entries, n_entries)
@@ -942,7 +1008,7 @@ def table_reduce(
     int32_t[::1] feat_len,            # OUT: (d,) entries of each feature
     int64_t[::1] part_room,           # OUT: (n_parts,) pool room of each partition
     uint8_t[::1] part_compact,        # OUT: (n_parts,) its entries are compact
-    int32_t[:, ::1] index,            # SCRATCH: (n_threads, 2**part_shift * k), all -1
+    int64_t[:, ::1] index,            # SCRATCH: (n_threads, 2**part_shift * k), all -1
     uint8_t[:, ::1] entries,          # SCRATCH: (n_threads, 12 * entries of a partition)
     int64_t[:, ::1] starts,           # SCRATCH: (n_threads, 2**part_shift + 1)
     int n_threads,

@@ -846,6 +846,32 @@ def test_compact_records_and_their_bounds(largest, weighted, binarize, n_classes
         _assert_same_entries(built, added)
 
 
+def test_compact_reduction_with_a_full_map_and_large_sums():
+    # A compact partition's reduction keeps each (feature, class) pair's entry
+    # number and count in one map cell: here one partition of 4,096 features x 16
+    # classes has all 65,536 pairs (entry numbers up to 2**16 - 1), and one pair
+    # sums 70,000 records of 32,767 (2.3e9, past 2**31): the same table as adding
+    # row by row
+    n_classes, d = 16, 4096
+    pairs = np.arange(n_classes * d)
+    rows_class = np.concatenate([pairs % n_classes, np.zeros(70_000, dtype=np.int64)])
+    rows_feature = np.concatenate([pairs // n_classes, np.full(70_000, 7)])
+    values = np.concatenate([np.ones(pairs.shape[0]), np.full(70_000, 32767.0)])
+    n = rows_class.shape[0]
+    X = sp.csr_matrix((values, (np.arange(n), rows_feature)), shape=(n, d))
+    codes = rows_class.astype(np.intp)
+    partition = _count_table.BatchPartition(X, codes, None, n_classes, False, 0.0, 1,
+                                            False)
+    assert partition.compact and partition.part_start.shape[0] == 2
+    built = _count_table.SparseCountTable.build(X, codes, None, n_classes, False, 0.0, 1,
+                                                partition)
+    added = _count_table.SparseCountTable(n_classes, d)
+    added.add(X, codes, None, False, 0.0)
+    _assert_same_entries(built, added)
+    assert built.used == n_classes * d
+    assert built.to_dense()[0, 7] == 1.0 + 70_000 * 32767.0
+
+
 @pytest.mark.parametrize("n_threads", [1, 2])
 def test_compact_entries_and_their_bound(n_threads, monkeypatch):
     # The reduction writes a partition's entries compact (the count above the key,
