@@ -60,9 +60,10 @@ FILL_COUNTS, FILL_MULTINOMIAL, FILL_COMPLEMENT = (
 
 def _partition_shift(n_features, n_classes):
     """log2 of the features in one partition of ``SparseCountTable.build``: its
-    (feature, class) map (4 bytes a pair; 8 for compact records, whose map holds
-    the counts too: 280 KiB for T1's 35 classes) within 256 KiB where the partitions
-    allow, so that it stays in cache, and 16384 partitions at most (their write
+    (feature, class) map of 4-byte entry numbers within 256 KiB where the
+    partitions allow, so that it stays in cache (compact records keep 8-byte
+    cells, twice that: 280 KiB for T1's 35 classes, in L2; 512 and 256 features a
+    partition measured no faster), and 16384 partitions at most (their write
     positions, in cache too); 16 features at least."""
     by_classes = max(4, 16 - (max(1, n_classes) - 1).bit_length())
     by_count = (max(1, n_features) - 1).bit_length() - 14

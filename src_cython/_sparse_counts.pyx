@@ -896,8 +896,11 @@ cdef int64_t reduce_partition(
     Returns the pool room of its features.
 
     The records are summed into entries in row order through ``index``, a dense
-    (feature, class) -> entry map of the partition (in cache); the entries, in the
-    order they were made, are then placed by feature (a stable counting sort).
+    (feature, class) map of the partition (in cache): of int32 entry numbers, or,
+    for compact records, of int64 cells holding the entry number and the count
+    (ENTRY_SHIFT); either form leaves every byte of the map -1 again. The
+    entries, in the order they were made, are then placed by feature (a stable
+    counting sort).
     A compact partition writes 4 bytes an entry over its records (in cache), where
     a value and a key wrote 8 more into ``rec_value``, which the records had not
     touched (T1: 10 MB read for ownership and written, and read again by the
