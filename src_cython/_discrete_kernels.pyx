@@ -770,16 +770,22 @@ def build_bool_table(const double[:, ::1] W, Py_ssize_t padded_k):
     """table[g, p, c] = sum of W[c, 8g + b] over the set bits b of p, in bit order.
 
     The class axis is padded with zeros to ``padded_k`` (8 or 16 lets the predict
-    loop keep its accumulators in registers).
+    loop keep its accumulators in registers). The table starts on a 64-byte
+    line, so a lookup of 8 padded classes reads one cache line, not two: NumPy
+    aligns to 16 bytes, and a table of 16 mod 64 made B1's bool predict ~3%
+    slower.
     """
     cdef Py_ssize_t k = W.shape[0]
     cdef Py_ssize_t d = W.shape[1]
     cdef Py_ssize_t n_groups = (d + 7) // 8
-    cdef Py_ssize_t g, p, b, c, j
+    cdef Py_ssize_t g, p, b, c, j, offset
     cdef double total
     if padded_k < k:
         padded_k = k
-    table_arr = np.zeros((n_groups, 256, padded_k), dtype=np.float64)
+    raw = np.zeros(n_groups * 256 * padded_k + 8, dtype=np.float64)
+    offset = (-raw.ctypes.data % 64) // 8
+    table_arr = raw[offset:offset + n_groups * 256 * padded_k].reshape(
+        n_groups, 256, padded_k)
     cdef double[:, :, ::1] table = table_arr
     with nogil:
         for g in range(n_groups):
