@@ -130,12 +130,14 @@ cdef inline void consider_class(
     """Keep the running argmax of a row's class scores, and note NaN scores.
 
     Three scalars, not a struct: gcc keeps them in registers (a struct of them
-    made the byte-table predict 8% slower)."""
-    if score > best[0]:
-        best[0] = score
-        best_class[0] = c
-    elif score != score:
-        saw_nan[0] = True
+    made the byte-table predict 8% slower). No branch on the score: which class
+    leads changes from row to row in no pattern, and a mispredicted update also
+    threw away the next row's work, already issued (B1 bool predict, one
+    thread: 86-95 -> 61-63 ms)."""
+    cdef bint better = score > best[0]
+    best[0] = score if better else best[0]
+    best_class[0] = c if better else best_class[0]
+    saw_nan[0] = saw_nan[0] | (score != score)
 
 
 cdef inline intp_t row_argmax(
