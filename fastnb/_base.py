@@ -193,6 +193,12 @@ class _BaseNB:
     def _restore(self, classes, arrays, n_features, feature_names):
         raise NotImplementedError
 
+    def _validate_file_params(self):
+        """The parameters of a model read from, or written to, a file: the
+        constructor's validators (a subclass whose file keeps some parameters
+        elsewhere checks what the file holds instead)."""
+        self._validate_params()
+
     def _merged_with(self, other):
         raise NotImplementedError
 

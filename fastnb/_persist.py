@@ -12,17 +12,36 @@ and one member per array of the model's sufficient statistics, as the estimator'
 ``_STATE_SPEC`` lists them (or another layout of the estimator's, picked by the
 member names: ``_state_spec_for``). Derived attributes (variances with smoothing, log
 probabilities) are recomputed on load by the same code as fit, so a loaded model
-is the saved one bit for bit. Loading validates everything (names, dtypes,
-shapes, finiteness, signs, parameters) before a model is built, and reports any
-damage as a ValueError: a file is data, never code.
+is the saved one bit for bit.
+
+A file is untrusted input: data, never code. Loading checks, in this order, and
+reports any problem as a ValueError naming the member and the rule (chained from
+the underlying error, if any):
+
+1. the container (``_npz.NpzReader``): a zip of ``.npy`` members, stored or
+   deflated, each member's header a C-ordered array of an allowed dtype whose
+   size is exactly what the member declares, read without inflating more than
+   that; the members together declare at most ``_budget(file size)`` bytes;
+2. the header: UTF-8 JSON of at most 1 MiB, nested at most 32 deep, without
+   NaN or Infinity, with the fields above, of their types;
+3. the parameters: the constructor's own validators (``_validate_params``);
+4. the members: exactly the estimator's layout, each of the dtype and shape
+   (checked against ``k`` classes and ``d`` features before its data is read),
+   finite and non-negative where the layout says (``check_state``);
+5. the estimator's own invariants (its ``_restore``, and
+   ``_check_state_invariants`` where it has one), in exact integer arithmetic.
+
+``save`` writes only what ``load`` accepts: it runs steps 3-5 on the state it is
+about to write and refuses, with a ValueError, a model that load would refuse.
 """
 
 import json
 import math
-import zipfile
+import os
 
 import numpy as np
 
+from ._npz import FileFormatError, NpzReader
 from ._version import __version__
 
 __all__ = ["FORMAT_VERSION", "load", "merge", "save"]
@@ -33,10 +52,21 @@ __all__ = ["FORMAT_VERSION", "load", "merge", "save"]
 FORMAT_VERSION = 2
 _READABLE_VERSIONS = (1, 2)
 _FORMAT_NAME = "fastnb-model"
-# Guards against hostile files: a header or array larger than this is refused
-# before it is read.
+# Guards against hostile files. The header is read whole before anything else.
 _MAX_HEADER_BYTES = 1 << 20
-_MAX_ARRAY_BYTES = 1 << 34
+_MAX_HEADER_DEPTH = 32
+# The members of a file may declare, uncompressed, at most this many bytes: 32
+# times the file's size, and at least 16 MiB. ``save`` writes stored (not
+# deflated) members, so its files declare their own size; only a deflated file
+# can declare more, and load refuses to inflate one past this before reading it.
+_INFLATION_FACTOR = 32
+_MIN_BUDGET = 16 << 20
+
+
+def _budget(file_size):
+    """The most bytes the members of a file of ``file_size`` bytes may declare."""
+    return max(_MIN_BUDGET, _INFLATION_FACTOR * file_size)
+
 
 _REGISTRY = {}
 
@@ -47,7 +77,7 @@ def register(cls):
     return cls
 
 
-class _Invalid(ValueError):
+class _Invalid(FileFormatError):
     pass
 
 
@@ -97,11 +127,21 @@ def _classes_for_file(classes):
 
 
 def save(model, path):
-    """Write a fitted model to ``path`` (``.npz``), without pickle."""
+    """Write a fitted model to ``path`` (``.npz``), without pickle.
+
+    Raises ValueError, and writes nothing, for a model that ``load`` would refuse
+    (such as one whose statistics overflowed to infinity)."""
     model._check_fitted()
     classes, classes_kind = _classes_for_file(model.classes_)
-    state = model._sufficient_state()
+    state = {name: np.ascontiguousarray(value)
+             for name, value in model._sufficient_state().items()}
     names = getattr(model, "feature_names_in_", None)
+    try:
+        _check_model_state(type(model), model, classes, dict(state),
+                           int(model.n_features_in_))
+    except ValueError as error:
+        raise ValueError(f"Cannot save this {type(model).__name__}: load would refuse "
+                         f"it ({error}).") from error
     header = {
         "format": _FORMAT_NAME,
         "format_version": FORMAT_VERSION,
@@ -115,7 +155,7 @@ def save(model, path):
     }
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
     arrays = {"header": blob, "classes": classes}
-    arrays.update({name: np.ascontiguousarray(value) for name, value in state.items()})
+    arrays.update(state)
     with open(path, "wb") as handle:
         np.savez(handle, **arrays)
 
@@ -129,15 +169,16 @@ def _params_for_file(model):
     return model.get_params(deep=False)
 
 
-def _read_member(archive, name, limit):
-    info = archive.zip.getinfo(name + ".npy")
-    if info.file_size > limit:
-        raise _Invalid(f"member {name!r} is {info.file_size} bytes, too large")
-    return archive[name]
-
-
 def load(path):
     """Read a model written by ``save``; raise ValueError on any damage.
+
+    The file is untrusted input: everything a compiled kernel relies on is checked
+    before a model is built (the container, the header, the parameters through
+    the constructor's validators, every array's dtype, shape and values, and the
+    estimator's own invariants, in exact integer arithmetic), and no member is
+    read or inflated past the size its checked shape needs. A file that breaks a
+    rule raises ``ValueError`` naming the member and the rule; nothing else
+    (missing files raise ``FileNotFoundError``, as ``open`` does).
 
     Parameters
     ----------
@@ -160,54 +201,102 @@ def load(path):
     array([1])
     """
     try:
-        return _load(path)
-    except _Invalid as error:
-        raise ValueError(f"{path}: not a valid fastnb model file: {error}") from None
-    except (zipfile.BadZipFile, EOFError, OSError, KeyError, TypeError,
-            UnicodeDecodeError, json.JSONDecodeError, ValueError) as error:
-        if isinstance(error, FileNotFoundError):
-            raise
-        raise ValueError(
-            f"{path}: not a valid fastnb model file ({type(error).__name__}: {error})"
-        ) from None
+        handle = open(path, "rb")
+    except (FileNotFoundError, IsADirectoryError, PermissionError):
+        raise
+    except OSError as error:
+        raise ValueError(f"{path}: not a valid fastnb model file: cannot be read "
+                         f"({error})") from error
+    with handle:
+        try:
+            return _load(handle)
+        except FileFormatError as error:
+            raise ValueError(f"{path}: not a valid fastnb model file: {error}") from error
+        except Exception as error:  # any other failure of a check is the file's too
+            raise ValueError(
+                f"{path}: not a valid fastnb model file ({type(error).__name__}: "
+                f"{error})") from error
 
 
-def _load(path):
-    with np.load(path, allow_pickle=False) as archive:
-        if not hasattr(archive, "files"):
-            raise _Invalid("not an .npz archive")
-        members = set(archive.files)
-        if "header" not in members:
-            raise _Invalid("no header")
-        blob = _read_member(archive, "header", _MAX_HEADER_BYTES)
-        if blob.dtype != np.uint8 or blob.ndim != 1:
-            raise _Invalid("malformed header")
-        header = json.loads(blob.tobytes().decode("utf-8"))
-        if not isinstance(header, dict) or header.get("format") != _FORMAT_NAME:
-            raise _Invalid("not a fastnb model")
-        version = header.get("format_version")
-        if type(version) is not int or version not in _READABLE_VERSIONS:
-            raise _Invalid(
-                f"format version {version!r}; this fastnb reads versions "
-                f"{', '.join(map(str, _READABLE_VERSIONS))}"
-            )
-        cls = _REGISTRY.get(header.get("estimator"))
-        if cls is None:
-            raise _Invalid(f"unknown estimator {header.get('estimator')!r}")
-        spec = cls._state_spec_for(header.get("arrays"), version)
-        expected = ["classes"] + sorted(spec)
-        if header.get("arrays") != expected or members != set(expected) | {"header"}:
-            raise _Invalid(
-                f"members {sorted(members)} do not match {cls.__name__}'s "
-                f"{['header'] + expected}"
-            )
-        arrays = {name: _read_member(archive, name, _MAX_ARRAY_BYTES)
-                  for name in expected}
+def _reject_constant(name):
+    raise _Invalid(f"the header holds {name}, which is not a number JSON allows")
+
+
+def _json_depth(value, limit):
+    """The nesting depth of a parsed JSON value, or an error past ``limit``.
+    Iterative, so a deep value cannot exhaust the stack here."""
+    stack, deepest = [(value, 1)], 0
+    while stack:
+        item, depth = stack.pop()
+        if depth > limit:
+            raise _Invalid(f"the header is nested more than {limit} deep")
+        deepest = max(deepest, depth)
+        if isinstance(item, dict):
+            stack.extend((child, depth + 1) for child in item.values())
+        elif isinstance(item, list):
+            stack.extend((child, depth + 1) for child in item)
+    return deepest
+
+
+def parse_json_bytes(blob, what, limit=_MAX_HEADER_DEPTH):
+    """A JSON document from untrusted UTF-8 bytes: no NaN or Infinity, at most
+    ``limit`` deep. (Python's parser raises RecursionError, cleanly, on a document
+    deeper than the interpreter's stack allows; that is refused the same way.)"""
+    try:
+        value = json.loads(blob.decode("utf-8"), parse_constant=_reject_constant)
+    except RecursionError as error:
+        raise _Invalid(f"{what} is nested more than {limit} deep") from error
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise _Invalid(f"{what} is not UTF-8 JSON ({error})") from error
+    _json_depth(value, limit)
+    return value
+
+
+def _load(handle):
+    handle.seek(0, os.SEEK_END)
+    reader = NpzReader(handle, _budget(handle.tell()))
+    members = reader.names
+    if "header" not in members:
+        raise _Invalid("no header")
+
+    def header_rule(dtype, shape):
+        if dtype != np.uint8 or len(shape) != 1 or shape[0] > _MAX_HEADER_BYTES:
+            raise _Invalid(f"member 'header' must be at most {_MAX_HEADER_BYTES} "
+                           f"bytes of uint8, not {dtype} {shape}")
+
+    blob = reader.read("header", header_rule)
+    header = parse_json_bytes(blob.tobytes(), "member 'header'")
+    if not isinstance(header, dict) or header.get("format") != _FORMAT_NAME:
+        raise _Invalid("not a fastnb model")
+    version = header.get("format_version")
+    if type(version) is not int or version not in _READABLE_VERSIONS:
+        raise _Invalid(
+            f"format version {version!r}; this fastnb reads versions "
+            f"{', '.join(map(str, _READABLE_VERSIONS))}"
+        )
+    cls = _REGISTRY.get(header.get("estimator"))
+    if cls is None:
+        raise _Invalid(f"unknown estimator {header.get('estimator')!r}")
+    listed = header.get("arrays")
+    if not isinstance(listed, list) or not all(isinstance(n, str) for n in listed):
+        raise _Invalid("header field 'arrays' must be a list of member names")
+    spec = cls._state_spec_for(listed, version)
+    expected = ["classes"] + sorted(spec)
+    if listed != expected or members != set(expected) | {"header"}:
+        raise _Invalid(
+            f"members {sorted(members)} do not match {cls.__name__}'s "
+            f"{['header'] + expected}"
+        )
+
     params = header.get("params")
     valid_params = set(cls._get_param_names())
     if not isinstance(params, dict) or set(params) != valid_params:
         raise _Invalid(f"parameters {params!r} do not match {sorted(valid_params)}")
     model = cls(**{k: _param_from_json(k, v) for k, v in params.items()})
+    try:
+        model._validate_file_params()
+    except (TypeError, ValueError) as error:
+        raise _Invalid(f"header field 'params': {error}") from error
 
     n_features = header.get("n_features_in")
     if not isinstance(n_features, int) or isinstance(n_features, bool) or n_features < 1:
@@ -219,53 +308,112 @@ def _load(path):
             raise _Invalid("feature_names must be n_features_in strings")
         names = np.asarray(names, dtype=object)
 
-    classes = arrays.pop("classes")
     kind = header.get("classes_kind")
-    if kind == "object-str":
-        if classes.dtype.kind != "U":
-            raise _Invalid("classes are not strings")
-        classes = classes.astype(object)
-    elif not isinstance(kind, str) or classes.dtype.str != kind:
-        raise _Invalid(f"classes dtype {classes.dtype.str} is not {kind!r}")
-    if classes.ndim != 1 or classes.size < 1:
-        raise _Invalid("classes must be a non-empty 1d array")
-    if classes.size > 1 and not np.all(classes[1:] > classes[:-1]):
-        raise _Invalid("classes must be sorted and unique")
+    if not isinstance(kind, str):
+        raise _Invalid("header field 'classes_kind' must be a str")
 
-    check_state(spec, arrays, n_classes=classes.size, n_features=n_features)
+    def classes_rule(dtype, shape):
+        if len(shape) != 1 or shape[0] < 1:
+            raise _Invalid(f"member 'classes' must be a non-empty 1d array, not {shape}")
+        if kind == "object-str" and dtype.kind != "U":
+            raise _Invalid("member 'classes' must hold strings")
+        if kind != "object-str" and dtype.str != kind:
+            raise _Invalid(f"member 'classes' has dtype {dtype.str}, not {kind!r}")
+
+    classes = reader.read("classes", classes_rule)
+    if kind == "object-str":
+        classes = classes.astype(object)
+    if classes.dtype.kind == "f" and not np.all(np.isfinite(classes)):
+        raise _Invalid("member 'classes' holds non-finite values")
+    if classes.size > 1 and not np.all(classes[1:] > classes[:-1]):
+        raise _Invalid("member 'classes' must be sorted and unique")
+
+    # Every other member: its dtype and shape against the layout, before its data.
+    sizes = {"k": classes.size, "d": n_features}
+    arrays = {name: reader.read(name, _shape_rule(name, spec[name], sizes))
+              for name in sorted(spec)}
+    _check_model_state(cls, model, classes, arrays, n_features)
     try:
         model._restore(classes, arrays, n_features, names)
     except ValueError as error:
-        raise _Invalid(str(error)) from None
+        raise _Invalid(str(error)) from error
     return model
+
+
+def _shape_rule(name, member_spec, sizes):
+    """The check of a member's header against its layout entry ``(shape, checks)``:
+    symbols ``k`` and ``d`` are the classes and features; other letters are bound
+    by their first use (``sizes`` keeps them across members)."""
+    shape_spec, checks = member_spec
+
+    def rule(dtype, shape):
+        _check_dtype(name, dtype, checks)
+        _check_shape(name, shape, shape_spec, sizes)
+
+    return rule
+
+
+def _check_dtype(name, dtype, checks):
+    """uint8 where the layout says so; float64 for the statistics (members
+    checked "finite", which the kernels read as doubles); else float64 or int64."""
+    if "uint8" in checks:
+        if dtype != np.uint8:
+            raise _Invalid(f"{name} has dtype {dtype}, expected uint8")
+    elif "finite" in checks:
+        if dtype != np.float64:
+            raise _Invalid(f"{name} has dtype {dtype}, expected float64")
+    elif dtype != np.float64 and dtype != np.int64:
+        raise _Invalid(f"{name} has dtype {dtype}, expected float64 or int64")
+
+
+def _check_shape(name, shape, shape_spec, sizes):
+    if len(shape) != len(shape_spec):
+        raise _Invalid(f"{name} has {len(shape)} dimensions, expected {len(shape_spec)}")
+    for size, symbol in zip(shape, shape_spec):
+        if isinstance(symbol, int):
+            if size != symbol:
+                raise _Invalid(f"{name} has shape {shape}")
+        elif sizes.setdefault(symbol, size) != size:
+            raise _Invalid(f"{name} has shape {shape}, inconsistent with "
+                           f"{symbol}={sizes[symbol]}")
+
+
+def _check_model_state(cls, model, classes, arrays, n_features):
+    """The checks load makes of a model's state, and save of the state it writes:
+    the layout's dtypes, shapes and values, then the estimator's own invariants.
+    ``model`` carries the parameters (validated again here)."""
+    try:
+        model._validate_file_params()
+    except (TypeError, ValueError) as error:
+        raise _Invalid(f"parameters: {error}") from error
+    spec = cls._state_spec_for(["classes"] + sorted(arrays), FORMAT_VERSION)
+    if set(spec) != set(arrays):
+        raise _Invalid(f"state {sorted(arrays)} does not match {sorted(spec)}")
+    check_state(spec, arrays, n_classes=len(classes), n_features=n_features)
+    invariants = getattr(cls, "_check_state_invariants", None)
+    if invariants is not None:
+        try:
+            invariants(classes, arrays, n_features)
+        except ValueError as error:
+            raise _Invalid(str(error)) from error
 
 
 def check_state(spec, arrays, *, n_classes, n_features):
     """Validate arrays against a spec ``{name: (shape, checks)}``.
 
     Shapes use ``"k"`` (classes), ``"d"`` (features), ints, or other letters that
-    are bound by their first use; checks are ``"finite"`` and ``"nonneg"``.
-    Arrays are float64 or int64, except that ``"uint8"`` in checks asks for a
-    uint8 array (raw bytes, such as UTF-8 text).
+    are bound by their first use; checks are ``"finite"`` (float64 statistics,
+    all finite) and ``"nonneg"``. Other arrays are float64 or int64, except that
+    ``"uint8"`` in checks asks for a uint8 array (raw bytes, such as UTF-8 text).
+    Every array must be C-contiguous.
     """
     sizes = {"k": n_classes, "d": n_features}
     for name, (shape, checks) in spec.items():
         array = arrays[name]
-        if "uint8" in checks:
-            if array.dtype != np.uint8:
-                raise _Invalid(f"{name} has dtype {array.dtype}, expected uint8")
-        elif array.dtype != np.float64 and array.dtype != np.int64:
-            raise _Invalid(f"{name} has dtype {array.dtype}, expected float64 or int64")
-        if array.ndim != len(shape):
-            raise _Invalid(f"{name} has {array.ndim} dimensions, expected {len(shape)}")
-        for axis, symbol in enumerate(shape):
-            size = array.shape[axis]
-            if isinstance(symbol, int):
-                if size != symbol:
-                    raise _Invalid(f"{name} has shape {array.shape}")
-            elif sizes.setdefault(symbol, size) != size:
-                raise _Invalid(f"{name} has shape {array.shape}, inconsistent with "
-                               f"{symbol}={sizes[symbol]}")
+        _check_dtype(name, array.dtype, checks)
+        _check_shape(name, array.shape, shape, sizes)
+        if not array.flags.c_contiguous:
+            raise _Invalid(f"{name} is not C-contiguous")
         if "finite" in checks and not np.all(np.isfinite(array)):
             raise _Invalid(f"{name} holds non-finite values")
         if "nonneg" in checks and np.any(array < 0):

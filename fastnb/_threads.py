@@ -3,7 +3,10 @@
 The meaning is scikit-learn's ``n_threads``: ``None`` or ``-1`` uses every core the
 process may run on, limited by the OpenMP runtime's own setting (``OMP_NUM_THREADS``,
 or a ``threadpoolctl.threadpool_limits`` block); ``-2`` leaves one core free, and so
-on; a positive number is used as given.
+on; a positive number is used as given, up to the number of usable cores: a larger
+one (from a constructor, ``set_params`` or a model file) is capped to them, since
+more threads than cores only add waiting, and the OpenMP runtime cannot even create
+some counts (10**5 threads crash the process, ~700 make libgomp exit).
 """
 
 import os
@@ -81,7 +84,7 @@ def effective_n_threads(n_threads=None):
     n_threads : int or None, default=None
         ``None`` or ``-1``: all usable cores, capped by the OpenMP runtime's limit
         (``OMP_NUM_THREADS`` or threadpoolctl). ``-k`` (k >= 2): all usable cores but
-        ``k - 1``. A positive int: exactly that many.
+        ``k - 1``. A positive int: that many, capped to the usable cores.
 
     Returns
     -------
@@ -106,7 +109,7 @@ def effective_n_threads(n_threads=None):
         else:
             wanted = max(1, cores + 1 + int(n_threads))
         return max(1, min(wanted, _runtime.omp_max_threads()))
-    return int(n_threads)
+    return min(int(n_threads), _usable_cpu_count())
 
 
 def threads_for(n_threads, work, kind):

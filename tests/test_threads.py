@@ -153,7 +153,12 @@ def test_threadpoolctl_limits_are_honoured():
 
 def test_thread_count_meanings():
     cores = fastnb.show_config()["cpus"]
-    assert fastnb.effective_n_threads(3) == (3 if fastnb.openmp_enabled() else 1)
+    # A positive count is used as given, up to the usable cores.
+    assert fastnb.effective_n_threads(1) == 1
+    assert fastnb.effective_n_threads(3) == (min(3, cores) if fastnb.openmp_enabled()
+                                             else 1)
+    assert fastnb.effective_n_threads(cores) == (cores if fastnb.openmp_enabled()
+                                                 else 1)
     if fastnb.openmp_enabled():
         assert fastnb.effective_n_threads(-1) == fastnb.effective_n_threads(None)
         assert fastnb.effective_n_threads(-cores - 5) == 1

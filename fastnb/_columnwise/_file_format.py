@@ -1,11 +1,13 @@
 """ColumnwiseNB's file format (``save``/``fastnb.load``) and ``fastnb.merge``."""
 
 import json
+import math
 
 import numpy as np
 
 from .._params import check_n_threads, check_prior_param
-from .._persist import _json_param, _param_from_json, check_state, merge, union_classes
+from .._persist import (_json_param, _param_from_json, check_state, merge,
+                        parse_json_bytes, union_classes)
 from ._columns import _SUB_MODELS
 
 
@@ -19,6 +21,22 @@ class _FileFormat:
         if not isinstance(self.estimators, str):
             params["estimators"] = None
         return params
+
+    def _validate_file_params(self):
+        """A file keeps ``estimators`` as "auto", or as None with the sub-models in
+        its ``layout`` member: anything else in the header is refused."""
+        if self.estimators is None:
+            self.estimators = "auto"
+            try:
+                self._validate_params()
+            finally:
+                self.estimators = None
+            return
+        if not (isinstance(self.estimators, str) and self.estimators == "auto"):
+            if not isinstance(self.estimators, list):
+                raise ValueError("estimators must be 'auto' or null in a file, not "
+                                 f"{self.estimators!r}")
+        self._validate_params()
 
     def _sufficient_state(self):
         pools = {"float": [], "int": [], "byte": []}
@@ -55,7 +73,7 @@ class _FileFormat:
         """Rebuild the sub-models from the layout and pools, each validated."""
         check_n_threads(self.n_threads, type(self).__name__)
         check_prior_param(self.priors, "priors", type(self).__name__)
-        layout = json.loads(arrays["layout"].tobytes().decode("utf-8"))
+        layout = parse_json_bytes(arrays["layout"].tobytes(), "member 'layout'")
         entries = layout.get("estimators") if isinstance(layout, dict) else None
         if not isinstance(entries, list) or not entries:
             raise ValueError("the layout lists no sub-estimators")
@@ -115,8 +133,8 @@ class _FileFormat:
                     and all(isinstance(s, int) and s >= 0 for s in spec[2])):
                 raise ValueError(f"array {key!r} of {entry['name']!r} is malformed")
             pool, offset, shape = pools[spec[0]], spec[1], spec[2]
-            size = int(np.prod(shape, dtype=np.int64))
-            if offset < 0 or offset + size > pool.shape[0]:
+            size = math.prod(shape)  # Python ints: a shape of 2**70 cannot wrap
+            if offset < 0 or offset + size > pool.shape[0] or len(shape) > 8:
                 raise ValueError(f"array {key!r} of {entry['name']!r} lies outside "
                                  "its pool")
             sub_arrays[key] = pool[offset:offset + size].reshape(shape).copy()
