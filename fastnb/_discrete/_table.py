@@ -7,6 +7,7 @@ import threading
 import numpy as np
 
 from .. import _count_table
+from .. import _invariants as rules
 from .._count_table import BatchPartition, SparseCountTable, builds_table, wants_table
 from .._params import resolve_alpha, resolve_priors
 from .._threads import threads_for
@@ -67,12 +68,13 @@ def _weights_restorer(table):
     return restore
 
 
-def _missing_table(n_classes, n_features, features, classes, values):
+def _missing_table(n_classes, n_features, features, classes, values, runs=None):
     """The table of the missing values' weights, from its entries grouped by
-    feature (its class totals are theirs)."""
+    feature (its class totals are theirs; ``runs``: see ``from_entries``)."""
     return SparseCountTable.from_entries(n_classes, n_features, features, classes,
                                          values, np.bincount(classes, values,
-                                                             minlength=n_classes))
+                                                             minlength=n_classes),
+                                         runs)
 
 
 def _logged_add(undo, table, X, *args, **kwargs):
@@ -546,32 +548,71 @@ class _TableMixin:
             _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
         return n_suspect, X.data
 
-    def _restore_table(self, classes, arrays, n_features):
-        k = classes.shape[0]
-        class_count = np.array(arrays["class_count_"], dtype=np.float64)
-        if class_count.sum() <= 0:
-            raise ValueError("class_count_ sums to zero")
+    @classmethod
+    def _table_invariants(cls, n_classes, arrays, n_features):
+        """The rules on a saved table (see ``_TABLE_STATE_SPEC``): its entries
+        and its missing values' entries each valid (``_invariants.table_entries``:
+        features in [0, d) grouped in order, classes in [0, k), no pair twice),
+        counts within the model's rules (``_check_count_rules``, with each entry's
+        class count and missing count), the missing-value pairs of a model that
+        gives them count entries all among the count entries, and the stated
+        per-class totals equal to the sums of the entries (recomputed, to
+        rounding). Returns each part's (features, classes, counts, runs), and the
+        totals to use."""
+        k = n_classes
         parts = []
         for prefix, counts in (("table", "table_count"), ("missing", "missing_count")):
             features, entry_classes = arrays[f"{prefix}_feature"], arrays[f"{prefix}_class"]
-            if features.dtype != np.int64 or entry_classes.dtype != np.int64:
-                raise ValueError(f"{prefix} entries must be int64")
-            if features.size and (features.min() < 0 or features.max() >= n_features
-                                  or entry_classes.min() < 0 or entry_classes.max() >= k
-                                  or np.any(np.diff(features) < 0)):
-                raise ValueError(f"{prefix} entries out of range or not grouped by feature")
-            if np.unique(features * k + entry_classes).size != features.size:
-                raise ValueError(f"{prefix} entries repeat a (feature, class) pair")
-            values = np.array(arrays[counts], dtype=np.float64)
-            parts.append((features, entry_classes, values))
+            live, lengths, keys = rules.table_entries(prefix, features, entry_classes,
+                                                      k, n_features)
+            values = arrays[counts]
+            rules.check(values.shape == features.shape, counts,
+                        f"must have one value per entry of {prefix}_feature")
+            parts.append((features, entry_classes, values, (live, lengths), keys))
+        class_count = arrays["class_count_"]
+        (_, table_classes, table_counts, _, table_keys), missing = parts
+        missing_keys, missing_counts = missing[4], missing[2]
+        rules.counts_within("missing_count", missing_counts, class_count[missing[1]],
+                            "class_count_ of its class")
+        # each count entry's missing count (0 where its pair has none)
+        missing_of_entry = np.zeros(table_counts.shape[0])
+        if missing_keys.shape[0]:
+            order = np.argsort(missing_keys, kind="stable")
+            sorted_keys = missing_keys[order]
+            at = np.minimum(np.searchsorted(sorted_keys, table_keys), sorted_keys.shape[0] - 1)
+            found = sorted_keys[at] == table_keys
+            missing_of_entry[found] = missing_counts[order[at[found]]]
+            if cls._table_missing_entries:
+                rules.check(int(np.count_nonzero(found)) == missing_keys.shape[0],
+                            "missing_feature", "every pair with missing values must "
+                            "have a table entry (of zero where nothing was observed)")
+        cls._check_count_rules(table_counts, missing_of_entry, class_count[table_classes])
+        totals = rules.table_totals("table_class_total", arrays["table_class_total"],
+                                    table_classes, table_counts, k)
+        rules.finite_sum("table_count", totals)
+        return [part[:4] for part in parts]
+
+    def _restore_table(self, classes, arrays, n_features):
+        k = classes.shape[0]
+        rules.positive_total("class_count_", arrays["class_count_"])
+        parts = self._table_invariants(k, arrays, n_features)
+        class_count = np.array(arrays["class_count_"], dtype=np.float64)
         alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
         resolve_priors(self.class_prior, k, name="class_prior", sum_to_one=False)
         if not np.all(alpha > 0):
             raise ValueError("a table-backed model needs alpha > 0")
-        table = SparseCountTable.from_entries(k, n_features, *parts[0],
-                                              arrays["table_class_total"])
-        missing = _missing_table(k, n_features, *parts[1]) if parts[1][0].size else None
-        self._install_table(table, missing, alpha)
+        (features, entry_classes, values, runs), missing = parts
+        # the totals as the fit summed them (checked equal, to rounding, to the
+        # entries' sums): the loaded model predicts the saved one's bits
+        table = SparseCountTable.from_entries(
+            k, n_features, features, entry_classes, np.array(values, dtype=np.float64),
+            arrays["table_class_total"], runs)
+        missing_table = None
+        if missing[0].size:
+            missing_table = _missing_table(k, n_features, missing[0], missing[1],
+                                           np.array(missing[2], dtype=np.float64),
+                                           missing[3])
+        self._install_table(table, missing_table, alpha)
         self.classes_ = classes
         self.class_count_ = class_count
         self.class_log_prior_ = self._class_log_prior(class_count)
