@@ -483,6 +483,9 @@ class SparseCountTable:
         starts = np.cumsum(room) - room
         capacity = max(1, int(room.sum()))
         table._grow(capacity)
+        # the free room of the blocks holds zero weights, not what the allocator
+        # left (a check of the weights after a restore reads the whole pool)
+        table.ent_weight[:] = 0
         # each entry's position: its block's start plus its rank in the block
         first = np.cumsum(lengths) - lengths
         positions = np.repeat(starts - first, lengths) + np.arange(n, dtype=np.int64)

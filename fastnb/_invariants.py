@@ -43,7 +43,8 @@ def check(ok, member, rule):
 
 def positive_total(member, values):
     """A non-negative count array whose total is positive and finite."""
-    total = float(np.sum(values))
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = float(np.sum(values))
     check(np.isfinite(total), member, "its total overflows float64")
     check(total > 0, member, "must sum to more than zero")
 
@@ -51,7 +52,8 @@ def positive_total(member, values):
 def finite_sum(member, values, axis=None):
     """The sums of ``values`` (absolute values) along ``axis`` are finite: the
     derived quantities that add them up (totals, complements) cannot overflow."""
-    sums = np.sum(np.abs(values), axis=axis)
+    with np.errstate(over="ignore", invalid="ignore"):
+        sums = np.sum(np.abs(values), axis=axis)
     check(np.all(np.isfinite(sums)), member,
           "its values are too large: their sums overflow float64")
 
@@ -108,9 +110,10 @@ def table_totals(member, stated, classes, counts, n_classes):
     ``stated`` totals are kept (the fit's sums, so that a loaded model predicts
     the saved one's bits) only where they agree with the recomputed ones to
     SUM_RTOL of the class's absolute total."""
-    totals = np.bincount(classes, counts, minlength=n_classes)
-    magnitude = np.bincount(classes, np.abs(counts), minlength=n_classes)
-    check(np.all(np.isfinite(magnitude)), member,
+    with np.errstate(over="ignore", invalid="ignore"):
+        totals = np.bincount(classes, counts, minlength=n_classes)
+        magnitude = np.bincount(classes, np.abs(counts), minlength=n_classes)
+    check(np.all(np.isfinite(magnitude)), "table_count",
           "the counts of a class overflow float64 when summed")
     check(np.all(np.abs(stated - totals) <= SUM_RTOL * magnitude), member,
           "must equal the sum of each class's table_count entries")

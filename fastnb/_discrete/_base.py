@@ -406,8 +406,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         rules.derived_finite("table_count", bias, allow=("-inf",))
         rules.derived_finite("table_class_total", scale)
         rules.derived_finite("table_count", mult)
-        # (the pool's free room within blocks is never read: only the entries)
-        rules.derived_finite("table_count", terms["table_entry_weights"][table.entries()[2]])
+        # (the pool of a restored table: its free room holds zeros, see
+        # ``SparseCountTable.from_entries``)
+        rules.derived_finite("table_count", terms["table_entry_weights"][:table.used])
 
     def _merged_with(self, other):
         """A new model with the counts of both: equal to one fit on both datasets

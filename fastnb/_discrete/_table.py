@@ -136,15 +136,19 @@ class _TableMixin:
         self._install_table(table, missing,
                             resolve_alpha(self.alpha, self.force_alpha, n_features))
 
-    def _install_table(self, table, missing, alpha):
+    def _install_table(self, table, missing, alpha, features=None):
         """Make ``table`` the model's counts (and ``missing``, or None, its
-        missing-value weights), with every entry weight computed for ``alpha``."""
+        missing-value weights), with every entry weight computed for ``alpha``.
+        ``features``: the features with entries, ascending, if the caller knows
+        them (else found by a pass over the (d,) index)."""
         for key in _DENSE_ONLY:
             self.__dict__.pop(key, None)
         self._missing_table = missing
         self._table_alpha = np.array(alpha, dtype=np.float64)
         self._reset_table_terms(table.n_features, alpha)
-        self._refresh_table(table, table.all_features(), np.atleast_1d(self._table_alpha))
+        if features is None:
+            features = table.all_features()
+        self._refresh_table(table, features, np.atleast_1d(self._table_alpha))
         self._table = table
 
     def _fit_table(self, X, Xv, codes, weights, classes, alpha, first_call):
@@ -612,7 +616,7 @@ class _TableMixin:
             missing_table = _missing_table(k, n_features, missing[0], missing[1],
                                            np.array(missing[2], dtype=np.float64),
                                            missing[3])
-        self._install_table(table, missing_table, alpha)
+        self._install_table(table, missing_table, alpha, runs[0])
         self.classes_ = classes
         self.class_count_ = class_count
         self.class_log_prior_ = self._class_log_prior(class_count)
