@@ -17,7 +17,7 @@ multiplied, or computed with Python ints, so no int64 sum can wrap around.
 import numpy as np
 
 __all__ = ["check", "counts_within", "derived_finite", "finite_sum", "int32_classes",
-           "positive_total", "table_entries", "table_totals"]
+           "pair_keys", "positive_total", "table_entries", "table_totals"]
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -33,6 +33,15 @@ SUM_RTOL = 1e-6
 # A count made of a subset of the rows of a total (a feature's count within its
 # class count) exceeds it by rounding at most by this relative amount.
 SUBSET_RTOL = 1e-9
+
+
+
+def _popcount(words):
+    """Bits set in each uint64 (NumPy >= 2.0 counts them in one ufunc)."""
+    if hasattr(np, "bitwise_count"):
+        return np.bitwise_count(words)
+    table = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
+    return table[words.view(np.uint8)].reshape(-1, 8).sum(axis=1)
 
 
 def check(ok, member, rule):
@@ -75,34 +84,49 @@ def table_entries(prefix, features, classes, n_classes, n_features):
     ``{prefix}_class`` int64, of one length, features in [0, n_features) and
     non-decreasing (grouped by feature), classes in [0, n_classes), and no
     (feature, class) pair twice (so a feature has at most n_classes entries).
-    Returns the features that have entries (ascending), their numbers of
-    entries, and each entry's key ``feature * n_classes + class`` (int64)."""
+    Returns the features that have entries (ascending) and their numbers of
+    entries. O(entries) for up to 64 classes (a bitmap of each feature's
+    classes), else a sort of the pairs' keys."""
     for name, array in ((f"{prefix}_feature", features), (f"{prefix}_class", classes)):
         check(array.dtype == np.int64 and array.ndim == 1, name, "must be 1-d int64")
     check(features.shape == classes.shape, f"{prefix}_class",
           f"must have as many entries as {prefix}_feature")
     int32_classes(f"{prefix}_class", n_classes)
-    # the keys below are exact: feature * k + class < d * k
+    # pair_keys below are exact: feature * k + class < d * k
     check(n_features * n_classes <= TABLE_MAX_CELLS, "n_features_in",
           f"times the {n_classes} classes exceeds 2**62 (a table's cells)")
     n = features.shape[0]
     if n == 0:
         empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, empty
+        return empty, empty
     check(not np.any(features[1:] < features[:-1]), f"{prefix}_feature",
           "must be grouped by feature (non-decreasing)")
     check(int(features[0]) >= 0 and int(features[-1]) < n_features,
           f"{prefix}_feature", f"must lie in [0, n_features_in={n_features})")
     check(int(classes.min()) >= 0 and int(classes.max()) < n_classes,
           f"{prefix}_class", f"must lie in [0, {n_classes}) (the classes)")
-    keys = features * n_classes + classes
-    # the blocks are in feature order: the keys are sorted but for the order of
-    # the classes within a block (timsort merges such runs in near-linear time)
-    ordered = np.sort(keys, kind="stable")
-    check(not np.any(ordered[1:] == ordered[:-1]), f"{prefix}_class",
-          "a (feature, class) pair repeats")
     starts = np.flatnonzero(np.concatenate(([True], features[1:] != features[:-1])))
-    return features[starts], np.diff(np.append(starts, n)), keys
+    lengths = np.diff(np.append(starts, n))
+    if n_classes <= 64:
+        # a feature's entries are distinct classes iff its bitmap of them has as
+        # many bits set as it has entries
+        bits = np.left_shift(np.uint64(1), classes.astype(np.uint64))
+        seen = np.bitwise_or.reduceat(bits, starts)
+        n_set = _popcount(seen)
+        repeats = not np.array_equal(n_set, lengths)
+    else:
+        # the blocks are in feature order: the keys are sorted but for the order
+        # of the classes within a block
+        ordered = np.sort(pair_keys(features, classes, n_classes), kind="stable")
+        repeats = bool(np.any(ordered[1:] == ordered[:-1]))
+    check(not repeats, f"{prefix}_class", "a (feature, class) pair repeats")
+    return features[starts], lengths
+
+
+def pair_keys(features, classes, n_classes):
+    """Each entry's key ``feature * n_classes + class``, int64 (exact for the
+    entries ``table_entries`` accepted)."""
+    return features * n_classes + classes
 
 
 def table_totals(member, stated, classes, counts, n_classes):
@@ -112,7 +136,8 @@ def table_totals(member, stated, classes, counts, n_classes):
     SUM_RTOL of the class's absolute total."""
     with np.errstate(over="ignore", invalid="ignore"):
         totals = np.bincount(classes, counts, minlength=n_classes)
-        magnitude = np.bincount(classes, np.abs(counts), minlength=n_classes)
+        magnitude = (totals if counts.shape[0] == 0 or counts.min() >= 0
+                     else np.bincount(classes, np.abs(counts), minlength=n_classes))
     check(np.all(np.isfinite(magnitude)), "table_count",
           "the counts of a class overflow float64 when summed")
     check(np.all(np.abs(stated - totals) <= SUM_RTOL * magnitude), member,

@@ -318,3 +318,20 @@ def test_table_restore_allocates_for_the_entries_not_k_by_d(tmp_path):
     assert peak < 13 * d + (16 << 20), peak / d
     np.testing.assert_array_equal(loaded.predict(X), np.argmax(
         loaded.predict_proba(X), axis=1))
+
+
+@pytest.mark.parametrize("n_classes", [3, 64, 65, 200])
+def test_table_entry_pairs_are_distinct_whatever_the_classes(n_classes):
+    # up to 64 classes a bitmap per feature, above a sort of the pairs' keys
+    from fastnb import _invariants
+
+    features = np.array([0, 0, 2, 2, 2, 7], dtype=np.int64)
+    classes = np.array([1, 0, n_classes - 1, 0, 1, 2], dtype=np.int64)
+    live, lengths = _invariants.table_entries("table", features, classes, n_classes, 8)
+    np.testing.assert_array_equal(live, [0, 2, 7])
+    np.testing.assert_array_equal(lengths, [2, 3, 1])
+    classes[4] = n_classes - 1
+    with pytest.raises(ValueError, match="table_class: a .* pair repeats"):
+        _invariants.table_entries("table", features, classes, n_classes, 8)
+    with pytest.raises(ValueError, match="n_features_in: .*2\\*\\*62"):
+        _invariants.table_entries("table", features, classes, n_classes, 2**62)

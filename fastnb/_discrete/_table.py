@@ -567,20 +567,21 @@ class _TableMixin:
         parts = []
         for prefix, counts in (("table", "table_count"), ("missing", "missing_count")):
             features, entry_classes = arrays[f"{prefix}_feature"], arrays[f"{prefix}_class"]
-            live, lengths, keys = rules.table_entries(prefix, features, entry_classes,
-                                                      k, n_features)
+            runs = rules.table_entries(prefix, features, entry_classes, k, n_features)
             values = arrays[counts]
             rules.check(values.shape == features.shape, counts,
                         f"must have one value per entry of {prefix}_feature")
-            parts.append((features, entry_classes, values, (live, lengths), keys))
+            parts.append((features, entry_classes, values, runs))
         class_count = arrays["class_count_"]
-        (_, table_classes, table_counts, _, table_keys), missing = parts
-        missing_keys, missing_counts = missing[4], missing[2]
+        (table_features, table_classes, table_counts, _), missing = parts
+        missing_counts = missing[2]
         rules.counts_within("missing_count", missing_counts, class_count[missing[1]],
                             "class_count_ of its class")
         # each count entry's missing count (0 where its pair has none)
         missing_of_entry = np.zeros(table_counts.shape[0])
-        if missing_keys.shape[0]:
+        if missing_counts.shape[0]:
+            table_keys = rules.pair_keys(table_features, table_classes, k)
+            missing_keys = rules.pair_keys(missing[0], missing[1], k)
             order = np.argsort(missing_keys, kind="stable")
             sorted_keys = missing_keys[order]
             at = np.minimum(np.searchsorted(sorted_keys, table_keys), sorted_keys.shape[0] - 1)
@@ -594,7 +595,7 @@ class _TableMixin:
         totals = rules.table_totals("table_class_total", arrays["table_class_total"],
                                     table_classes, table_counts, k)
         rules.finite_sum("table_count", totals)
-        return [part[:4] for part in parts]
+        return parts
 
     def _restore_table(self, classes, arrays, n_features):
         k = classes.shape[0]
