@@ -123,7 +123,11 @@ class GaussianNB(_BaseNB):
     array([1])
     """
 
-    # The sufficient statistics: everything else is derived from them.
+    # The sufficient statistics: everything else is derived from them. Load
+    # checks (``_check_state_invariants``): class_count_ sums to a positive finite
+    # total; feature_count <= class_count_ of its class; seen_count <= the total;
+    # class_ssd / feature_count and seen_ssd / seen_count finite; after the
+    # restore, epsilon_ finite, var_ finite and positive (``_check_derived_state``).
     _STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "feature_count": (("k", "d"), ("finite", "nonneg")),

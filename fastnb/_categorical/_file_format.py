@@ -15,7 +15,9 @@ value features, T bytes of text:
   int64 (decimal text).
 
 Hash keys and lookup tables are recomputed on load, by the same code as fit, and
-the categories are checked sorted, distinct and consistent with the counts.
+the categories are checked sorted, distinct and consistent with the counts; the
+rules the kernels rely on (each n_categories_ in [0, min(C, 2**31 - 2)], their
+sum exactly C, ...) are listed in ``check_state_invariants``.
 
 Pickles of fastnb 0.1 (whose fitted state had other private attributes) are
 turned into today's state by ``state_of_fastnb_0_1``.

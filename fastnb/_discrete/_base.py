@@ -296,6 +296,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     # -- persistence and merging (fastnb.load, fastnb.merge) -----------------------------
     # The sufficient statistics are the weighted counts; everything else is derived
     # by the same code as fit, so a loaded model is the saved one bit for bit.
+    # Load checks (``_check_state_invariants``): class_count_ sums to a positive
+    # finite total; missing_count <= class_count_ of its class; the counts' total
+    # finite; BernoulliNB: 0 <= feature_count_ <= class_count_ - missing_count.
     _STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "feature_count_": (("k", "d"), ("finite", "nonneg")),
@@ -305,7 +308,12 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     # A table-backed model saves its table's entries instead (format version 2):
     # feature and class of each non-zero count, grouped by feature in the table's
     # block order, and the per-class totals as summed at fit time, so that the
-    # loaded table is the saved one and predicts the same bits.
+    # loaded table is the saved one and predicts the same bits. Load checks
+    # (``_table_invariants``): entries int64, features in [0, d) non-decreasing,
+    # classes in [0, k), no pair twice, d * k <= 2**62; the counts within the
+    # rules above entry by entry (BernoulliNB: each missing pair has a count
+    # entry); table_class_total equal to the entries' sums, recomputed (to a
+    # relative 1e-6).
     _TABLE_STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "table_class_total": (("k",), ("finite", "nonneg")),
