@@ -14,10 +14,12 @@ Index arithmetic is exact: bounds are compared before anything is summed or
 multiplied, or computed with Python ints, so no int64 sum can wrap around.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 
 __all__ = ["check", "counts_within", "derived_finite", "finite_sum", "int32_classes",
-           "pair_keys", "positive_total", "table_entries", "table_totals"]
+           "pair_keys", "positive_total", "table_entries", "table_totals", "TableSums"]
 
 INT32_MAX = 2**31 - 1
 INT64_MAX = 2**63 - 1
@@ -34,14 +36,6 @@ SUM_RTOL = 1e-6
 # class count) exceeds it by rounding at most by this relative amount.
 SUBSET_RTOL = 1e-9
 
-
-
-def _popcount(words):
-    """Bits set in each uint64 (NumPy >= 2.0 counts them in one ufunc)."""
-    if hasattr(np, "bitwise_count"):
-        return np.bitwise_count(words)
-    table = np.array([bin(i).count("1") for i in range(256)], dtype=np.int64)
-    return table[words.view(np.uint8)].reshape(-1, 8).sum(axis=1)
 
 
 def check(ok, member, rule):
@@ -79,48 +73,40 @@ def int32_classes(member, n_classes):
     check(n_classes <= INT32_MAX, member, f"{n_classes} classes do not fit an int32")
 
 
-def table_entries(prefix, features, classes, n_classes, n_features):
+def table_entries(prefix, features, classes, counts, n_classes, n_features):
     """The entries of a sparse count table as saved: ``{prefix}_feature`` and
     ``{prefix}_class`` int64, of one length, features in [0, n_features) and
     non-decreasing (grouped by feature), classes in [0, n_classes), and no
-    (feature, class) pair twice (so a feature has at most n_classes entries).
-    Returns the features that have entries (ascending) and their numbers of
-    entries. O(entries) for up to 64 classes (a bitmap of each feature's
-    classes), else a sort of the pairs' keys."""
+    (feature, class) pair twice (so a feature has at most n_classes entries),
+    one count per entry. Returns the features that have entries (ascending),
+    their numbers of entries, the counts as float64, and their ``TableSums``,
+    from one O(entries + classes) pass (``check_table_entries``)."""
+    from ._dispatch import load_kernels
+
     for name, array in ((f"{prefix}_feature", features), (f"{prefix}_class", classes)):
         check(array.dtype == np.int64 and array.ndim == 1, name, "must be 1-d int64")
     check(features.shape == classes.shape, f"{prefix}_class",
           f"must have as many entries as {prefix}_feature")
+    count_name = "table_count" if prefix == "table" else f"{prefix}_count"
+    check(counts.shape == features.shape, count_name,
+          f"must have one value per entry of {prefix}_feature")
     int32_classes(f"{prefix}_class", n_classes)
     # pair_keys below are exact: feature * k + class < d * k
     check(n_features * n_classes <= TABLE_MAX_CELLS, "n_features_in",
           f"times the {n_classes} classes exceeds 2**62 (a table's cells)")
     n = features.shape[0]
-    if n == 0:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty
-    check(not np.any(features[1:] < features[:-1]), f"{prefix}_feature",
-          "must be grouped by feature (non-decreasing)")
-    check(int(features[0]) >= 0 and int(features[-1]) < n_features,
-          f"{prefix}_feature", f"must lie in [0, n_features_in={n_features})")
-    check(int(classes.min()) >= 0 and int(classes.max()) < n_classes,
-          f"{prefix}_class", f"must lie in [0, {n_classes}) (the classes)")
-    starts = np.flatnonzero(np.concatenate(([True], features[1:] != features[:-1])))
-    lengths = np.diff(np.append(starts, n))
-    if n_classes <= 64:
-        # a feature's entries are distinct classes iff its bitmap of them has as
-        # many bits set as it has entries
-        bits = np.left_shift(np.uint64(1), classes.astype(np.uint64))
-        seen = np.bitwise_or.reduceat(bits, starts)
-        n_set = _popcount(seen)
-        repeats = not np.array_equal(n_set, lengths)
-    else:
-        # the blocks are in feature order: the keys are sorted but for the order
-        # of the classes within a block
-        ordered = np.sort(pair_keys(features, classes, n_classes), kind="stable")
-        repeats = bool(np.any(ordered[1:] == ordered[:-1]))
-    check(not repeats, f"{prefix}_class", "a (feature, class) pair repeats")
-    return features[starts], lengths
+    counts = np.ascontiguousarray(counts, dtype=np.float64)
+    live, lengths = np.empty(n, dtype=np.int64), np.empty(n, dtype=np.int64)
+    sums, largest = np.empty(n_classes), np.empty(n_classes)
+    status, n_runs, negative = load_kernels("_sparse_counts").check_table_entries(
+        np.ascontiguousarray(features), np.ascontiguousarray(classes), counts,
+        n_features, np.empty(n_classes, dtype=np.int64), sums, largest, live, lengths)
+    check(status != 1, f"{prefix}_feature", "must be grouped by feature (non-decreasing)")
+    check(status != 2, f"{prefix}_feature", f"must lie in [0, n_features_in={n_features})")
+    check(status != 3, f"{prefix}_class", f"must lie in [0, {n_classes}) (the classes)")
+    check(status != 4, f"{prefix}_class", "a (feature, class) pair repeats")
+    return (live[:n_runs].copy(), lengths[:n_runs].copy(), counts,
+            TableSums(sums, largest, negative))
 
 
 def pair_keys(features, classes, n_classes):
@@ -129,20 +115,28 @@ def pair_keys(features, classes, n_classes):
     return features * n_classes + classes
 
 
-def table_totals(member, stated, classes, counts, n_classes):
-    """A table's per-class totals, recomputed from its entries: the file's
-    ``stated`` totals are kept (the fit's sums, so that a loaded model predicts
-    the saved one's bits) only where they agree with the recomputed ones to
-    SUM_RTOL of the class's absolute total."""
-    with np.errstate(over="ignore", invalid="ignore"):
-        totals = np.bincount(classes, counts, minlength=n_classes)
-        magnitude = (totals if counts.shape[0] == 0 or counts.min() >= 0
-                     else np.bincount(classes, np.abs(counts), minlength=n_classes))
+class TableSums(NamedTuple):
+    """Per class: the sum of a table's counts (np.bincount's bits) and the
+    largest; and whether any count is negative."""
+
+    sums: np.ndarray
+    largest: np.ndarray
+    negative: bool
+
+
+def table_totals(member, stated, classes, counts, sums):
+    """A table's per-class totals, checked against ``sums``, those of its
+    entries (``table_entries``): the file's ``stated`` totals are kept (the
+    fit's sums, so that a loaded model predicts the saved one's bits) only
+    where they agree to SUM_RTOL of the class's absolute total."""
+    magnitude = sums.sums
+    if sums.negative:
+        with np.errstate(over="ignore", invalid="ignore"):
+            magnitude = np.bincount(classes, np.abs(counts), minlength=magnitude.shape[0])
     check(np.all(np.isfinite(magnitude)), "table_count",
           "the counts of a class overflow float64 when summed")
-    check(np.all(np.abs(stated - totals) <= SUM_RTOL * magnitude), member,
+    check(np.all(np.abs(stated - sums.sums) <= SUM_RTOL * magnitude), member,
           "must equal the sum of each class's table_count entries")
-    return totals
 
 
 def derived_finite(member, values, allow=()):

@@ -322,16 +322,23 @@ def test_table_restore_allocates_for_the_entries_not_k_by_d(tmp_path):
 
 @pytest.mark.parametrize("n_classes", [3, 64, 65, 200])
 def test_table_entry_pairs_are_distinct_whatever_the_classes(n_classes):
-    # up to 64 classes a bitmap per feature, above a sort of the pairs' keys
     from fastnb import _invariants
 
     features = np.array([0, 0, 2, 2, 2, 7], dtype=np.int64)
     classes = np.array([1, 0, n_classes - 1, 0, 1, 2], dtype=np.int64)
-    live, lengths = _invariants.table_entries("table", features, classes, n_classes, 8)
+    counts = np.arange(1.0, 7.0)
+    live, lengths, _, sums = _invariants.table_entries(
+        "table", features, classes, counts, n_classes, 8)
     np.testing.assert_array_equal(live, [0, 2, 7])
     np.testing.assert_array_equal(lengths, [2, 3, 1])
+    np.testing.assert_array_equal(sums.sums,
+                                  np.bincount(classes, counts, minlength=n_classes))
+    largest = [counts[classes == c].max() if np.any(classes == c) else -np.inf
+               for c in range(n_classes)]
+    np.testing.assert_array_equal(sums.largest, largest)
+    assert not sums.negative
     classes[4] = n_classes - 1
     with pytest.raises(ValueError, match="table_class: a .* pair repeats"):
-        _invariants.table_entries("table", features, classes, n_classes, 8)
+        _invariants.table_entries("table", features, classes, counts, n_classes, 8)
     with pytest.raises(ValueError, match="n_features_in: .*2\\*\\*62"):
-        _invariants.table_entries("table", features, classes, n_classes, 2**62)
+        _invariants.table_entries("table", features, classes, counts, n_classes, 2**62)

@@ -34,6 +34,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
 
     # Set by subclasses.
     _check_negative = False
+    # Whether a count is a number of rows (BernoulliNB's ones): within its class
+    # count less its missing count (``_check_row_counts``)
+    _counts_rows = False
     # Which refresh kernel keeps the entry weights of a sparse count table (None:
     # the model always uses the dense table).
     _table_model = None
@@ -370,12 +373,20 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         rules.counts_within("missing_count", missing, class_count,
                             "class_count_ of its class")
         rules.finite_sum("feature_count_", arrays["feature_count_"])
-        cls._check_count_rules(arrays["feature_count_"], missing, class_count)
+        if cls._counts_rows:
+            cls._check_row_counts(arrays["feature_count_"], missing, class_count)
 
     @classmethod
-    def _check_count_rules(cls, feature_count, missing_count, class_count):
-        """The model's own rules on its counts (broadcast: dense (k, d) arrays or
-        a table's entries with their classes' counts)."""
+    def _check_row_counts(cls, feature_count, missing_count, class_count):
+        """The rules of counts of rows (``_counts_rows``), broadcast: dense (k, d)
+        arrays, or a table's entries with their classes' counts. p = (N + a) /
+        (C - M + 2a) is a probability, and log(1 - p) finite, only for
+        0 <= N <= C - M (a fit on values outside [0, 1] with binarize=None breaks
+        it, and predicts NaN: such a model is not saved)."""
+        rules.check(not np.any(feature_count < 0), "feature_count_",
+                    "must be non-negative (a count of ones)")
+        rules.counts_within("feature_count_", feature_count + missing_count, class_count,
+                            "class_count_ of its class less its missing_count")
 
     def _restore(self, classes, arrays, n_features, feature_names):
         self._validate_params()

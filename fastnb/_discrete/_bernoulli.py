@@ -4,7 +4,6 @@ from numbers import Real
 
 import numpy as np
 
-from .. import _invariants as rules
 from .._params import param_error
 from .._threads import threads_for
 from ._base import _BaseDiscreteNB
@@ -101,6 +100,7 @@ class BernoulliNB(_BaseDiscreteNB):
     # derived from them when a predict first needs them (see _table_terms).
     _table_model = "bernoulli"
     _table_missing_entries = True
+    _counts_rows = True
     _table_keeps_weights = False
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
@@ -175,16 +175,6 @@ class BernoulliNB(_BaseDiscreteNB):
         return self._update_feature_log_prob(
             self._table.to_dense(), self.class_count_, self._table_alpha,
             self._missing_count)[0]
-
-    @classmethod
-    def _check_count_rules(cls, feature_count, missing_count, class_count):
-        # p = (N + a) / (C - M + 2a) is a probability, and log(1 - p) finite,
-        # only for 0 <= N <= C - M (a fit on values outside [0, 1] with
-        # binarize=None breaks it, and predicts NaN: such a model is not saved)
-        rules.check(not np.any(feature_count < 0), "feature_count_",
-                    "must be non-negative (a count of ones)")
-        rules.counts_within("feature_count_", feature_count + missing_count, class_count,
-                            "class_count_ of its class less its missing_count")
 
     def _restore_table(self, classes, arrays, n_features):
         super()._restore_table(classes, arrays, n_features)

@@ -557,7 +557,7 @@ class _TableMixin:
         """The rules on a saved table (see ``_TABLE_STATE_SPEC``): its entries
         and its missing values' entries each valid (``_invariants.table_entries``:
         features in [0, d) grouped in order, classes in [0, k), no pair twice),
-        counts within the model's rules (``_check_count_rules``, with each entry's
+        counts within the model's rules (``_check_row_counts``, with each entry's
         class count and missing count), the missing-value pairs of a model that
         gives them count entries all among the count entries, and the stated
         per-class totals equal to the sums of the entries (recomputed, to
@@ -567,19 +567,18 @@ class _TableMixin:
         parts = []
         for prefix, counts in (("table", "table_count"), ("missing", "missing_count")):
             features, entry_classes = arrays[f"{prefix}_feature"], arrays[f"{prefix}_class"]
-            runs = rules.table_entries(prefix, features, entry_classes, k, n_features)
-            values = arrays[counts]
-            rules.check(values.shape == features.shape, counts,
-                        f"must have one value per entry of {prefix}_feature")
-            parts.append((features, entry_classes, values, runs))
+            live, lengths, values, sums = rules.table_entries(
+                prefix, features, entry_classes, arrays[counts], k, n_features)
+            parts.append((features, entry_classes, values, (live, lengths), sums))
         class_count = arrays["class_count_"]
-        (table_features, table_classes, table_counts, _), missing = parts
+        (table_features, table_classes, table_counts, _, sums), missing = parts
         missing_counts = missing[2]
         rules.counts_within("missing_count", missing_counts, class_count[missing[1]],
                             "class_count_ of its class")
         # each count entry's missing count (0 where its pair has none)
-        missing_of_entry = np.zeros(table_counts.shape[0])
+        missing_of_entry = 0.0
         if missing_counts.shape[0]:
+            missing_of_entry = np.zeros(table_counts.shape[0])
             table_keys = rules.pair_keys(table_features, table_classes, k)
             missing_keys = rules.pair_keys(missing[0], missing[1], k)
             order = np.argsort(missing_keys, kind="stable")
@@ -591,11 +590,19 @@ class _TableMixin:
                 rules.check(int(np.count_nonzero(found)) == missing_keys.shape[0],
                             "missing_feature", "every pair with missing values must "
                             "have a table entry (of zero where nothing was observed)")
-        cls._check_count_rules(table_counts, missing_of_entry, class_count[table_classes])
-        totals = rules.table_totals("table_class_total", arrays["table_class_total"],
-                                    table_classes, table_counts, k)
-        rules.finite_sum("table_count", totals)
-        return parts
+        if cls._counts_rows:
+            if missing_counts.shape[0]:
+                cls._check_row_counts(table_counts, missing_of_entry,
+                                      class_count[table_classes])
+            else:
+                # without missing values, each class's largest count decides
+                rules.check(not sums.negative, "feature_count_",
+                            "must be non-negative (a count of ones)")
+                cls._check_row_counts(np.maximum(sums.largest, 0.0), 0.0, class_count)
+        rules.table_totals("table_class_total", arrays["table_class_total"],
+                           table_classes, table_counts, sums)
+        rules.finite_sum("table_count", sums.sums)
+        return [part[:4] for part in parts]
 
     def _restore_table(self, classes, arrays, n_features):
         k = classes.shape[0]
@@ -610,13 +617,11 @@ class _TableMixin:
         # the totals as the fit summed them (checked equal, to rounding, to the
         # entries' sums): the loaded model predicts the saved one's bits
         table = SparseCountTable.from_entries(
-            k, n_features, features, entry_classes, np.array(values, dtype=np.float64),
+            k, n_features, features, entry_classes, values,
             arrays["table_class_total"], runs)
         missing_table = None
         if missing[0].size:
-            missing_table = _missing_table(k, n_features, missing[0], missing[1],
-                                           np.array(missing[2], dtype=np.float64),
-                                           missing[3])
+            missing_table = _missing_table(k, n_features, *missing)
         self._install_table(table, missing_table, alpha, runs[0])
         self.classes_ = classes
         self.class_count_ = class_count
