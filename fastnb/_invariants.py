@@ -105,8 +105,8 @@ def table_entries(prefix, features, classes, counts, n_classes, n_features):
     check(status != 2, f"{prefix}_feature", f"must lie in [0, n_features_in={n_features})")
     check(status != 3, f"{prefix}_class", f"must lie in [0, {n_classes}) (the classes)")
     check(status != 4, f"{prefix}_class", "a (feature, class) pair repeats")
-    return (live[:n_runs].copy(), lengths[:n_runs].copy(), counts,
-            TableSums(sums, largest, negative))
+    # (views: the restore uses them once, then lets them go)
+    return live[:n_runs], lengths[:n_runs], counts, TableSums(sums, largest, negative)
 
 
 def pair_keys(features, classes, n_classes):

@@ -1353,7 +1353,8 @@ def bernoulli_entry_terms(
     ln0_c = log(1 - p0), computed by the caller; an entry stores the difference
     its counts make. Entries are independent (parallel over features); the
     per-class sums are then added serially in feature order, so the bits do not
-    depend on the thread count.
+    depend on the thread count. Bounds of a loaded table: ent_class and
+    miss_class < k (``_invariants.table_entries`` at load).
     """
     cdef Py_ssize_t d = feat_start.shape[0], k = class_count.shape[0]
     cdef Py_ssize_t j, e, s, me
