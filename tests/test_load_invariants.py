@@ -286,6 +286,13 @@ def test_every_model_has_the_hook_and_accepts_its_own_state():
         hook(model.classes_, model._sufficient_state(), model.n_features_in_)
 
 
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB", "BernoulliNB"])
+def test_hook_accepts_a_table_backed_state(name, tmp_path):
+    model, _, _ = _table_model(name, tmp_path, missing=name == "BernoulliNB")
+    type(model)._check_state_invariants(model.classes_, model._sufficient_state(),
+                                        model.n_features_in_)
+
+
 def test_hook_refuses_a_bernoulli_model_that_load_would_refuse():
     # binarize=None on values above one: counts above their class counts, whose
     # probabilities are NaN (as scikit-learn's): save's hook refuses the state
