@@ -3,6 +3,7 @@ fastnb/_count_table.py): fit/partial_fit into the table, its predict paths, and
 restoring a table from a saved file."""
 
 import threading
+import weakref
 
 import numpy as np
 
@@ -34,6 +35,10 @@ SLOT_MAX_CLASSES = max(_table_predict_kernels.SLOT_ROW_WIDTHS)
 # per non-zero of the batch (``_moves_to_table``).
 MOVE_MIN_CELLS = 1 << 15
 MOVE_CELLS_PER_NONZERO = 8
+
+# The last table check (``_TableMixin._table_invariants``), for the restore that
+# follows it: (key, member names, weak references to the arrays, result), or None
+_LAST_TABLE_CHECK = None
 
 # Serialises the refreshes of stale weights that predict runs (``_flush_table``).
 _FLUSH_LOCK = threading.Lock()
@@ -554,6 +559,24 @@ class _TableMixin:
 
     @classmethod
     def _table_invariants(cls, n_classes, arrays, n_features):
+        """``_checked_table`` once for these arrays: load runs the estimator's
+        ``_check_state_invariants`` and then ``_restore``, which needs the
+        check's runs; the second call finds the first's result (kept for the
+        very array objects, alive, and these sizes: one slot, taken once)."""
+        global _LAST_TABLE_CHECK
+        key = (cls, n_classes, n_features)
+        names = sorted(arrays)
+        last, _LAST_TABLE_CHECK = _LAST_TABLE_CHECK, None
+        if last is not None and last[0] == key and last[1] == names and all(
+                ref() is arrays[name] for ref, name in zip(last[2], names)):
+            return last[3]
+        parts = cls._checked_table(n_classes, arrays, n_features)
+        _LAST_TABLE_CHECK = (key, names, [weakref.ref(arrays[name]) for name in names],
+                             parts)
+        return parts
+
+    @classmethod
+    def _checked_table(cls, n_classes, arrays, n_features):
         """The rules on a saved table (see ``_TABLE_STATE_SPEC``): its entries
         and its missing values' entries each valid (``_invariants.table_entries``:
         features in [0, d) grouped in order, classes in [0, k), no pair twice),
