@@ -199,6 +199,17 @@ class _BaseNB:
         elsewhere checks what the file holds instead)."""
         self._validate_params()
 
+    @classmethod
+    def _check_state_invariants(cls, classes, arrays, n_features):
+        """Raise a ValueError naming the member and the rule where ``arrays`` (a
+        ``_sufficient_state``, in one of the layouts of ``_state_spec_for``,
+        dtypes and shapes already checked by ``_persist.check_state``) breaks an
+        invariant that a kernel relies on. Called by ``_restore`` and, on the
+        state about to be written, by ``save``, so that a model that load would
+        refuse is not saved. The rules, per model: fastnb/_invariants.py and
+        docs/user_guide/saving_and_loading.rst."""
+        raise NotImplementedError
+
     def _merged_with(self, other):
         raise NotImplementedError
 

@@ -3,6 +3,7 @@
 
 import numpy as np
 
+from . import _invariants as rules
 from ._dispatch import load_kernels
 from ._params import (
     check_n_threads,
@@ -122,7 +123,11 @@ class GaussianNB(_BaseNB):
     array([1])
     """
 
-    # The sufficient statistics: everything else is derived from them.
+    # The sufficient statistics: everything else is derived from them. Load
+    # checks (``_check_state_invariants``): class_count_ sums to a positive finite
+    # total; feature_count <= class_count_ of its class; seen_count <= the total;
+    # class_ssd / feature_count and seen_ssd / seen_count finite; after the
+    # restore, epsilon_ finite, var_ finite and positive (``_check_derived_state``).
     _STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "feature_count": (("k", "d"), ("finite", "nonneg")),
@@ -336,18 +341,53 @@ class GaussianNB(_BaseNB):
             "seen_ssd": self._seen_ssd,
         }
 
+    @classmethod
+    def _check_state_invariants(cls, classes, arrays, n_features):
+        """Raise a ValueError naming the member and the rule where the saved state
+        breaks what the kernels rely on: class_count_ sums to a positive finite
+        total, feature_count within class_count_ of its class, seen_count within
+        the total, and the variances the state implies (class_ssd / feature_count,
+        seen_ssd / seen_count) finite: a denormal count (5e-324) made them
+        infinite, and every prediction NaN."""
+        row_count = arrays["class_count_"]
+        rules.positive_total("class_count_", row_count)
+        count = arrays["feature_count"]
+        rules.counts_within("feature_count", count, row_count[:, None],
+                            "class_count_ of its class")
+        rules.counts_within("seen_count", arrays["seen_count"], float(np.sum(row_count)),
+                            "the sum of class_count_")
+        for ssd_name, count_name in (("class_ssd", "feature_count"),
+                                     ("seen_ssd", "seen_count")):
+            ssd, n = arrays[ssd_name], arrays[count_name]
+            with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+                var = np.where(n > 0, ssd / np.where(n > 0, n, 1), 0.0)
+            rules.check(np.all(np.isfinite(var)), ssd_name,
+                        f"{ssd_name} / {count_name} (a variance) overflows float64")
+
     def _restore(self, classes, arrays, n_features, feature_names):
         self._validate_params()
+        self._check_state_invariants(classes, arrays, n_features)
         priors = resolve_priors(self.priors, classes.shape[0], name="priors", sum_to_one=True)
         row_count, count = arrays["class_count_"], arrays["feature_count"]
-        if row_count.sum() <= 0:
-            raise ValueError("class_count_ sums to zero")
-        if np.any(count > row_count[:, None] * (1 + 1e-9)):
-            raise ValueError("feature_count exceeds class_count_")
         seen = (arrays["seen_count"], arrays["seen_mean"], arrays["seen_ssd"])
-        self._set_fitted_state(classes, priors, row_count, count, arrays["theta_"],
-                               arrays["class_ssd"], seen)
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+            self._set_fitted_state(classes, priors, row_count, count, arrays["theta_"],
+                                   arrays["class_ssd"], seen)
         self._finish_restore(n_features, feature_names)
+        self._check_derived_state()
+
+    def _check_derived_state(self):
+        """After a restore: epsilon_ and the variances finite and positive, and
+        the predict terms finite (a class's log prior may be -inf: a class with
+        no rows)."""
+        rules.check(np.isfinite(self.epsilon_), "seen_ssd",
+                    "epsilon_ (var_smoothing times the largest variance) overflows")
+        rules.check(bool(np.all((self.var_ > 0) & np.isfinite(self.var_))), "class_ssd",
+                    "the variances (plus epsilon_) must be finite and positive")
+        rules.derived_finite("class_ssd", self._half_inv_var)
+        rules.derived_finite("class_ssd", self._half_log_2pi_var)
+        rules.derived_finite("class_count_", self._log_prior, allow=("-inf",))
+        rules.derived_finite("class_ssd", self._log_norm, allow=("-inf",))
 
     def _merged_with(self, other):
         classes, where_a, where_b = union_classes(self.classes_, other.classes_)

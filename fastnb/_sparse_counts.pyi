@@ -85,3 +85,8 @@ def bernoulli_entry_terms(feat_start: NDArray[np.int64], feat_len: NDArray[np.in
                           class_count: _Float64, alpha: float, w0: _Float64,
                           ln0: _Float64, ent_weight: _Float64, const_delta: _Float64,
                           scratch: _Float64, n_threads: int) -> None: ...
+def check_table_entries(features: NDArray[np.int64], classes: NDArray[np.int64],
+                        counts: _Float64, n_features: int, class_mark: NDArray[np.int64],
+                        class_sum: _Float64, class_max: _Float64,
+                        live: NDArray[np.int64],
+                        lengths: NDArray[np.int64]) -> tuple[int, int, bool]: ...

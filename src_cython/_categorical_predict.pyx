@@ -170,7 +170,9 @@ def refresh_log_probs(
     int n_threads,
 ):
     """Smoothed log probabilities of the chosen (feature, class) pairs; the others
-    are left as they are. Pairs are independent: any thread count, the same bits."""
+    are left as they are. Pairs are independent: any thread count, the same bits.
+    Bounds of a loaded model: starts exact, starts[d] == C (n_categories_
+    checked in [0, C] and summing to C at load: ``check_state_invariants``)."""
     cdef Py_ssize_t d = features.shape[0]
     cdef Py_ssize_t k = classes.shape[0]
     cdef Py_ssize_t pair
@@ -729,7 +731,10 @@ def categorical_predict(
     double[:, ::1] out,               # OUT: (n, k) for the other modes, else None
     int n_threads,
 ):
-    """Joint log likelihoods by table gathers, with the arg-max or normalisation fused."""
+    """Joint log likelihoods by table gathers, with the arg-max or normalisation fused.
+    Bounds of a loaded model: each block's n_categories[j] + 1 rows lie in log_prob
+    (n_categories_ checked in [0, min(C, 2**31 - 2)], summing exactly to C, at load:
+    ``_categorical._file_format.check_state_invariants``)."""
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t d = X.shape[1]
     cdef Py_ssize_t n_chunks = (n + CHUNK_ROWS - 1) // CHUNK_ROWS

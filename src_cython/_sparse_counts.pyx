@@ -1353,7 +1353,8 @@ def bernoulli_entry_terms(
     ln0_c = log(1 - p0), computed by the caller; an entry stores the difference
     its counts make. Entries are independent (parallel over features); the
     per-class sums are then added serially in feature order, so the bits do not
-    depend on the thread count.
+    depend on the thread count. Bounds of a loaded table: ent_class and
+    miss_class < k (``_invariants.table_entries`` at load).
     """
     cdef Py_ssize_t d = feat_start.shape[0], k = class_count.shape[0]
     cdef Py_ssize_t j, e, s, me
@@ -1381,3 +1382,59 @@ def bernoulli_entry_terms(
             s = feat_start[j]
             for e in range(s, s + feat_len[j]):
                 const_delta[ent_class[e]] += scratch[e]
+
+
+def check_table_entries(
+    const int64_t[::1] features,      # IN: (n,) each entry's feature, from a file
+    const int64_t[::1] classes,       # IN: (n,) each entry's class, from a file
+    const double[::1] counts,         # IN: (n,) each entry's count
+    int64_t n_features,
+    int64_t[::1] class_mark,          # (k,) scratch
+    double[::1] class_sum,            # OUT: (k,) each class's counts summed, in order
+    double[::1] class_max,            # OUT: (k,) each class's largest count (-inf: none)
+    int64_t[::1] live,                # OUT: (n,) the features with entries, ascending,
+    int64_t[::1] lengths,             #   and their numbers of entries (first n_runs)
+):
+    """The load check of a saved table's entries (``_invariants.table_entries``),
+    in one O(n + k) pass: features non-decreasing and in [0, n_features), classes
+    in [0, k), no (feature, class) pair twice (the feature that last had each
+    class: a class seen again within its feature's run repeats), each class's
+    sum (in entry order: np.bincount's bits) and largest count. Returns (status, n_runs, negative):
+    status 0 clean, 1 features not grouped, 2 a feature out of range, 3 a class
+    out of range, 4 a pair twice; negative, whether a count is below zero."""
+    cdef Py_ssize_t e, n = features.shape[0], k = class_mark.shape[0], runs = 0
+    cdef int64_t f, c, prev = -1
+    cdef int status = 0
+    cdef bint negative = False
+    with nogil:
+        for e in range(k):
+            class_mark[e] = -1
+            class_sum[e] = 0.0
+            class_max[e] = -INFINITY
+        for e in range(n):
+            f = features[e]
+            c = classes[e]
+            if f < prev:
+                status = 1
+                break
+            if f < 0 or f >= n_features:
+                status = 2
+                break
+            if c < 0 or c >= k:
+                status = 3
+                break
+            if class_mark[c] == f:
+                status = 4
+                break
+            class_mark[c] = f
+            if f != prev:
+                live[runs] = f
+                lengths[runs] = 0
+                runs += 1
+                prev = f
+            lengths[runs - 1] += 1
+            class_sum[c] += counts[e]
+            if counts[e] > class_max[c]:
+                class_max[c] = counts[e]
+            negative |= counts[e] < 0
+    return status, runs, negative

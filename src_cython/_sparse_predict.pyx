@@ -174,7 +174,9 @@ def fill_slots(
     double[:, ::1] rows,              # OUT: (>= slot_dense_rows, kp), kp >= k
 ):
     """Write each feature's slot, and the dense rows of the features with more
-    entries than a slot holds (in feature order). Returns the rows used."""
+    entries than a slot holds (in feature order). Returns the rows used.
+    Bounds of a loaded table: ent_class < k and at most k entries a feature
+    (``_invariants.table_entries`` at load)."""
     cdef Py_ssize_t d = feat_len.shape[0], j, n_rows = 0
     cdef FeatureSlot* slot = <FeatureSlot*>&slots[0]
     cdef bint scalar_base = feat_base.shape[0] == 1, room = True
@@ -443,7 +445,9 @@ cdef class TablePredictor:
     A 1-document predict is a few hundred nanoseconds of arithmetic; converting
     a dozen arrays to memoryviews on every call cost more than that, so the
     model keeps one of these per state (in its predict cache) and a call
-    converts only the batch.
+    converts only the batch. Bounds of a loaded table: ent_class < k, blocks
+    within the pool (``_invariants.table_entries`` at load, then
+    ``SparseCountTable.from_entries``).
     """
     cdef const int64_t[::1] feat_start
     cdef const int32_t[::1] feat_len

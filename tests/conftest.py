@@ -60,8 +60,22 @@ def parallel_kernels():
 # FASTNB_TEST_SPARSE_TABLE=1 runs the whole suite with every CSR fit of the count
 # models going to the sparse count table (fastnb/_count_table.py), however small:
 # the table is then held to every test the dense representation passes.
-if os.environ.get("FASTNB_TEST_SPARSE_TABLE", "") not in ("", "0"):
-    from fastnb import _count_table
+# Tests of what happens to a model whose first fit kept dense counts (the move
+# into the table) ask for the default thresholds back: ``dense_first_fits``.
+from fastnb import _count_table as _count_table_module  # noqa: E402
 
-    _count_table.TABLE_MIN_CELLS = 0
-    _count_table.TABLE_MIN_CELLS_PER_NONZERO = 0
+_DEFAULT_TABLE_THRESHOLDS = {
+    "TABLE_MIN_CELLS": _count_table_module.TABLE_MIN_CELLS,
+    "TABLE_MIN_CELLS_PER_NONZERO": _count_table_module.TABLE_MIN_CELLS_PER_NONZERO,
+}
+if os.environ.get("FASTNB_TEST_SPARSE_TABLE", "") not in ("", "0"):
+    _count_table_module.TABLE_MIN_CELLS = 0
+    _count_table_module.TABLE_MIN_CELLS_PER_NONZERO = 0
+
+
+@pytest.fixture
+def dense_first_fits(monkeypatch):
+    """The table thresholds as shipped, whatever FASTNB_TEST_SPARSE_TABLE says:
+    for tests whose first fit must keep dense counts."""
+    for name, value in _DEFAULT_TABLE_THRESHOLDS.items():
+        monkeypatch.setattr(_count_table_module, name, value)

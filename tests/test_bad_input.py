@@ -225,6 +225,14 @@ def test_discrete_counts_that_overflow_are_an_error(sparse, name):
     with pytest.raises(ValueError, match="too large in magnitude"):
         getattr(fastnb, name)().fit(as_input([[1e308, 0.0], [1e308, 1.0], [1.0, 1.0]]), y)
     X = np.array([[1e308, 0.0], [0.0, 1e308], [1.0, 1.0]])
+    from fastnb._count_table import wants_table
+
+    if sparse and wants_table(2, 2, 4):
+        # (FASTNB_TEST_SPARSE_TABLE=1) the sparse count table keeps each class's
+        # total, which overflows here: it refuses the batch instead
+        with pytest.raises(ValueError, match="too large in magnitude"):
+            getattr(fastnb, name)().fit(as_input(X), y)
+        return
     ours = getattr(fastnb, name)().fit(as_input(X), y)
     theirs = getattr(sklearn_nb, name)().fit(X, y)
     assert_array_equal(ours.feature_count_, theirs.feature_count_)

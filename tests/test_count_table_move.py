@@ -13,6 +13,9 @@ from numpy.testing import assert_allclose, assert_array_equal
 import fastnb
 from fastnb._discrete import _table as table_module
 
+# every test here starts from a model whose first fit kept dense counts
+pytestmark = pytest.mark.usefixtures("dense_first_fits")
+
 K, D = 8, 4096   # 32,768 cells: the smallest model that moves
 MODELS = [("MultinomialNB", {}), ("MultinomialNB", {"alpha": 0.4}),
           ("ComplementNB", {}), ("ComplementNB", {"norm": True}),

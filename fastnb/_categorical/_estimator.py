@@ -33,8 +33,10 @@ from ._counting import (
     count_batches,
 )
 from ._features import FeatureState, InPlace, applied, merge_feature
+from .. import _invariants as rules
 from ._file_format import (
     STATE_SPEC,
+    check_state_invariants,
     features_from_state,
     state_arrays,
     state_of_fastnb_0_1,
@@ -531,8 +533,16 @@ class CategoricalNB(_BaseNB):
         return state_arrays(kinds, self.categories_, self.category_count_,
                             self.class_count_)
 
+    @classmethod
+    def _check_state_invariants(cls, classes, arrays, n_features):
+        """Raise a ValueError naming the member and the rule where the saved state
+        breaks what the kernels rely on (``_file_format.check_state_invariants``:
+        category counts and their offsets, in exact arithmetic)."""
+        check_state_invariants(arrays, n_features)
+
     def _restore(self, classes, arrays, n_features, feature_names):
-        """Rebuild the fitted model from ``_sufficient_state`` arrays, validated."""
+        """Rebuild the fitted model from ``_sufficient_state`` arrays, validated
+        (``features_from_state`` applies ``_check_state_invariants`` first)."""
         self._validate_params()
         class_count, features = features_from_state(
             arrays, n_features, hash_buckets=self.hash_buckets,
@@ -540,6 +550,13 @@ class CategoricalNB(_BaseNB):
         self._commit(None, classes, class_count, features, self._alpha(),
                      self._class_prior(classes.shape[0]), reset=True)
         self._finish_restore(n_features, feature_names)
+        self._check_derived_state()
+
+    def _check_derived_state(self):
+        """After a restore: the log probabilities the predict kernel reads are
+        finite (a class's log prior may be -inf: a class never seen)."""
+        rules.derived_finite("class_count_", self.class_log_prior_, allow=("-inf",))
+        rules.derived_finite("category_count", self._predict_tables.log_prob)
 
     def _merged_with(self, other):
         """The model fitted on both models' data: categories unioned, counts added."""

@@ -15,7 +15,9 @@ value features, T bytes of text:
   int64 (decimal text).
 
 Hash keys and lookup tables are recomputed on load, by the same code as fit, and
-the categories are checked sorted, distinct and consistent with the counts.
+the categories are checked sorted, distinct and consistent with the counts; the
+rules the kernels rely on (each n_categories_ in [0, min(C, 2**31 - 2)], their
+sum exactly C, ...) are listed in ``check_state_invariants``.
 
 Pickles of fastnb 0.1 (whose fitted state had other private attributes) are
 turned into today's state by ``state_of_fastnb_0_1``.
@@ -26,11 +28,12 @@ import warnings
 
 import numpy as np
 
+from .. import _invariants as rules
 from .._params import resolve_alpha
 from ._features import FeatureState, value_feature
 from ._tables import build_tables
 
-__all__ = ["STATE_SPEC", "features_from_state", "state_arrays", "state_of_fastnb_0_1"]
+__all__ = ["STATE_SPEC", "check_state_invariants", "features_from_state", "state_arrays", "state_of_fastnb_0_1"]
 
 STATE_SPEC = {
     "class_count_": (("k",), ("finite", "nonneg")),
@@ -149,15 +152,54 @@ def _values_from_file(arrays):
     return values
 
 
+def check_state_invariants(arrays, n_features):
+    """The rules of a saved CategoricalNB state that its kernels rely on (a
+    ValueError names the member and the rule), and each feature's first count
+    column (d + 1,), exact:
+
+    - class_count_ sums to a positive finite total;
+    - feature_kind in {0, 1, 2};
+    - every n_categories_ in [0, min(C, 2**31 - 2)] (C: the count columns; the
+      predict tables index a feature's rows, n_categories_ + 1 of them, by
+      int32), and their sum exactly C: the bounds are checked before anything
+      is summed, so the int64 cumulative sum is exact (at most d * C < 2**63;
+      summed in wrapping int64 before, values such as [2**63-1-V, V, 2**63-1,
+      C+2] passed and gave a feature zero columns but V categories);
+    - the value features' n_categories_ sum to the number of category values;
+    - category_count's total finite.
+
+    The counts of each feature within class_count_ of their class, and the
+    category values sorted and distinct, are checked as the features are
+    rebuilt (``features_from_state``)."""
+    rules.positive_total("class_count_", arrays["class_count_"])
+    kinds, n_categories = arrays["feature_kind"], arrays["n_categories_"]
+    rules.check(not np.any((kinds < 0) | (kinds >= len(_KIND_NAMES))), "feature_kind",
+                "must be 0 (codes), 1 (values) or 2 (hash buckets)")
+    all_counts = arrays["category_count"]
+    n_columns = all_counts.shape[1]
+    largest = min(n_columns, rules.INT32_MAX - 1)
+    rules.check(not np.any((n_categories < 0) | (n_categories > largest)),
+                "n_categories_", f"must lie in [0, {largest}] (the count columns)")
+    rules.check(n_features * max(1, n_columns) <= rules.INT64_MAX, "n_categories_",
+                "too many features and columns")
+    bounds = np.zeros(n_features + 1, dtype=np.int64)
+    np.cumsum(n_categories, out=bounds[1:])
+    rules.check(int(bounds[-1]) == n_columns, "n_categories_",
+                "must sum to the columns of category_count")
+    n_values = arrays["value_kind"].shape[0]
+    is_value = kinds == _KIND_CODES["value"]
+    rules.check(int(np.sum(n_categories[is_value])) == n_values, "n_categories_",
+                "of the value features must sum to the number of category values")
+    rules.finite_sum("category_count", all_counts)
+    return bounds
+
+
 def features_from_state(arrays, n_features, *, hash_buckets, min_categories):
     """The features of a saved model, every field checked (ValueError names the
     problem); ``min_categories`` is the resolved (d,) array or None."""
+    bounds = check_state_invariants(arrays, n_features)
     class_count = arrays["class_count_"]
-    if not class_count.sum() > 0:
-        raise ValueError("class_count_ sums to zero")
     kinds, n_categories = arrays["feature_kind"], arrays["n_categories_"]
-    if np.any((kinds < 0) | (kinds >= len(_KIND_NAMES))):
-        raise ValueError("feature_kind holds an unknown kind")
     if hash_buckets is not None:
         if np.any(kinds != _KIND_CODES["bucket"]) or np.any(n_categories != hash_buckets):
             raise ValueError("hash_buckets is set: every feature must have "
@@ -169,14 +211,10 @@ def features_from_state(arrays, n_features, *, hash_buckets, min_categories):
         raise ValueError("min_categories is set: every feature must be integer "
                          "codes with at least min_categories categories")
     all_counts = arrays["category_count"]
-    if all_counts.shape[1] != int(n_categories.sum()):
-        raise ValueError("category_count does not have sum(n_categories_) columns")
     values = _values_from_file(arrays)
     is_value = kinds == _KIND_CODES["value"]
-    if len(values) != int(n_categories[is_value].sum()):
-        raise ValueError("the category values do not match n_categories_")
-    bounds = np.concatenate([[0], np.cumsum(n_categories)])
-    value_bounds = np.concatenate([[0], np.cumsum(np.where(is_value, n_categories, 0))])
+    value_bounds = np.zeros(n_features + 1, dtype=np.int64)
+    np.cumsum(np.where(is_value, n_categories, 0), out=value_bounds[1:])
     features = []
     for j in range(n_features):
         counts = np.ascontiguousarray(all_counts[:, bounds[j]:bounds[j + 1]])

@@ -5,6 +5,7 @@ import math
 
 import numpy as np
 
+from .. import _invariants as rules
 from .._params import check_n_threads, check_prior_param
 from .._persist import (_json_param, _param_from_json, check_state, merge,
                         parse_json_bytes, union_classes)
@@ -122,26 +123,32 @@ class _FileFormat:
                 for j in columns) or len(set(columns)) != len(columns)):
             raise ValueError(f"the columns of {entry['name']!r} are not distinct "
                              "positions of X")
-        where = entry["arrays"]
-        if not isinstance(where, dict) or set(where) != set(cls._STATE_SPEC):
-            raise ValueError(f"the arrays of {entry['name']!r} do not match "
-                             f"{cls.__name__}'s")
-        sub_arrays = {}
-        for key, spec in where.items():
-            if not (isinstance(spec, list) and len(spec) == 3 and spec[0] in pools
-                    and isinstance(spec[1], int) and isinstance(spec[2], list)
-                    and all(isinstance(s, int) and s >= 0 for s in spec[2])):
-                raise ValueError(f"array {key!r} of {entry['name']!r} is malformed")
-            pool, offset, shape = pools[spec[0]], spec[1], spec[2]
-            size = math.prod(shape)  # Python ints: a shape of 2**70 cannot wrap
-            if offset < 0 or offset + size > pool.shape[0] or len(shape) > 8:
-                raise ValueError(f"array {key!r} of {entry['name']!r} lies outside "
-                                 "its pool")
-            sub_arrays[key] = pool[offset:offset + size].reshape(shape).copy()
-        check_state(cls._STATE_SPEC, sub_arrays, n_classes=classes.shape[0],
-                    n_features=len(columns))
+        sub_arrays = _sub_model_arrays(entry, cls, pools, classes, len(columns))
+        # (its _restore applies its _check_state_invariants to its arrays)
         model._restore(classes, sub_arrays, len(columns), None)
         return model, np.array(columns, dtype=np.intp)
+
+    @classmethod
+    def _check_state_invariants(cls, classes, arrays, n_features):
+        """Raise a ValueError naming the member and the rule where the saved state
+        breaks what the kernels rely on: class_count_ sums to a positive finite
+        total, and each sub-model's arrays, as its layout entry places them in
+        the pools, meet that sub-model's own ``_check_state_invariants``."""
+        rules.positive_total("class_count_", arrays["class_count_"])
+        layout = parse_json_bytes(arrays["layout"].tobytes(), "member 'layout'")
+        entries = layout.get("estimators") if isinstance(layout, dict) else None
+        rules.check(isinstance(entries, list) and entries, "layout",
+                    "must list the sub-estimators")
+        pools = {"float": arrays["float_pool"], "int": arrays["int_pool"],
+                 "byte": arrays["byte_pool"]}
+        for entry in entries:
+            sub_cls = _SUB_MODELS.get(entry.get("estimator")) if isinstance(
+                entry, dict) else None
+            columns = entry.get("columns") if sub_cls is not None else None
+            rules.check(isinstance(columns, list) and columns, "layout",
+                        "a sub-estimator entry is malformed")
+            sub_arrays = _sub_model_arrays(entry, sub_cls, pools, classes, len(columns))
+            sub_cls._check_state_invariants(classes, sub_arrays, len(columns))
 
     def _merged_with(self, other):
         """Sub-model by sub-model: equal to the fit on both models' data."""
@@ -166,3 +173,27 @@ class _FileFormat:
         merged._commit(plan, classes, class_count, self.n_features_in_,
                        getattr(self, "feature_names_in_", None))
         return merged
+
+
+def _sub_model_arrays(entry, cls, pools, classes, n_columns):
+    """The arrays of the sub-model of a layout ``entry``, sliced from the pools
+    (copies), with their dtypes and shapes checked against ``cls._STATE_SPEC``."""
+    where = entry["arrays"]
+    if not isinstance(where, dict) or set(where) != set(cls._STATE_SPEC):
+        raise ValueError(f"the arrays of {entry['name']!r} do not match "
+                         f"{cls.__name__}'s")
+    sub_arrays = {}
+    for key, spec in where.items():
+        if not (isinstance(spec, list) and len(spec) == 3 and spec[0] in pools
+                and isinstance(spec[1], int) and isinstance(spec[2], list)
+                and all(isinstance(s, int) and s >= 0 for s in spec[2])):
+            raise ValueError(f"array {key!r} of {entry['name']!r} is malformed")
+        pool, offset, shape = pools[spec[0]], spec[1], spec[2]
+        size = math.prod(shape)  # Python ints: a shape of 2**70 cannot wrap
+        if offset < 0 or offset + size > pool.shape[0] or len(shape) > 8:
+            raise ValueError(f"array {key!r} of {entry['name']!r} lies outside "
+                             "its pool")
+        sub_arrays[key] = pool[offset:offset + size].reshape(shape).copy()
+    check_state(cls._STATE_SPEC, sub_arrays, n_classes=classes.shape[0],
+                n_features=n_columns)
+    return sub_arrays

@@ -3,6 +3,7 @@ the dense and CSR kernels, derived state, persistence and merging."""
 
 import numpy as np
 
+from .. import _invariants as rules
 from .._base import _BaseNB
 from .._params import (
     check_alpha_param,
@@ -33,6 +34,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
 
     # Set by subclasses.
     _check_negative = False
+    # Whether a count is a number of rows (BernoulliNB's ones): within its class
+    # count less its missing count (``_check_row_counts``)
+    _counts_rows = False
     # Which refresh kernel keeps the entry weights of a sparse count table (None:
     # the model always uses the dense table).
     _table_model = None
@@ -295,6 +299,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     # -- persistence and merging (fastnb.load, fastnb.merge) -----------------------------
     # The sufficient statistics are the weighted counts; everything else is derived
     # by the same code as fit, so a loaded model is the saved one bit for bit.
+    # Load checks (``_check_state_invariants``): class_count_ sums to a positive
+    # finite total; missing_count <= class_count_ of its class; the counts' total
+    # finite; BernoulliNB: 0 <= feature_count_ <= class_count_ - missing_count.
     _STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "feature_count_": (("k", "d"), ("finite", "nonneg")),
@@ -304,7 +311,12 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     # A table-backed model saves its table's entries instead (format version 2):
     # feature and class of each non-zero count, grouped by feature in the table's
     # block order, and the per-class totals as summed at fit time, so that the
-    # loaded table is the saved one and predicts the same bits.
+    # loaded table is the saved one and predicts the same bits. Load checks
+    # (``_table_invariants``): entries int64, features in [0, d) non-decreasing,
+    # classes in [0, k), no pair twice, d * k <= 2**62; the counts within the
+    # rules above entry by entry (BernoulliNB: each missing pair has a count
+    # entry); table_class_total equal to the entries' sums, recomputed (to a
+    # relative 1e-6).
     _TABLE_STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "table_class_total": (("k",), ("finite", "nonneg")),
@@ -345,26 +357,77 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
             state[counts] = values
         return state
 
+    @classmethod
+    def _check_state_invariants(cls, classes, arrays, n_features):
+        """Raise a ValueError naming the member and the rule where the saved state
+        (either layout) breaks what the kernels rely on: class_count_ sums to a
+        positive finite total; dense: missing_count within class_count_ of its
+        class, the counts' total finite (so are every row and column sum the
+        derived log probabilities add up); table: see ``_table_invariants``."""
+        rules.positive_total("class_count_", arrays["class_count_"])
+        if "table_count" in arrays:
+            cls._table_invariants(classes.shape[0], arrays, n_features)
+            return
+        class_count = arrays["class_count_"][:, None]
+        missing = arrays["missing_count"]
+        rules.counts_within("missing_count", missing, class_count,
+                            "class_count_ of its class")
+        rules.finite_sum("feature_count_", arrays["feature_count_"])
+        if cls._counts_rows:
+            cls._check_row_counts(arrays["feature_count_"], missing, class_count)
+
+    @classmethod
+    def _check_row_counts(cls, feature_count, missing_count, class_count):
+        """The rules of counts of rows (``_counts_rows``), broadcast: dense (k, d)
+        arrays, or a table's entries with their classes' counts. p = (N + a) /
+        (C - M + 2a) is a probability, and log(1 - p) finite, only for
+        0 <= N <= C - M (a fit on values outside [0, 1] with binarize=None breaks
+        it, and predicts NaN: such a model is not saved)."""
+        rules.check(not np.any(feature_count < 0), "feature_count_",
+                    "must be non-negative (a count of ones)")
+        rules.counts_within("feature_count_", feature_count + missing_count, class_count,
+                            "class_count_ of its class less its missing_count")
+
     def _restore(self, classes, arrays, n_features, feature_names):
         self._validate_params()
         if "table_count" in arrays:
             self._restore_table(classes, arrays, n_features)
             self._finish_restore(n_features, feature_names)
+            self._check_derived_state()
             return
+        self._check_state_invariants(classes, arrays, n_features)
         class_count = np.array(arrays["class_count_"], dtype=np.float64)
         feature_count = np.array(arrays["feature_count_"], dtype=np.float64)
         missing_count = np.array(arrays["missing_count"], dtype=np.float64)
-        if class_count.sum() <= 0:
-            raise ValueError("class_count_ sums to zero")
-        if np.any(missing_count > class_count[:, None] * (1 + 1e-9)):
-            raise ValueError("missing_count exceeds class_count_")
         alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
         resolve_priors(self.class_prior, classes.shape[0], name="class_prior", sum_to_one=False)
         derived = self._derived_state(feature_count, class_count, alpha, missing_count)
         self._set_state(classes, feature_count, class_count, *derived)
         self._missing_count = missing_count
         self._finish_restore(n_features, feature_names)
+        self._check_derived_state()
 
+    def _check_derived_state(self):
+        """After a restore: the log probabilities and predict terms the kernels
+        read are finite (a class's log prior may be -inf: a class never seen).
+        O(size of the state); a table-backed model computes its predict terms
+        here, which its first predict then reuses."""
+        table = self.__dict__.get("_table")
+        rules.derived_finite("class_count_", self.class_log_prior_, allow=("-inf",))
+        if table is None:
+            rules.derived_finite("feature_count_", self.feature_log_prob_)
+            rules.derived_finite("feature_count_", self._weights)
+            rules.derived_finite("feature_count_", self._bias, allow=("-inf",))
+            return
+        terms = self._table_predict_state()
+        feat_base, bias, scale, mult = terms["table_terms"]
+        rules.derived_finite("table_count", feat_base)
+        rules.derived_finite("table_count", bias, allow=("-inf",))
+        rules.derived_finite("table_class_total", scale)
+        rules.derived_finite("table_count", mult)
+        # (the pool of a restored table: its free room holds zeros, see
+        # ``SparseCountTable.from_entries``)
+        rules.derived_finite("table_count", terms["table_entry_weights"][:table.used])
 
     def _merged_with(self, other):
         """A new model with the counts of both: equal to one fit on both datasets

@@ -100,6 +100,7 @@ class BernoulliNB(_BaseDiscreteNB):
     # derived from them when a predict first needs them (see _table_terms).
     _table_model = "bernoulli"
     _table_missing_entries = True
+    _counts_rows = True
     _table_keeps_weights = False
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,

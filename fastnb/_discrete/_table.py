@@ -3,10 +3,12 @@ fastnb/_count_table.py): fit/partial_fit into the table, its predict paths, and
 restoring a table from a saved file."""
 
 import threading
+import weakref
 
 import numpy as np
 
 from .. import _count_table
+from .. import _invariants as rules
 from .._count_table import BatchPartition, SparseCountTable, builds_table, wants_table
 from .._params import resolve_alpha, resolve_priors
 from .._threads import threads_for
@@ -33,6 +35,10 @@ SLOT_MAX_CLASSES = max(_table_predict_kernels.SLOT_ROW_WIDTHS)
 # per non-zero of the batch (``_moves_to_table``).
 MOVE_MIN_CELLS = 1 << 15
 MOVE_CELLS_PER_NONZERO = 8
+
+# The last table check (``_TableMixin._table_invariants``), for the restore that
+# follows it: (key, member names, weak references to the arrays, result), or None
+_LAST_TABLE_CHECK = None
 
 # Serialises the refreshes of stale weights that predict runs (``_flush_table``).
 _FLUSH_LOCK = threading.Lock()
@@ -67,12 +73,13 @@ def _weights_restorer(table):
     return restore
 
 
-def _missing_table(n_classes, n_features, features, classes, values):
+def _missing_table(n_classes, n_features, features, classes, values, runs=None):
     """The table of the missing values' weights, from its entries grouped by
-    feature (its class totals are theirs)."""
+    feature (its class totals are theirs; ``runs``: see ``from_entries``)."""
     return SparseCountTable.from_entries(n_classes, n_features, features, classes,
                                          values, np.bincount(classes, values,
-                                                             minlength=n_classes))
+                                                             minlength=n_classes),
+                                         runs)
 
 
 def _logged_add(undo, table, X, *args, **kwargs):
@@ -134,15 +141,19 @@ class _TableMixin:
         self._install_table(table, missing,
                             resolve_alpha(self.alpha, self.force_alpha, n_features))
 
-    def _install_table(self, table, missing, alpha):
+    def _install_table(self, table, missing, alpha, features=None):
         """Make ``table`` the model's counts (and ``missing``, or None, its
-        missing-value weights), with every entry weight computed for ``alpha``."""
+        missing-value weights), with every entry weight computed for ``alpha``.
+        ``features``: the features with entries, ascending, if the caller knows
+        them (else found by a pass over the (d,) index)."""
         for key in _DENSE_ONLY:
             self.__dict__.pop(key, None)
         self._missing_table = missing
         self._table_alpha = np.array(alpha, dtype=np.float64)
         self._reset_table_terms(table.n_features, alpha)
-        self._refresh_table(table, table.all_features(), np.atleast_1d(self._table_alpha))
+        if features is None:
+            features = table.all_features()
+        self._refresh_table(table, features, np.atleast_1d(self._table_alpha))
         self._table = table
 
     def _fit_table(self, X, Xv, codes, weights, classes, alpha, first_call):
@@ -546,32 +557,95 @@ class _TableMixin:
             _raise_malformed_csr(type(self).__name__, n_malformed, "rows")
         return n_suspect, X.data
 
-    def _restore_table(self, classes, arrays, n_features):
-        k = classes.shape[0]
-        class_count = np.array(arrays["class_count_"], dtype=np.float64)
-        if class_count.sum() <= 0:
-            raise ValueError("class_count_ sums to zero")
+    @classmethod
+    def _table_invariants(cls, n_classes, arrays, n_features):
+        """``_checked_table`` once for these arrays: load runs the estimator's
+        ``_check_state_invariants`` and then ``_restore``, which needs the
+        check's runs; the second call finds the first's result (kept for the
+        very array objects, alive, and these sizes: one slot, taken once)."""
+        global _LAST_TABLE_CHECK
+        key = (cls, n_classes, n_features)
+        names = sorted(arrays)
+        last, _LAST_TABLE_CHECK = _LAST_TABLE_CHECK, None
+        if last is not None and last[0] == key and last[1] == names and all(
+                ref() is arrays[name] for ref, name in zip(last[2], names)):
+            return last[3]
+        parts = cls._checked_table(n_classes, arrays, n_features)
+        _LAST_TABLE_CHECK = (key, names, [weakref.ref(arrays[name]) for name in names],
+                             parts)
+        return parts
+
+    @classmethod
+    def _checked_table(cls, n_classes, arrays, n_features):
+        """The rules on a saved table (see ``_TABLE_STATE_SPEC``): its entries
+        and its missing values' entries each valid (``_invariants.table_entries``:
+        features in [0, d) grouped in order, classes in [0, k), no pair twice),
+        counts within the model's rules (``_check_row_counts``, with each entry's
+        class count and missing count), the missing-value pairs of a model that
+        gives them count entries all among the count entries, and the stated
+        per-class totals equal to the sums of the entries (recomputed, to
+        rounding). Returns each part's (features, classes, counts, runs), and the
+        totals to use."""
+        k = n_classes
         parts = []
         for prefix, counts in (("table", "table_count"), ("missing", "missing_count")):
             features, entry_classes = arrays[f"{prefix}_feature"], arrays[f"{prefix}_class"]
-            if features.dtype != np.int64 or entry_classes.dtype != np.int64:
-                raise ValueError(f"{prefix} entries must be int64")
-            if features.size and (features.min() < 0 or features.max() >= n_features
-                                  or entry_classes.min() < 0 or entry_classes.max() >= k
-                                  or np.any(np.diff(features) < 0)):
-                raise ValueError(f"{prefix} entries out of range or not grouped by feature")
-            if np.unique(features * k + entry_classes).size != features.size:
-                raise ValueError(f"{prefix} entries repeat a (feature, class) pair")
-            values = np.array(arrays[counts], dtype=np.float64)
-            parts.append((features, entry_classes, values))
+            live, lengths, values, sums = rules.table_entries(
+                prefix, features, entry_classes, arrays[counts], k, n_features)
+            parts.append((features, entry_classes, values, (live, lengths), sums))
+        class_count = arrays["class_count_"]
+        (table_features, table_classes, table_counts, _, sums), missing = parts
+        missing_counts = missing[2]
+        rules.counts_within("missing_count", missing_counts, class_count[missing[1]],
+                            "class_count_ of its class")
+        # each count entry's missing count (0 where its pair has none)
+        missing_of_entry = 0.0
+        if missing_counts.shape[0]:
+            missing_of_entry = np.zeros(table_counts.shape[0])
+            table_keys = rules.pair_keys(table_features, table_classes, k)
+            missing_keys = rules.pair_keys(missing[0], missing[1], k)
+            order = np.argsort(missing_keys, kind="stable")
+            sorted_keys = missing_keys[order]
+            at = np.minimum(np.searchsorted(sorted_keys, table_keys), sorted_keys.shape[0] - 1)
+            found = sorted_keys[at] == table_keys
+            missing_of_entry[found] = missing_counts[order[at[found]]]
+            if cls._table_missing_entries:
+                rules.check(int(np.count_nonzero(found)) == missing_keys.shape[0],
+                            "missing_feature", "every pair with missing values must "
+                            "have a table entry (of zero where nothing was observed)")
+        if cls._counts_rows:
+            if missing_counts.shape[0]:
+                cls._check_row_counts(table_counts, missing_of_entry,
+                                      class_count[table_classes])
+            else:
+                # without missing values, each class's largest count decides
+                rules.check(not sums.negative, "feature_count_",
+                            "must be non-negative (a count of ones)")
+                cls._check_row_counts(np.maximum(sums.largest, 0.0), 0.0, class_count)
+        rules.table_totals("table_class_total", arrays["table_class_total"],
+                           table_classes, table_counts, sums)
+        rules.finite_sum("table_count", sums.sums)
+        return [part[:4] for part in parts]
+
+    def _restore_table(self, classes, arrays, n_features):
+        k = classes.shape[0]
+        rules.positive_total("class_count_", arrays["class_count_"])
+        parts = self._table_invariants(k, arrays, n_features)
+        class_count = np.array(arrays["class_count_"], dtype=np.float64)
         alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
         resolve_priors(self.class_prior, k, name="class_prior", sum_to_one=False)
         if not np.all(alpha > 0):
             raise ValueError("a table-backed model needs alpha > 0")
-        table = SparseCountTable.from_entries(k, n_features, *parts[0],
-                                              arrays["table_class_total"])
-        missing = _missing_table(k, n_features, *parts[1]) if parts[1][0].size else None
-        self._install_table(table, missing, alpha)
+        (features, entry_classes, values, runs), missing = parts
+        # the totals as the fit summed them (checked equal, to rounding, to the
+        # entries' sums): the loaded model predicts the saved one's bits
+        table = SparseCountTable.from_entries(
+            k, n_features, features, entry_classes, values,
+            arrays["table_class_total"], runs)
+        missing_table = None
+        if missing[0].size:
+            missing_table = _missing_table(k, n_features, *missing)
+        self._install_table(table, missing_table, alpha, runs[0])
         self.classes_ = classes
         self.class_count_ = class_count
         self.class_log_prior_ = self._class_log_prior(class_count)
