@@ -54,6 +54,7 @@ import io
 import json
 import os
 import pickle
+import re
 import select
 import shutil
 import struct
@@ -77,6 +78,13 @@ ADDRESS_SPACE_LIMIT = 4 << 30
 MEMORY_LIMIT_BYTES = 1 << 30
 DEFAULT_TIMEOUT = 30.0
 FAMILIES = ("value", "shape", "dtype", "npy", "member", "header", "zip")
+# How often each family is drawn: a value or header mutant is the likeliest to
+# load and so to reach predict, partial_fit and save.
+FAMILY_WEIGHTS = {"value": 4, "shape": 1, "dtype": 1, "npy": 1, "member": 1,
+                  "header": 3, "zip": 2}
+PARAM_VALUES = [0, -1, 1e-300, 5e-324, 1e308, 100000, 700, 2**31, 2**63, float("nan"),
+                float("inf"), float("-inf"), "x", None, True, [], [0.5, 0.5], [1e308, 0],
+                {"array": [float("nan"), 1.0], "dtype": "<f8"}]
 
 
 # -- seeds -----------------------------------------------------------------------------
@@ -344,8 +352,10 @@ class Mutator:
                         {k: np.array(v, copy=True) for k, v in arrays.items()})
         n_ops = 1 if self.rng.random() < 0.7 else 2
         families = []
+        names, weights = zip(*FAMILY_WEIGHTS.items())
+        weights = np.array(weights, dtype=float) / sum(weights)
         for _ in range(n_ops):
-            chosen = family or self.choice(FAMILIES)
+            chosen = family or names[int(self.rng.choice(len(names), p=weights))]
             families.append(chosen)
             getattr(self, "_" + chosen)(mutant)
         return mutant, families
@@ -363,7 +373,8 @@ class Mutator:
         name, array = mutant.members[index]
         flat = np.array(array, copy=True).reshape(-1)
         op = self.choice(["bitflip", "extreme", "extreme-all", "wrap-pair", "permute",
-                          "duplicate", "scale", "plus-one", "extreme-many", "wrap-sum"])
+                          "duplicate", "scale", "plus-one", "extreme-many"]
+                         + ["wrap-sum"] * 3 * (array.dtype.kind in "iu"))
         if flat.size == 0:
             op = "extreme-all"
         rng = self.rng
@@ -590,6 +601,14 @@ class Mutator:
             }[op]
             mutant.describe.append(f"header raw {op}")
             return
+        params = mutant.header.get("params")
+        if isinstance(params, dict) and params and rng.random() < 0.3:
+            # A parameter set to an extreme: each goes to a validator, or to a
+            # kernel (n_threads to OpenMP, alpha into logarithms).
+            name = self.choice(sorted(params))
+            params[name] = self.choice(PARAM_VALUES)
+            mutant.describe.append(f"header param {name}={params[name]!r}")
+            return
         paths = list(_paths(mutant.header))
         path = self.choice(paths)
         op = self.choice(["replace", "replace", "replace", "delete", "add", "type-swap"])
@@ -656,14 +675,16 @@ def _get(value, path):
 
 
 def _entries(data):
-    """(local header offset, central header offset) of each member."""
-    with zipfile.ZipFile(io.BytesIO(data)) as archive:
-        locals_ = [info.header_offset for info in archive.infolist()]
-    centrals, at = [], data.find(b"PK\x01\x02")
-    while at >= 0:
-        centrals.append(at)
-        at = data.find(b"PK\x01\x02", at + 4)
-    return locals_, centrals, data.rfind(b"PK\x05\x06")
+    """The offsets of the local headers, the central headers and the end record
+    (found by their signatures: an earlier mutation may have broken the archive)."""
+    def find(signature):
+        found, at = [], data.find(signature)
+        while at >= 0:
+            found.append(at)
+            at = data.find(signature, at + 4)
+        return found
+
+    return find(b"PK\x03\x04"), find(b"PK\x01\x02"), data.rfind(b"PK\x05\x06")
 
 
 def _put(data, offset, fmt, value):
@@ -675,7 +696,8 @@ def _put(data, offset, fmt, value):
 def _raw(op, data, rng):
     locals_, centrals, eocd = _entries(data)
     pick = lambda items: items[int(rng.integers(len(items)))]  # noqa: E731
-    if op == "truncate":
+    if op == "truncate" or not locals_ or not centrals or eocd < 0 or (
+            len(data) < max(max(locals_ + centrals) + 46, eocd + 22)):
         return data[: int(rng.integers(len(data)))]
     if op in ("flip-local", "flip-central", "flip-data", "deflate-flip"):
         if op == "flip-local":
@@ -685,7 +707,7 @@ def _raw(op, data, rng):
         else:
             start = pick(locals_)
             name_len, extra_len = struct.unpack_from("<HH", data, start + 26)
-            start += 30 + name_len + extra_len
+            start = min(start + 30 + name_len + extra_len, len(data) - 1)
             span = max(1, min(len(data) - start, 400))
         data = bytearray(data)
         for _ in range(int(rng.integers(1, 4))):
@@ -807,6 +829,11 @@ def check_one(path, probe_path, scratch):
     probe_ok = _width(probe) == width
     if not probe_ok:
         probe, batch_X = _tile(probe, width), _tile(batch_X, width)
+    names = getattr(model, "feature_names_in_", None)
+    if names is not None and hasattr(probe, "columns") and len(names) == _width(probe):
+        # The file's feature names (a mutant may have changed them) are valid input.
+        probe, batch_X = probe.set_axis(list(names), axis=1), batch_X.set_axis(
+            list(names), axis=1)
     try:
         labels = model.predict(probe)
         proba = model.predict_proba(probe)
@@ -899,7 +926,12 @@ def worker_main():
     resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
     warnings.simplefilter("ignore")
     sys.setrecursionlimit(3000)
-    import fastnb  # noqa: F401 - imported once, before the first mutant
+    from fastnb import _threads
+
+    # Every kernel call on its parallel path, however small the probe: a thread
+    # count read from a file must reach OpenMP here as it would on large data.
+    for kind in getattr(_threads, "PARALLEL_MIN_WORK", {}):
+        _threads.PARALLEL_MIN_WORK[kind] = 0
 
     out = sys.stdout
     scratch = tempfile.mkdtemp(prefix="fastnb-fuzz-worker-")
@@ -1068,6 +1100,24 @@ def table(counts):
     return "\n".join(lines)
 
 
+def distinct(failures):
+    """The failures grouped by outcome and detail, with numbers, paths and quoted
+    names blanked: ``[(count, signature, model kinds, first failure)]``, most
+    frequent first."""
+    groups = {}
+    for failure in failures:
+        detail = re.sub(r"(/[^\s:'\"]+)+", "<path>", failure["detail"])
+        detail = re.sub(r"'[^']*'", "'_'", detail)
+        detail = re.sub(r"\d+(\.\d+)?(e[-+]?\d+)?", "N", detail)[:110]
+        key = f"{failure['outcome']}: {detail}"
+        count, kinds, first = groups.get(key, (0, set(), failure))
+        kinds.add(failure["label"].split("-")[0])
+        groups[key] = (count + 1, kinds, first)
+    return sorted(((count, key, sorted(kinds), first)
+                   for key, (count, kinds, first) in groups.items()),
+                  key=lambda item: -item[0])
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--seconds", type=float, help="stop after this long")
@@ -1108,6 +1158,11 @@ def main(argv=None):
     print()
     print(table(by_family).replace("seed kind", "family   ", 1))
     print("(by mutation family: a mutant of two families counts in both)")
+    if failures:
+        print("\ndistinct failures (count, outcome: detail; models; first mutant):")
+        for count, key, kinds, first in distinct(failures):
+            print(f"{count:6d}  {key}\n        {', '.join(kinds)}; "
+                  f"#{first['index']} {first['label']}: {first['mutations']}")
     total = sum(sum(row.values()) for row in counts.values())
     print(f"{total} mutants in {elapsed:.0f} s (seed {args.seed}); "
           f"{len(failures)} failures" + (f", written to {args.failures}/"
