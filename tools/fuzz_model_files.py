@@ -171,6 +171,15 @@ def make_seeds(folder):
     codes = (rng.integers(0, 4, (60, 4)) + y[:, None]) % 5
     model = fastnb.CategoricalNB(alpha=0.5).fit(codes, y)
     add("CategoricalNB-codes", model, codes, y, _probe_for(model, codes[:12]))
+    # Integer codes as floats with NaN missing, min_categories, and two features
+    # never seen (all missing: their count columns are zero, so that a mutant's
+    # category layout can move columns between features and keep every row sum).
+    sparse_codes = np.full((60, 4), np.nan)
+    sparse_codes[:, 0] = (rng.integers(0, 4, 60) + y) % 5
+    sparse_codes[::3, 1] = rng.integers(0, 3, 20)
+    model = fastnb.CategoricalNB(min_categories=[5, 3, 3, 2]).fit(sparse_codes, y)
+    add("CategoricalNB-codes-missing", model, sparse_codes, y,
+        _probe_for(model, sparse_codes[:12]))
     words = np.array(["red", "green", "blue", "\u00e9t\u00e9", "x" * 40], dtype=object)
     strings = words[(rng.integers(0, 3, (60, 3)) + y[:, None]) % 5]
     strings[3, 1] = None
