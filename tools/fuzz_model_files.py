@@ -972,9 +972,12 @@ class Oracle:
 
     def _start(self):
         env = dict(os.environ, OMP_NUM_THREADS=os.environ.get("OMP_NUM_THREADS", "1"))
+        # stderr goes to a file, not a pipe: a worker that prints more than a pipe
+        # holds would block, and look like a hang.
+        self.stderr = tempfile.TemporaryFile(mode="w+")
         self.process = subprocess.Popen(
             [sys.executable, "-P", os.path.abspath(__file__), "--worker"],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.stderr,
             env=env, text=True, bufsize=1)
         self.starts += 1
 
@@ -994,8 +997,9 @@ class Oracle:
         line = process.stdout.readline()
         if not line:
             code = process.wait()
-            stderr = process.stderr.read()[-400:]
-            self.process = None
+            self.stderr.seek(0)
+            stderr = self.stderr.read()[-400:]
+            self.close()
             return "crash", f"worker exit {code}: {stderr.strip()}"
         answer = json.loads(line)
         return answer["outcome"], answer["detail"]
@@ -1004,7 +1008,7 @@ class Oracle:
         if self.process is not None:
             self.process.kill()
             self.process.wait()
-            for stream in (self.process.stdin, self.process.stdout, self.process.stderr):
+            for stream in (self.process.stdin, self.process.stdout, self.stderr):
                 try:
                     stream.close()
                 except OSError:
