@@ -30,6 +30,11 @@ Outcomes are ``rejected`` (ValueError at load) and ``loaded-ok``, or failures:
 - ``crash``: the worker died (signal or exit);
 - ``hang``: no answer within the timeout;
 - ``nan``: predict_proba of a loaded model not finite or rows not summing to 1;
+- ``inconsistent``: the probabilities of a loaded count or Gaussian model differ
+  from those its own fitted attributes give (``feature_log_prob_``,
+  ``class_log_prior_``; ``theta_``, ``var_``, ``class_prior_``), recomputed here
+  in NumPy on the probe's complete rows: a file whose kernel state disagrees with
+  its attributes (a count table whose totals are not its counts' sums);
 - ``wrong-exception``: an exception other than ValueError at load, any exception
   from predict on the valid probe, anything but ValueError from partial_fit;
 - ``save-refused``: save refuses a loaded model, or its file does not load back
@@ -69,8 +74,8 @@ from collections import Counter, defaultdict
 
 import numpy as np
 
-OUTCOMES = ("rejected", "loaded-ok", "crash", "hang", "nan", "wrong-exception",
-            "save-refused", "memory")
+OUTCOMES = ("rejected", "loaded-ok", "crash", "hang", "nan", "inconsistent",
+            "wrong-exception", "save-refused", "memory")
 FAILURES = OUTCOMES[2:]
 ADDRESS_SPACE_LIMIT = 4 << 30
 # A mutant that raises the worker's peak resident memory by more than this is a
@@ -855,6 +860,9 @@ def check_one(path, probe_path, scratch):
     bad = _bad_proba(proba, len(model.classes_))
     if bad:
         return "nan", "predict_proba " + bad
+    bad = _disagreement(model, probe, proba)
+    if bad:
+        return "inconsistent", bad
     if not np.all(np.isin(np.asarray(labels, dtype=object),
                           np.asarray(model.classes_, dtype=object))):
         return "wrong-exception", "predict returned labels outside classes_"
@@ -893,6 +901,40 @@ def _save_round_trip(model, probe, proba, scratch, when):
     if not same:
         return "save-refused", f"reload {when} predicts other probabilities"
     return None
+
+
+def _disagreement(model, X, proba, atol=1e-6):
+    """How far predict_proba is from the probabilities the model's own attributes
+    give on the complete rows of ``X`` (scikit-learn's formulas), or ""."""
+    name = type(model).__name__
+    if name not in ("GaussianNB", "MultinomialNB", "ComplementNB", "BernoulliNB"):
+        return ""
+    X = np.asarray(X, dtype=np.float64)
+    rows = ~np.isnan(X).any(axis=1)
+    X, proba = X[rows], np.asarray(proba)[rows]
+    with np.errstate(all="ignore"):
+        if name == "GaussianNB":
+            theta, var = np.asarray(model.theta_), np.asarray(model.var_)
+            jll = (np.log(model.class_prior_) - 0.5 * np.log(2 * np.pi * var).sum(axis=1)
+                   - 0.5 * (((X[:, None, :] - theta) ** 2) / var).sum(axis=2))
+        else:
+            flp = np.asarray(model.feature_log_prob_)
+            prior = np.asarray(model.class_log_prior_)
+            if name == "BernoulliNB":
+                if model.binarize is not None:
+                    X = (X > model.binarize).astype(np.float64)
+                neg = np.log1p(-np.exp(flp))
+                jll = X @ (flp - neg).T + prior + neg.sum(axis=1)
+            elif name == "ComplementNB":
+                jll = X @ flp.T + (prior if len(model.classes_) == 1 else 0.0)
+            else:
+                jll = X @ flp.T + prior
+        if not np.all(np.isfinite(jll)):
+            return ""  # the attributes themselves are out of range: nothing to compare
+        jll = jll - jll.max(axis=1, keepdims=True)
+        expected = np.exp(jll) / np.exp(jll).sum(axis=1, keepdims=True)
+    gap = float(np.max(np.abs(expected - proba), initial=0.0))
+    return f"predict_proba differs from the attributes' by {gap:.3g}" if gap > atol else ""
 
 
 def _bad_proba(proba, k):
