@@ -907,6 +907,8 @@ def _disagreement(model, X, proba, atol=1e-6):
     """How far predict_proba is from the probabilities the model's own attributes
     give on the complete rows of ``X`` (scikit-learn's formulas), or ""."""
     name = type(model).__name__
+    if name == "CategoricalNB":
+        return _categorical_disagreement(model, X, proba, atol)
     if name not in ("GaussianNB", "MultinomialNB", "ComplementNB", "BernoulliNB"):
         return ""
     X = np.asarray(X, dtype=np.float64)
@@ -935,6 +937,47 @@ def _disagreement(model, X, proba, atol=1e-6):
         expected = np.exp(jll) / np.exp(jll).sum(axis=1, keepdims=True)
     gap = float(np.max(np.abs(expected - proba), initial=0.0))
     return f"predict_proba differs from the attributes' by {gap:.3g}" if gap > atol else ""
+
+
+def _categorical_disagreement(model, X, proba, atol):
+    """``_disagreement`` for CategoricalNB: each row's log likelihood is the class
+    log prior plus, per feature, the ``feature_log_prob_`` column of its value's
+    index in ``categories_``; a missing value's feature adds nothing, and rows with
+    a value not in ``categories_`` are left out)."""
+    X = np.asarray(X, dtype=object)
+    categories, flp = model.categories_, model.feature_log_prob_
+    expected, kept = [], []
+    for i, row in enumerate(X):
+        jll = np.array(model.class_log_prior_, dtype=np.float64)
+        for j, value in enumerate(row):
+            key = _category_key(value)
+            if key is None:
+                continue  # a missing value leaves its feature out
+            where = [t for t, c in enumerate(categories[j]) if _category_key(c) == key]
+            if len(where) != 1 or where[0] >= np.shape(flp[j])[1]:
+                break
+            jll = jll + np.asarray(flp[j])[:, where[0]]
+        else:
+            if np.all(np.isfinite(jll)):
+                jll = np.exp(jll - jll.max())
+                expected.append(jll / jll.sum())
+                kept.append(i)
+    if not kept:
+        return ""
+    gap = float(np.max(np.abs(np.array(expected) - np.asarray(proba)[kept])))
+    return f"predict_proba differs from the attributes' by {gap:.3g}" if gap > atol else ""
+
+
+def _category_key(value):
+    """A value as CategoricalNB matches it: numbers by value (3.0 is code 3), other
+    values by type and value; None for missing (None, NaN)."""
+    if value is None or (isinstance(value, (float, np.floating)) and value != value):
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return ("bool", bool(value))
+    if isinstance(value, (int, np.integer, float, np.floating)):
+        return ("number", float(value) if float(value) != int(value) else int(value))
+    return (type(value).__name__, value)
 
 
 def _bad_proba(proba, k):
