@@ -23,6 +23,9 @@ import pytest
 pytest.importorskip("scipy")  # the table-backed seeds are fitted on CSR matrices
 pytest.importorskip("pandas")  # the seeds with feature names are fitted on frames
 
+if os.name != "posix":  # pragma: no cover - the oracle's worker waits with select()
+    pytest.skip("the fuzzer's oracle runs on POSIX systems", allow_module_level=True)
+
 _TOOL = Path(__file__).resolve().parents[1] / "tools" / "fuzz_model_files.py"
 if not _TOOL.exists():  # pragma: no cover - tests run from a source tree
     pytest.skip(f"{_TOOL} is not here", allow_module_level=True)

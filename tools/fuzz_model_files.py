@@ -1015,9 +1015,12 @@ def _short(error):
 
 def worker_main():
     """Answer one JSON line per request line on stdin, under the memory limit."""
-    import resource
+    try:
+        import resource
 
-    resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+        resource.setrlimit(resource.RLIMIT_AS, (ADDRESS_SPACE_LIMIT, ADDRESS_SPACE_LIMIT))
+    except (ImportError, ValueError, OSError):  # pragma: no cover - not Linux
+        pass  # the limit is a backstop; the memory check (/proc) is Linux-only too
     warnings.simplefilter("ignore")
     sys.setrecursionlimit(3000)
     from fastnb import _threads
