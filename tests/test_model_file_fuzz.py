@@ -5,8 +5,9 @@ count representations.
 Every mutant is checked in a child process under a 4 GiB address-space limit: it
 must load or raise ValueError, never crash, hang, blow up memory, or raise
 another exception; a model that loads must predict finite probabilities on a
-valid probe, accept a partial_fit batch or refuse it with ValueError, and save a
-file that loads back predicting the same bits. ``.ci/run`` runs the same fuzzer
+valid probe, equal to those its own fitted attributes give, accept a partial_fit
+batch or refuse it with ValueError, and save a file that loads back predicting
+the same bits. ``.ci/run`` runs the same fuzzer
 for two minutes with a fresh seed.
 """
 
@@ -18,6 +19,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 pytest.importorskip("scipy")  # the table-backed seeds are fitted on CSR matrices
@@ -106,3 +108,25 @@ def test_oracle_sees_a_crash_a_hang_and_an_exception(action, outcome, seeds, tmp
         assert oracle.check(path, probe) == ("loaded-ok", "")
     finally:
         oracle.close()
+
+
+def test_oracle_compares_probabilities_with_the_attributes(seeds):
+    """The "inconsistent" check holds every seed's probabilities to its own
+    attributes, and sees probabilities that are not theirs."""
+    import fastnb
+
+    checked = 0
+    for label, (path, probe_path) in sorted(seeds.items()):
+        with open(probe_path, "rb") as handle:
+            probe = pickle.load(handle)[0]
+        model = fastnb.load(path)
+        proba = model.predict_proba(probe)
+        assert fuzz._disagreement(model, probe, proba) == "", label
+        if label.startswith("ColumnwiseNB"):
+            continue  # not compared (its sub-models are)
+        assert fuzz._disagreement(model, probe, proba[:, ::-1]), label
+        checked += 1
+    assert checked == len(seeds) - 2
+    assert fuzz._bad_proba(np.array([[0.5, np.nan]]), 2)
+    assert fuzz._bad_proba(np.array([[0.5, 0.6]]), 2)
+    assert not fuzz._bad_proba(np.array([[0.25, 0.75]]), 2)

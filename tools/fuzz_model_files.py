@@ -23,8 +23,9 @@ mutations, written with plain zipfile and NumPy so that any file can be made:
 
 The oracle runs each mutant in a child process (one long-lived worker, restarted
 after a crash or a hang) under a 4 GiB address-space limit and a timeout: load;
-if that worked, predict and predict_proba on the seed's probe X, save and load
-again, partial_fit on a small batch of known classes, save and load again.
+if that worked, predict and predict_proba on the seed's probe X (held to the
+probabilities the model's own attributes give), save and load again, partial_fit
+on a small batch of known classes, save and load again.
 Outcomes are ``rejected`` (ValueError at load) and ``loaded-ok``, or failures:
 
 - ``crash``: the worker died (signal or exit);
