@@ -44,7 +44,7 @@ EXPECTED_SEEDS = {
     "CategoricalNB-codes", "CategoricalNB-codes-missing", "CategoricalNB-strings-names",
     "ColumnwiseNB-mixed", "ColumnwiseNB-explicit-str",
 }
-MUTANTS_PER_RUN = 450
+MUTANTS_PER_RUN = 350
 
 
 @pytest.fixture(scope="module")
