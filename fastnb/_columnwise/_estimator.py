@@ -345,8 +345,8 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Training data: a DataFrame with columns of any dtypes, a NumPy array,
-            or a list of rows.
+            Training data: a DataFrame (pandas, polars, a pyarrow Table) with
+            columns of any dtypes, a NumPy array, or a list of rows.
         y : array-like of shape (n_samples,)
             Target values: any labels.
         sample_weight : array-like of shape (n_samples,), default=None
