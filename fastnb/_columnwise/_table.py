@@ -279,16 +279,35 @@ def _stack_columns(pieces):
     return out
 
 
+def is_missing_object(value):
+    """Whether an object cell is a missing value other than NaN: None, or pandas'
+    ``pd.NA`` (recognised without importing pandas)."""
+    return value is None or (type(value).__name__ == "NAType"
+                             and type(value).__module__.startswith("pandas"))
+
+
+_missing_as_none = np.frompyfunc(lambda v: None if is_missing_object(v) else v, 1, 1)
+
+
 def _as_float(values):
-    """Object or string values as float64 (None -> NaN), or a clear error. A
-    TypeError stays a TypeError (an unhashable or odd object), as in NumPy."""
+    """Object or string values as float64 (None and pd.NA -> NaN), or a clear
+    error. A TypeError stays a TypeError (an unhashable or odd object), as in
+    NumPy."""
     try:
         return np.array(values, dtype=np.float64)
     except (TypeError, ValueError) as error:
-        raise type(error)(
-            f"X holds values that are not numbers ({error}); give such columns to a "
-            "CategoricalNB."
-        ) from None
+        failure = error
+    if isinstance(failure, TypeError) and values.dtype == object:
+        # pd.NA has no float(): the rare column that holds it is read again with
+        # every pd.NA as None, which NumPy reads as NaN.
+        try:
+            return np.array(_missing_as_none(values), dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            failure = error
+    raise type(failure)(
+        f"X holds values that are not numbers ({failure}); give such columns to a "
+        "CategoricalNB."
+    ) from None
 
 
 def _numeric_piece(part, start, stop, categorical):
