@@ -74,6 +74,19 @@ class DataConversionWarning(UserWarning):
     """
 
 
+def plain(value):
+    """value for a message: NumPy scalars (also inside lists, tuples and arrays)
+    as the Python values they hold, so that a message shows 6 and 'a', not
+    np.int64(6) and np.str_('a')."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain(v) for v in value)
+    return value
+
+
 def is_sparse(X):
     """Whether X is a SciPy sparse matrix or array, detected without importing SciPy."""
     module = type(X).__module__

@@ -8,6 +8,7 @@ import numpy as np
 from .._categorical import CategoricalNB
 from .._discrete import BernoulliNB, MultinomialNB
 from .._gaussian import GaussianNB
+from .._validation import plain
 from ._table import _is_extension, is_missing_object
 
 # "auto": an integer column with at most this many distinct values is categorical.
@@ -152,7 +153,7 @@ def _name_positions(names, table, owner):
     if unknown:
         raise ValueError(
             f"Columns {unknown!r} of {owner} are not columns of X, whose columns are "
-            f"{table.labels!r}."
+            f"{plain(table.labels)!r}."
         )
     return np.array([where[name] for name in names], dtype=np.intp)
 
