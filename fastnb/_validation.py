@@ -187,6 +187,18 @@ def _shape_errors(arr, name):
         )
 
 
+def _strings_error(arr, name):
+    """The error for an array of strings or bytes given as numeric X. As in
+    scikit-learn: numbers written as strings ("1.5") are not numbers; an object
+    array of them is converted, as scikit-learn converts it."""
+    return ValueError(
+        f"{name} needs numeric X, got an array of dtype {arr.dtype}: dtype='numeric' "
+        "is not compatible with arrays of bytes/strings. Convert your data to "
+        "numeric values explicitly instead (e.g. X.astype(float)); categories as "
+        "strings belong to CategoricalNB or ColumnwiseNB."
+    )
+
+
 def check_dense_X(X, name):
     """Validate a dense numeric X; return a C-contiguous float32 or float64 array.
 
@@ -207,8 +219,10 @@ def check_dense_X(X, name):
     if kind in "mM":
         raise TypeError(f"{name} needs numeric X, got dtype {arr.dtype}.")
     _shape_errors(arr, name)
+    if kind in "USV":
+        raise _strings_error(arr, name)
     if arr.dtype != np.float64 and arr.dtype != np.float32:
-        if kind in "USO" or kind == "V":
+        if kind == "O":
             try:
                 arr = arr.astype(np.float64)
             except ValueError as error:
@@ -363,8 +377,10 @@ def check_counts_X(X, name, *, canonical=False):
     if dtype.byteorder not in ("=", "|"):
         arr = arr.astype(dtype.newbyteorder("="))
         dtype = arr.dtype
+    if kind in "USV":
+        raise _strings_error(arr, name)
     if dtype not in _KERNEL_DTYPES:
-        if kind in "USOV":
+        if kind == "O":
             try:
                 arr = arr.astype(np.float64)
             except ValueError as error:

@@ -458,3 +458,27 @@ def test_messages_show_plain_values_not_numpy_reprs(rng):
     with pytest.raises(ValueError) as info:
         fastnb.ColumnwiseNB([("g", fastnb.GaussianNB(), ["x", "nope"])]).fit(frame, y)
     assert "['x', 'name']" in str(info.value) and "np." not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB", "BernoulliNB",
+                                  "ComplementNB"])
+def test_numbers_as_strings_are_rejected_as_scikit_learn_rejects_them(name):
+    """An array of strings or bytes ("1.5") is not numeric X, in fit, partial_fit
+    and predict, as in scikit-learn; an object array of them is converted, as
+    scikit-learn converts it."""
+    sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
+    X = np.array([[1.5, 2.0], [0.5, 3.0], [2.5, 1.0]])
+    y = [0, 1, 0]
+    for bad in (X.astype(str), X.astype(str).astype(bytes), X.astype(str).tolist()):
+        for call in (lambda m: m.fit(bad, y), lambda m: m.partial_fit(bad, y, [0, 1]),
+                     lambda m: m.fit(X, y).predict(bad)):
+            with pytest.raises(ValueError, match="not compatible with arrays of "
+                               "bytes/strings") as ours:
+                call(getattr(fastnb, name)())
+            assert name in str(ours.value)
+            with pytest.raises(ValueError, match="bytes/strings"):
+                call(getattr(sklearn_nb, name)())
+    objects = X.astype(str).astype(object)
+    assert_allclose(getattr(fastnb, name)().fit(objects, y).predict_proba(X),
+                    getattr(sklearn_nb, name)().fit(objects, y).predict_proba(X),
+                    rtol=1e-9)
