@@ -97,7 +97,9 @@ def feature_names_of(X):
     """Column names of a dataframe as an object array, or None (scikit-learn's rules)."""
     if isinstance(X, np.ndarray) or not hasattr(X, "columns"):
         return None
-    names = np.asarray(X.columns, dtype=object)
+    # A pyarrow Table's .columns are its column arrays; its names are column_names.
+    names = X.column_names if type(X).__module__.startswith("pyarrow") else X.columns
+    names = np.asarray(names, dtype=object)
     if names.ndim != 1 or len(names) == 0:
         return None
     kinds = sorted({type(name).__qualname__ for name in names})

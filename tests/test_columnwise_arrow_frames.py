@@ -77,6 +77,7 @@ def test_a_pyarrow_table_is_read_as_polars_is(rng):
     table = frame.to_arrow()
     from_polars = ColumnwiseNB(BY_NAME).fit(frame, y)
     model = ColumnwiseNB(BY_NAME).fit(table, y)
+    assert_array_equal(model.feature_names_in_, table.column_names)
     assert_allclose(model.predict_proba(table), from_polars.predict_proba(frame),
                     rtol=1e-12)
 
