@@ -16,12 +16,26 @@ Examples
 
 import os as _os
 
+try:
+    # First: fastnb/_version.py exists only in a build (meson writes it), so its
+    # absence means this is the source tree, not an installed fastnb.
+    from ._version import __version__
+except ModuleNotFoundError as _error:
+    if _error.name != __name__ + "._version":
+        raise
+    raise ImportError(
+        f"fastnb was imported from its source tree ({_os.path.dirname(__file__)}), "
+        "which has no compiled build: Python puts the current folder first on "
+        "its path. Run Python with -P (`python -P ...`, as the README does) or "
+        "from outside the clone to use the installed fastnb, or install the "
+        "clone editable (`pip install --no-build-isolation -e .`)."
+    ) from None
+
 from ._categorical import CategoricalNB
 from ._columnwise import ColumnwiseNB
 from ._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from ._gaussian import GaussianNB
 from ._persist import load, merge
-from ._version import __version__
 from ._threads import effective_n_threads, openmp_enabled, show_config
 from ._validation import DataConversionWarning, NotFittedError
 

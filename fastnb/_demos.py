@@ -60,7 +60,7 @@ def _confusion(y_true, y_pred, n_classes):
 
 
 def iris_all_features_demo():
-    """Article 000: Gaussian NB on iris, all four features, 75/25 split: 100%.
+    """GaussianNB on iris, all four features, 75/25 split: 100% (article 000).
 
     Examples
     --------
@@ -74,7 +74,8 @@ def iris_all_features_demo():
     accuracy = float(np.mean(predicted == y[test]))
     matrix = _confusion(y[test], predicted, 3)
     lines = [
-        "Article 000 - Gaussian NB on iris, 4 features, 75/25 split",
+        "Measurements - GaussianNB: iris species from 4 flower measurements, "
+        "75/25 train/test split",
         f"Result: {100 * accuracy:.2f}% Correct ({len(test)} test flowers, "
         f"split seed {IRIS_SPLIT_SEED})",
         "Confusion matrix (rows: true " + ", ".join(IRIS_TARGET_NAMES) + "):",
@@ -88,7 +89,7 @@ def iris_all_features_demo():
 
 
 def iris_two_features_demo():
-    """Article 001: Gaussian NB on the first two iris features, 80/20 split: 80%.
+    """GaussianNB on the first two iris features, 80/20 split: 80% (article 001).
 
     Examples
     --------
@@ -101,7 +102,8 @@ def iris_two_features_demo():
     model = GaussianNB().fit(X[train], y[train])
     accuracy = model.score(X[test], y[test])
     return "\n".join([
-        "Article 001 - Gaussian NB on iris, sepal length and width, 80/20 split",
+        "Fewer measurements - GaussianNB: iris species from sepal length and width "
+        "only, 80/20 split",
         f"Accuracy of our model: {100 * accuracy:.1f}% ({len(test)} test flowers, "
         f"split seed {IRIS_SPLIT_SEED})",
         "Mean accuracy over 200 random 80/20 splits: "
@@ -191,7 +193,8 @@ def bernoulli_seed_demo():
     proba = model.predict_proba(x)[0]
     p_feature = np.exp(model.feature_log_prob_)
     lines = [
-        "Bernoulli Naive Bayes: 13 people, 4 binary features, Scottish (1) or English (0)",
+        "Yes/no features - BernoulliNB: Scottish (1) or English (0) from 4 habits "
+        "of 13 people",
         f"  class counts: English {model.class_count_[0]:.0f}, "
         f"Scottish {model.class_count_[1]:.0f}",
     ]
@@ -246,7 +249,7 @@ def categorical_seed_demo():
     --------
     >>> from fastnb._demos import categorical_seed_demo
     >>> print(categorical_seed_demo().splitlines()[-1])
-    predicted: <=50K (the article's answer: <=50K)
+    predicted: <=50K (by hand: <=50K)
     """
     from ._categorical import CategoricalNB
 
@@ -255,20 +258,22 @@ def categorical_seed_demo():
     jll = model.predict_joint_log_proba(query)[0]
     expected = {">50K": 2 / 27, "<=50K": 8 / 27}
     lines = [
-        "CategoricalNB on raw strings: Naive Bayes as a table of value counts per class",
-        "(article 002's census example; no encoder, alpha ~ 0)",
+        "Categories as raw strings - CategoricalNB: income class from 3 census "
+        "answers, 6 people",
+        "(no encoder; alpha ~ 0, so each P(x | class) is a count that can be checked "
+        "by hand)",
         "query: native-country=United-States, hours-per-week=40, "
         "occupation=Exec-managerial",
     ]
     for c, label in enumerate(model.classes_):
         likelihood = math.exp(jll[c] - model.class_log_prior_[c])
         lines.append(
-            f"  P(x | {label:>5}) = {likelihood:.6f}   article: "
+            f"  P(x | {label:>5}) = {likelihood:.6f}   by hand: "
             f"{expected[str(label)]:.6f}   P({label}) = "
             f"{math.exp(model.class_log_prior_[c]):.3f}"
         )
     lines.append(
-        f"predicted: {model.predict(query)[0]} (the article's answer: <=50K)"
+        f"predicted: {model.predict(query)[0]} (by hand: <=50K)"
     )
     return "\n".join(lines)
 

@@ -74,6 +74,19 @@ class DataConversionWarning(UserWarning):
     """
 
 
+def plain(value):
+    """value for a message: NumPy scalars (also inside lists, tuples and arrays)
+    as the Python values they hold, so that a message shows 6 and 'a', not
+    np.int64(6) and np.str_('a')."""
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, (list, tuple)):
+        return type(value)(plain(v) for v in value)
+    return value
+
+
 def is_sparse(X):
     """Whether X is a SciPy sparse matrix or array, detected without importing SciPy."""
     module = type(X).__module__
@@ -84,7 +97,9 @@ def feature_names_of(X):
     """Column names of a dataframe as an object array, or None (scikit-learn's rules)."""
     if isinstance(X, np.ndarray) or not hasattr(X, "columns"):
         return None
-    names = np.asarray(X.columns, dtype=object)
+    # A pyarrow Table's .columns are its column arrays; its names are column_names.
+    names = X.column_names if type(X).__module__.startswith("pyarrow") else X.columns
+    names = np.asarray(names, dtype=object)
     if names.ndim != 1 or len(names) == 0:
         return None
     kinds = sorted({type(name).__qualname__ for name in names})
@@ -174,6 +189,18 @@ def _shape_errors(arr, name):
         )
 
 
+def _strings_error(arr, name):
+    """The error for an array of strings or bytes given as numeric X. As in
+    scikit-learn: numbers written as strings ("1.5") are not numbers; an object
+    array of them is converted, as scikit-learn converts it."""
+    return ValueError(
+        f"{name} needs numeric X, got an array of dtype {arr.dtype}: dtype='numeric' "
+        "is not compatible with arrays of bytes/strings. Convert your data to "
+        "numeric values explicitly instead (e.g. X.astype(float)); categories as "
+        "strings belong to CategoricalNB or ColumnwiseNB."
+    )
+
+
 def check_dense_X(X, name):
     """Validate a dense numeric X; return a C-contiguous float32 or float64 array.
 
@@ -194,8 +221,10 @@ def check_dense_X(X, name):
     if kind in "mM":
         raise TypeError(f"{name} needs numeric X, got dtype {arr.dtype}.")
     _shape_errors(arr, name)
+    if kind in "USV":
+        raise _strings_error(arr, name)
     if arr.dtype != np.float64 and arr.dtype != np.float32:
-        if kind in "USO" or kind == "V":
+        if kind == "O":
             try:
                 arr = arr.astype(np.float64)
             except ValueError as error:
@@ -350,8 +379,10 @@ def check_counts_X(X, name, *, canonical=False):
     if dtype.byteorder not in ("=", "|"):
         arr = arr.astype(dtype.newbyteorder("="))
         dtype = arr.dtype
+    if kind in "USV":
+        raise _strings_error(arr, name)
     if dtype not in _KERNEL_DTYPES:
-        if kind in "USOV":
+        if kind == "O":
             try:
                 arr = arr.astype(np.float64)
             except ValueError as error:

@@ -443,3 +443,50 @@ def test_categorical_bad_input_raises_clearly_and_leaves_model_unchanged(
     assert pickle.dumps(after, protocol=5) == before
     model.set_params(**params)
     assert_array_equal(model.predict(X), fastnb.CategoricalNB().fit(X, y).predict(X))
+
+
+def test_messages_show_plain_values_not_numpy_reprs(rng):
+    """Labels, columns and categories read from NumPy arrays are shown as the
+    Python values they hold: 1 and 'a', not np.int64(1) and np.str_('a')."""
+    from fastnb._validation import plain
+
+    assert plain([np.int64(6), (np.str_("a"), np.float32(0.5))]) == [6, ("a", 0.5)]
+    X = rng.random((6, 3)) - 5
+    y = np.array([1, 2, 3, 1, 2, 3])
+    spec = [("g", fastnb.GaussianNB(), [0]), ("m", fastnb.MultinomialNB(), [1, 2])]
+    with pytest.raises(ValueError) as info:
+        fastnb.ColumnwiseNB(spec).fit(X, y)
+    assert "(columns [1, 2])" in str(info.value)
+    codes = np.array([[np.str_("a")], [np.str_("b")]], dtype=object)
+    with pytest.raises(ValueError) as info:
+        fastnb.CategoricalNB(min_categories=3).fit(codes, [0, 1])
+    assert "the value 'a'" in str(info.value)
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"x": rng.random(6), "name": list("abcabc")})
+    with pytest.raises(ValueError) as info:
+        fastnb.ColumnwiseNB([("g", fastnb.GaussianNB(), ["x", "nope"])]).fit(frame, y)
+    assert "['x', 'name']" in str(info.value) and "np." not in str(info.value)
+
+
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB", "BernoulliNB",
+                                  "ComplementNB"])
+def test_numbers_as_strings_are_rejected_as_scikit_learn_rejects_them(name):
+    """An array of strings or bytes ("1.5") is not numeric X, in fit, partial_fit
+    and predict, as in scikit-learn; an object array of them is converted, as
+    scikit-learn converts it."""
+    sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
+    X = np.array([[1.5, 2.0], [0.5, 3.0], [2.5, 1.0]])
+    y = [0, 1, 0]
+    for bad in (X.astype(str), X.astype(str).astype(bytes), X.astype(str).tolist()):
+        for call in (lambda m: m.fit(bad, y), lambda m: m.partial_fit(bad, y, [0, 1]),
+                     lambda m: m.fit(X, y).predict(bad)):
+            with pytest.raises(ValueError, match="not compatible with arrays of "
+                               "bytes/strings") as ours:
+                call(getattr(fastnb, name)())
+            assert name in str(ours.value)
+            with pytest.raises(ValueError, match="bytes/strings"):
+                call(getattr(sklearn_nb, name)())
+    objects = X.astype(str).astype(object)
+    assert_allclose(getattr(fastnb, name)().fit(objects, y).predict_proba(X),
+                    getattr(sklearn_nb, name)().fit(objects, y).predict_proba(X),
+                    rtol=1e-9)

@@ -627,3 +627,32 @@ def test_penguins_beat_the_best_single_model_pipeline():
     best = max(cross_val_score(model, X, y, cv=folds).mean()
                for model in (gaussian, categorical))
     assert ours >= 0.975 and ours > best, (ours, best)
+
+
+@pytest.mark.parametrize("missing", [None, pd.NA])
+def test_none_and_pd_na_in_an_object_array_are_missing_as_nan_is(rng, missing):
+    """Every column kind that takes missing values (bool, float, counts,
+    categories) reads None and pd.NA in a NumPy object array as NaN; "auto"
+    does not let them turn a bool or float column into categories."""
+    n = 200
+    y = rng.integers(0, 2, n)
+    X = np.empty((n, 4), dtype=object)
+    X[:, 0] = (rng.random(n) < 0.3 + 0.4 * y).tolist()
+    X[:, 1] = (rng.normal(size=n) + y).tolist()
+    X[:, 2] = rng.poisson(1 + y, n).astype(float).tolist()
+    X[:, 3] = np.array(["a", "b", "c"], dtype=object)[rng.integers(0, 3, n)]
+    gone = rng.random((n, 4)) < 0.1
+    with_nan = X.copy()
+    with_nan[gone] = np.nan
+    X[gone] = missing
+    spec = [("flags", BernoulliNB(), [0]), ("normal", GaussianNB(), [1]),
+            ("counts", MultinomialNB(), [2]), ("words", CategoricalNB(), [3])]
+    expected = ColumnwiseNB(spec).fit(with_nan, y)
+    model = ColumnwiseNB(spec).fit(X, y)
+    assert_allclose(model.predict_proba(X), expected.predict_proba(with_nan),
+                    rtol=1e-12)
+    auto = ColumnwiseNB("auto").fit(X[:, :2], y)
+    assert [(name, columns) for name, _, columns in auto.estimators_] == [
+        ("gaussian", [1]), ("bernoulli", [0])]
+    assert_allclose(auto.predict_proba(X[:, :2]), ColumnwiseNB(spec[:2]).fit(
+        with_nan[:, :2], y).predict_proba(with_nan[:, :2]), rtol=1e-12)

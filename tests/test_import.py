@@ -27,3 +27,25 @@ def test_show_config_reports_openmp_and_threads():
     assert config["threads"] == fastnb.effective_n_threads()
     assert config["threads"] >= 1
     assert config["simd"] in ("avx2", "baseline")
+
+
+def test_import_from_the_source_tree_says_what_to_do(tmp_path):
+    # What `import fastnb` meets inside a clone without -P: the source folder,
+    # which has no fastnb/_version.py (meson writes it into a build). A copy under
+    # another name stands for it, so that no installed fastnb is found instead.
+    import pathlib
+    import shutil
+
+    import fastnb
+
+    source = pathlib.Path(fastnb.__file__).parent
+    copy = tmp_path / "fastnb_source_copy"
+    shutil.copytree(source, copy, ignore=shutil.ignore_patterns("_version.py", "*.so"))
+    result = subprocess.run(
+        [sys.executable, "-c", "import fastnb_source_copy"],
+        capture_output=True, text=True, cwd=tmp_path,
+    )
+    assert result.returncode != 0
+    last_line = result.stderr.strip().splitlines()[-1]
+    assert last_line.startswith("ImportError: fastnb was imported from its source tree")
+    assert "python -P" in last_line and "-e ." in last_line

@@ -60,3 +60,10 @@ def test_python_m_fastnb_runs_the_demo(tmp_path):
     assert result.returncode == 0, result.stderr
     assert "Result: 100.00% Correct" in result.stdout
     assert "Accuracy of our model: 80.0%" in result.stdout
+    # Headings say what each example shows, not which source it came from.
+    for heading in ("Measurements - GaussianNB", "Fewer measurements - GaussianNB",
+                    "Categories as raw strings - CategoricalNB",
+                    "Yes/no features - BernoulliNB", "Mixed columns - ColumnwiseNB",
+                    "Text: raw documents"):
+        assert heading in result.stdout, heading
+    assert "Article" not in result.stdout and "seed article" not in result.stdout

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._validation import _shape_errors, is_sparse
+from .._validation import _shape_errors, is_sparse, plain
 
 __all__ = ["Columns", "NumericBlock", "ObjectBlock", "PandasCategoricalColumn",
            "column_label", "raise_unhashable", "split_columns", "KERNEL_DTYPES"]
@@ -157,7 +157,7 @@ def _dataframe_columns(X, name):
 
 def column_label(names, j):
     """How errors name column j: its index, and its name when X had names."""
-    return f"{j} ({names[j]!r})" if names is not None else f"{j}"
+    return f"{j} ({plain(names[j])!r})" if names is not None else f"{j}"
 
 
 def raise_unhashable(column, j, names):
@@ -168,7 +168,7 @@ def raise_unhashable(column, j, names):
         except TypeError:
             raise TypeError(
                 f"X column {column_label(names, j)} holds an unhashable value "
-                f"{value!r} of type {type(value).__name__}: every category value "
+                f"{plain(value)!r} of type {type(value).__name__}: every category value "
                 "must be hashable (the argument must be a string, bytes, a number "
                 "or another hashable value)."
             ) from None

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import plain
 from ._columns import NumericBlock, ObjectBlock, column_label, raise_unhashable
 from ._kernels import TAG, count as count_kernels, keys as key_kernels
 
@@ -238,7 +239,7 @@ def _raise_not_codes(j, names, *, lowest=None, integral=True, batch=None):
         bad = [i for i in range(batch.tags.size)
                if batch.tags[i] != TAG["int"] or as_int[i] < 0]
         value = batch.values[bad[0]] if batch.values is not None else as_int[bad[0]]
-        what = f"the value {value!r}"
+        what = f"the value {plain(value)!r}"
     elif not integral:
         what = "a non-integer value"
     else:

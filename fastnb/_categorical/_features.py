@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._validation import plain
 from ._columns import column_label
 from ._counting import BucketBatch, CodeBatch, ValueBatch
 from ._kernels import TAG, keys as key_kernels, predict as predict_kernels
@@ -104,7 +105,8 @@ def _merge_values(old, batch, k, j, names):
             if not bool(old.categories[position[i]] == batch.values[i]):
                 raise ValueError(
                     f"64-bit key collision in feature {column_label(names, j)} "
-                    f"between {old.categories[position[i]]!r} and {batch.values[i]!r}."
+                    f"between {plain(old.categories[position[i]])!r} and "
+                    f"{plain(batch.values[i])!r}."
                 )
     # A value is a category once it has carried weight: zero-weight samples are as
     # if absent (scikit-learn's sample-weight equivalence).
@@ -131,7 +133,7 @@ def _merge_values(old, batch, k, j, names):
         a, b = duplicate
         raise ValueError(
             f"64-bit key collision in feature {column_label(names, j)} "
-            f"between {categories[a]!r} and {categories[b]!r}."
+            f"between {plain(categories[a])!r} and {plain(categories[b])!r}."
         )
     return FeatureState("value", categories, np.ascontiguousarray(counts), tags, keys,
                         (table_keys, table_tags, table_rows))

@@ -8,7 +8,8 @@ import numpy as np
 from .._categorical import CategoricalNB
 from .._discrete import BernoulliNB, MultinomialNB
 from .._gaussian import GaussianNB
-from ._table import _is_extension
+from .._validation import plain
+from ._table import _is_extension, is_missing_object
 
 # "auto": an integer column with at most this many distinct values is categorical.
 AUTO_MAX_INTEGER_CATEGORIES = 32
@@ -24,12 +25,14 @@ _OWN_PRIOR_PARAMS = {"priors": None, "class_prior": None, "fit_prior": True}
 # -- "auto": one sub-model per kind of column ----------------------------------------
 
 def _object_kind(values):
-    """The kind of an object column from the types of its values."""
+    """The kind of an object column from the types of its values (None and pd.NA
+    are missing values, of no kind)."""
     kinds = set()
-    for kind in map(type, values):
+    for value in values:
+        kind = type(value)
         if kind is bool or kind is np.bool_:
             kinds.add("bool")
-        elif kind is type(None):
+        elif is_missing_object(value):
             continue
         elif issubclass(kind, (int, np.integer)):
             kinds.add("int")
@@ -42,7 +45,8 @@ def _object_kind(values):
     if kinds == {"bool"}:
         return "bernoulli"
     if kinds == {"int"}:
-        present = np.array([v for v in values if v is not None], dtype=object)
+        present = np.array([v for v in values if not is_missing_object(v)],
+                           dtype=object)
         return _integer_kind(present)
     if "bool" in kinds:
         return "categorical"
@@ -149,7 +153,7 @@ def _name_positions(names, table, owner):
     if unknown:
         raise ValueError(
             f"Columns {unknown!r} of {owner} are not columns of X, whose columns are "
-            f"{table.labels!r}."
+            f"{plain(table.labels)!r}."
         )
     return np.array([where[name] for name in names], dtype=np.intp)
 

@@ -11,7 +11,7 @@ from .._categorical import CategoricalNB
 from .._discrete import ComplementNB
 from .._params import check_n_threads, check_prior_param, param_error, resolve_priors
 from .._threads import threads_for
-from .._validation import check_y, feature_names_of
+from .._validation import check_y, feature_names_of, plain
 from ._columns import (
     _AUTO_ESTIMATORS,
     _OWN_PRIOR_PARAMS,
@@ -287,7 +287,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         if isinstance(self.estimators, str):
             groups = {}
             for j in range(table.n_columns):
-                label = table.labels[j] if table.labels is not None else j
+                label = self._label(table, j)
                 groups.setdefault(_auto_kind(table.column(j), label), []).append(j)
             return [(name, cls(n_threads=self.n_threads),
                      np.array(groups[name], dtype=np.intp))
@@ -336,7 +336,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
 
     @staticmethod
     def _label(table, j):
-        return table.labels[j] if table.labels is not None else j
+        return plain(table.labels[j] if table.labels is not None else j)
 
     # -- fitting --------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -345,8 +345,8 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         Parameters
         ----------
         X : array-like or DataFrame of shape (n_samples, n_features)
-            Training data: a DataFrame with columns of any dtypes, a NumPy array,
-            or a list of rows.
+            Training data: a DataFrame (pandas, polars, a pyarrow Table) with
+            columns of any dtypes, a NumPy array, or a list of rows.
         y : array-like of shape (n_samples,)
             Target values: any labels.
         sample_weight : array-like of shape (n_samples,), default=None
@@ -428,7 +428,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
 
     def _sub_model_error(self, error, sub_name, table, positions):
         """The error of a sub-model (or of reading its columns), saying which."""
-        columns = [self._label(table, j) for j in positions]
+        columns = [self._label(table, j) for j in positions.tolist()]
         return type(error)(f"{type(self).__name__} sub-estimator {sub_name!r} (columns "
                            f"{columns}): {error}")
 

@@ -18,6 +18,44 @@ def _is_dataframe(X):
     return hasattr(X, "columns") and hasattr(X, "dtypes") and hasattr(X, "iloc")
 
 
+def _arrow_table(X):
+    """X as a pyarrow Table when it is a data frame that exports Arrow (polars,
+    pyarrow's Table, any frame with ``__arrow_c_stream__`` or ``to_arrow``) and
+    pandas and pyarrow are installed; else None. pandas frames are not asked:
+    their columns are read as they are."""
+    if _is_dataframe(X) or isinstance(X, np.ndarray) or not hasattr(X, "columns") \
+            or not (hasattr(X, "__arrow_c_stream__") or hasattr(X, "to_arrow")):
+        return None
+    try:
+        import pandas  # noqa: F401  (the extension columns below are pandas')
+        import pyarrow as pa
+    except ImportError:
+        return None
+    table = pa.table(X) if hasattr(X, "__arrow_c_stream__") else X.to_arrow()
+    return table if isinstance(table, pa.Table) else None
+
+
+def _arrow_column(column):
+    """One Arrow column (ChunkedArray) as the pandas path reads it: numbers and
+    bools without nulls as NumPy arrays (floats with nulls too, as NaN);
+    dictionaries (polars' Categorical and Enum) as pandas categoricals; strings
+    and the rest as pandas Series of ArrowDtype, so Arrow strings take the
+    string-table path (_arrow_strings) as pandas' own Arrow strings do."""
+    import pandas as pd
+    import pyarrow as pa
+
+    kind = column.type
+    if pa.types.is_floating(kind) or (
+            column.null_count == 0 and (pa.types.is_integer(kind)
+                                        or pa.types.is_boolean(kind))):
+        return column.to_numpy()
+    if pa.types.is_dictionary(kind):
+        return column.to_pandas()
+    if pa.types.is_string_view(kind):
+        column = column.cast(pa.large_string())
+    return pd.Series(pd.arrays.ArrowExtensionArray(column), copy=False)
+
+
 def _is_extension(column):
     """A pandas Series of an extension dtype (category, str, Int64, boolean, ...)."""
     return not isinstance(column, np.ndarray)
@@ -39,7 +77,13 @@ class _Table:
                 "accept sparse input."
             )
         self.array = self.columns = self.labels = None
-        if _is_dataframe(X):
+        arrow = _arrow_table(X)
+        if arrow is not None:
+            shape = arrow.shape
+            _shape_errors(np.empty(shape, dtype=np.bool_), name)
+            self.labels = list(arrow.column_names)
+            self.columns = [_arrow_column(column) for column in arrow.columns]
+        elif _is_dataframe(X):
             shape = X.shape
             if len(shape) != 2:
                 raise ValueError(f"Found array with dim {len(shape)}. {name} expected <= 2.")
@@ -55,8 +99,14 @@ class _Table:
             _shape_errors(array, name)
             if array.dtype.kind == "c":
                 raise ValueError(f"Complex data not supported\n{array!r}\n")
-            self.array = array
-        self.n_samples, self.n_columns = X.shape if self.array is None else array.shape
+            self.array, shape = array, array.shape
+            labels = getattr(X, "columns", None)
+            if not isinstance(X, np.ndarray) and labels is not None and all(
+                    isinstance(label, str) for label in labels):
+                # A frame read as one array (no pyarrow to read it by columns):
+                # its names still select columns.
+                self.labels = list(labels)
+        self.n_samples, self.n_columns = shape
         self.shape = (self.n_samples, self.n_columns)
         self._arrow = {}
 
@@ -229,16 +279,35 @@ def _stack_columns(pieces):
     return out
 
 
+def is_missing_object(value):
+    """Whether an object cell is a missing value other than NaN: None, or pandas'
+    ``pd.NA`` (recognised without importing pandas)."""
+    return value is None or (type(value).__name__ == "NAType"
+                             and type(value).__module__.startswith("pandas"))
+
+
+_missing_as_none = np.frompyfunc(lambda v: None if is_missing_object(v) else v, 1, 1)
+
+
 def _as_float(values):
-    """Object or string values as float64 (None -> NaN), or a clear error. A
-    TypeError stays a TypeError (an unhashable or odd object), as in NumPy."""
+    """Object or string values as float64 (None and pd.NA -> NaN), or a clear
+    error. A TypeError stays a TypeError (an unhashable or odd object), as in
+    NumPy."""
     try:
         return np.array(values, dtype=np.float64)
     except (TypeError, ValueError) as error:
-        raise type(error)(
-            f"X holds values that are not numbers ({error}); give such columns to a "
-            "CategoricalNB."
-        ) from None
+        failure = error
+    if isinstance(failure, TypeError) and values.dtype == object:
+        # pd.NA has no float(): the rare column that holds it is read again with
+        # every pd.NA as None, which NumPy reads as NaN.
+        try:
+            return np.array(_missing_as_none(values), dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            failure = error
+    raise type(failure)(
+        f"X holds values that are not numbers ({failure}); give such columns to a "
+        "CategoricalNB."
+    ) from None
 
 
 def _numeric_piece(part, start, stop, categorical):
