@@ -9,10 +9,13 @@ name of that tensor. ``model_inputs`` says what inputs a model's graph takes.
 import numpy as np
 from onnx import TensorProto
 
+from .._categorical import CategoricalNB
+from .._categorical._kernels import LOOKUP
 from .._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from .._gaussian import GaussianNB
+from ._graph import ML_DOMAIN
 
-SUPPORTED = (GaussianNB, BernoulliNB, MultinomialNB, ComplementNB)
+SUPPORTED = (GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB)
 
 # Rows of features computed at a time when the weights of a sparse count table
 # are written out: (TABLE_BLOCK, k) float64 scratch (~18 MB at 35 classes), so
@@ -35,11 +38,61 @@ def check_fitted(model):
 # -- inputs ------------------------------------------------------------------------
 
 
+def _categorical_features(model):
+    """Per feature of a CategoricalNB: ("code", None) for an integer-code feature,
+    ("string", categories) or ("number", categories) for a value feature."""
+    lookup = model._predict_tables.lookup
+    kinds = []
+    for j, categories in enumerate(model.categories_):
+        if lookup[j] == LOOKUP["code"]:
+            kinds.append(("code", None))
+            continue
+        if lookup[j] != LOOKUP["hash"]:
+            raise ValueError(
+                "CategoricalNB with hash_buckets cannot be exported to ONNX: its "
+                "buckets come from fastnb's own 64-bit hash of each value. Fit "
+                "without hash_buckets to export.")
+        values = list(categories)
+        if all(isinstance(v, str) for v in values):
+            kinds.append(("string", values))
+        elif all(isinstance(v, (int, float, np.integer, np.floating))
+                 and not isinstance(v, (bool, np.bool_)) for v in values):
+            kinds.append(("number", np.array(values, dtype=np.float64)))
+        else:
+            raise ValueError(
+                f"CategoricalNB feature {_feature_name(model, j)} has categories of "
+                f"types {sorted({type(v).__name__ for v in values})}: ONNX inputs "
+                "are numbers or strings, one type a column.")
+    return kinds
+
+
+def _feature_name(model, j):
+    names = getattr(model, "feature_names_in_", None)
+    return repr(str(names[j])) if names is not None else str(j)
+
+
+def _categorical_input_kind(model, features=None):
+    """"string" or "number": the one input type of a CategoricalNB's columns."""
+    features = _categorical_features(model) if features is None else features
+    kinds = {"string" if kind == "string" else "number" for kind, _ in features}
+    if len(kinds) > 1:
+        strings = [_feature_name(model, j) for j, (kind, _) in enumerate(features)
+                   if kind == "string"]
+        raise ValueError(
+            "CategoricalNB has string features (" + ", ".join(strings) + ") and "
+            "numeric ones: one ONNX tensor holds one type. Encode the numbers as strings to "
+            "export.")
+    return kinds.pop() if kinds else "number"
+
+
 def model_inputs(model, dtype):
     """[(name, element type, n_columns)]: the graph's inputs, one (n,
-    n_features) tensor ``X``."""
+    n_features) tensor ``X`` (strings for a CategoricalNB of string features)."""
     float_type = TensorProto.FLOAT if np.dtype(dtype) == np.float32 else TensorProto.DOUBLE
-    return [("X", float_type, model.n_features_in_)]
+    element = float_type
+    if isinstance(model, CategoricalNB) and _categorical_input_kind(model) == "string":
+        element = TensorProto.STRING
+    return [("X", element, model.n_features_in_)]
 
 
 # -- GaussianNB --------------------------------------------------------------------
@@ -118,11 +171,106 @@ def discrete_jll(graph, model, x):
     return graph.node("Sub", [jll, correction], "jll_observed")
 
 
+# -- CategoricalNB -----------------------------------------------------------------
+
+
+def _categorical_table(model):
+    """(sum_j (n_categories[j] + 1), k) log probabilities, feature by feature, each
+    feature's last row the smoothed probability of an unseen category (read from
+    the model's predict tables), and each feature's first row in it."""
+    tables = model._predict_tables
+    k = model.classes_.shape[0]
+    blocks = []
+    for j, n_categories in enumerate(tables.n_categories):
+        start = tables.block_start[j]
+        size = (n_categories + 1) * tables.row_width
+        blocks.append(tables.log_prob[start:start + size].reshape(-1, tables.row_width)[:, :k])
+    sizes = np.array([b.shape[0] for b in blocks], dtype=np.int64)
+    return np.concatenate(blocks), np.concatenate([[0], np.cumsum(sizes)[:-1]])
+
+
+def categorical_jll(graph, model, x):
+    """jll[c] = log prior[c] + sum over observed j of log P(x_j | c): each value's
+    row in its feature's block of the table (an integer code is its own row, a
+    value is looked up among ``categories_``; unseen: the block's last row),
+    gathered, and the missing values' rows left out.
+
+    ``x`` is the (n, d) input, or a list of d (n, 1) columns (ColumnwiseNB's
+    inputs, which may mix strings and numbers)."""
+    features = _categorical_features(model)
+    if isinstance(x, str):
+        _categorical_input_kind(model, features)
+        columns = [graph.columns(x, [j], "column") for j in range(len(features))]
+    else:
+        columns = list(x)
+    table, first_row = _categorical_table(model)
+    n_categories = model._predict_tables.n_categories
+    rows, missing = [], []
+    for j, ((feature_kind, categories), column) in enumerate(zip(features, columns)):
+        if feature_kind == "string":
+            # strings have no missing value: every row is looked up
+            row = graph.node("LabelEncoder", [column], "row", domain=ML_DOMAIN,
+                             keys_strings=categories,
+                             values_int64s=list(range(len(categories))),
+                             default_int64=int(n_categories[j]))
+            rows.append(row)
+            missing.append(graph.node("Less", [row, graph.const(
+                np.zeros(1, dtype=np.int64), "zero_row")], "missing"))
+            continue
+        missing.append(graph.node("IsNaN", [column], "missing"))
+        unseen = graph.const(np.array([n_categories[j]], dtype=np.int64), "unseen")
+        if feature_kind == "code":
+            # an integer in [0, n_categories) is its own row
+            whole = graph.node("Equal", [column, graph.node("Floor", [column])])
+            low = graph.node("GreaterOrEqual", [column, graph.const(np.zeros(1), "zero")])
+            high = graph.node("Less", [column, graph.const(
+                np.array([n_categories[j]], dtype=np.float64), "n_categories")])
+            code = graph.node("And", [graph.node("And", [whole, low]), high], "is_code")
+            safe = graph.node("Where", [code, column, graph.const(np.zeros(1), "zero")],
+                              "safe_code")
+            as_int = graph.node("Cast", [safe], "code", to=TensorProto.INT64)
+            rows.append(graph.node("Where", [code, as_int, unseen], "row"))
+            continue
+        _check_exact(categories, graph.dtype, model, j)
+        # a value feature: the first category equal to the value, else unseen
+        equal = graph.node("Equal", [column, graph.const(categories[None, :],
+                                                         "categories")], "equal")
+        hits = graph.node("Cast", [equal], "hits", to=TensorProto.INT32)
+        found = graph.reduce("ReduceMax", hits, 1, True, "found")
+        position = graph.node("ArgMax", [hits], "position", axis=1, keepdims=1)
+        is_found = graph.node("Cast", [found], "is_found", to=TensorProto.BOOL)
+        rows.append(graph.node("Where", [is_found, position, unseen], "row"))
+    row = graph.node("Concat", rows, "rows", axis=1) if len(rows) > 1 else rows[0]
+    mask = graph.node("Concat", missing, "missing", axis=1) if len(missing) > 1 else missing[0]
+    index = graph.node("Add", [row, graph.const(first_row, "first_row",
+                                                dtype=np.int64)], "table_row")
+    gathered = graph.node("Gather", [graph.const(table, "log_prob"), index],
+                          "log_terms", axis=0)
+    gathered = graph.node("Where", [graph.unsqueeze(mask, 2), graph.const(
+        np.zeros(1), "zero"), gathered], "observed_terms")
+    total = graph.reduce("ReduceSum", gathered, 1, False, "total")
+    return graph.node("Add", [total, graph.const(model._predict_tables.class_log_prior,
+                                                 "class_log_prior")], "jll")
+
+
+def _check_exact(categories, dtype, model, j):
+    """The categories of a numeric value feature are exact in the input's dtype:
+    else two categories, or a category and an unseen value, would be one."""
+    rounded = categories.astype(dtype).astype(np.float64)
+    if not np.array_equal(rounded, categories):
+        bad = categories[rounded != categories][:3].tolist()
+        raise ValueError(
+            f"CategoricalNB feature {_feature_name(model, j)} has categories {bad} "
+            f"that {np.dtype(dtype).name} does not hold exactly: export with "
+            "dtype=np.float64.")
+
+
 MODEL_JLL = {
     GaussianNB: gaussian_jll,
     BernoulliNB: discrete_jll,
     MultinomialNB: discrete_jll,
     ComplementNB: discrete_jll,
+    CategoricalNB: categorical_jll,
 }
 
 
