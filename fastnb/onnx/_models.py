@@ -11,11 +11,13 @@ from onnx import TensorProto
 
 from .._categorical import CategoricalNB
 from .._categorical._kernels import LOOKUP
+from .._columnwise import ColumnwiseNB
 from .._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from .._gaussian import GaussianNB
 from ._graph import ML_DOMAIN
 
-SUPPORTED = (GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB)
+SUPPORTED = (GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB,
+             ColumnwiseNB)
 
 # Rows of features computed at a time when the weights of a sparse count table
 # are written out: (TABLE_BLOCK, k) float64 scratch (~18 MB at 35 classes), so
@@ -33,6 +35,9 @@ def check_fitted(model):
         raise ValueError(
             f"This {type(model).__name__} instance is not fitted yet (it has no "
             "classes_): call fit before exporting it to ONNX.")
+    if isinstance(model, ColumnwiseNB):
+        for _, sub_model, _ in model.estimators_:
+            check_fitted(sub_model)
 
 
 # -- inputs ------------------------------------------------------------------------
@@ -80,15 +85,34 @@ def _categorical_input_kind(model, features=None):
                    if kind == "string"]
         raise ValueError(
             "CategoricalNB has string features (" + ", ".join(strings) + ") and "
-            "numeric ones: one ONNX tensor holds one type. Encode the numbers as strings to "
-            "export.")
+            "numeric ones: one ONNX tensor holds one type. Model them with a "
+            "ColumnwiseNB (one input a column) to export, or encode the numbers "
+            "as strings.")
     return kinds.pop() if kinds else "number"
 
 
 def model_inputs(model, dtype):
-    """[(name, element type, n_columns)]: the graph's inputs, one (n,
-    n_features) tensor ``X`` (strings for a CategoricalNB of string features)."""
+    """[(name, element type, n_columns)]: the graph's inputs.
+
+    One (n, n_features) tensor ``X`` for every model but ColumnwiseNB, which
+    takes one (n, 1) tensor a column it models, named after the column
+    (``feature_names_in_``, else ``x0``, ``x1``, ...), typed by the sub-model of
+    the column: strings for a CategoricalNB's string columns, the float type
+    otherwise. Dropped columns are not inputs."""
     float_type = TensorProto.FLOAT if np.dtype(dtype) == np.float32 else TensorProto.DOUBLE
+    if isinstance(model, ColumnwiseNB):
+        names = getattr(model, "feature_names_in_", None)
+        inputs = []
+        for (_, sub_model, _), positions in zip(model.estimators_, model._positions):
+            if isinstance(sub_model, CategoricalNB):
+                kinds = [kind for kind, _ in _categorical_features(sub_model)]
+            else:
+                kinds = ["number"] * len(positions)
+            for j, kind in zip(positions, kinds):
+                name = str(names[j]) if names is not None else f"x{j}"
+                inputs.append((name, TensorProto.STRING if kind == "string"
+                               else float_type, 1))
+        return inputs
     element = float_type
     if isinstance(model, CategoricalNB) and _categorical_input_kind(model) == "string":
         element = TensorProto.STRING
@@ -265,6 +289,27 @@ def _check_exact(categories, dtype, model, j):
             "dtype=np.float64.")
 
 
+# -- ColumnwiseNB ------------------------------------------------------------------
+
+
+def columnwise_jll(graph, model, inputs):
+    """jll = the combined bias + the sum of the sub-models' jll, each sub-model's
+    graph taking the columns it models, concatenated in its order (the bias: the
+    log prior less the log prior each sub-model includes)."""
+    names = iter(inputs)
+    total = None
+    for (_, sub_model, _), positions in zip(model.estimators_, model._positions):
+        columns = [next(names) for _ in positions]
+        if isinstance(sub_model, CategoricalNB):
+            block = columns
+        else:
+            block = (graph.node("Concat", columns, "block", axis=1) if len(columns) > 1
+                     else columns[0])
+        part = _jll_of(sub_model)(graph, sub_model, block)
+        total = part if total is None else graph.node("Add", [total, part], "sum")
+    return graph.node("Add", [total, graph.const(model._bias, "combined_bias")], "jll")
+
+
 MODEL_JLL = {
     GaussianNB: gaussian_jll,
     BernoulliNB: discrete_jll,
@@ -276,6 +321,8 @@ MODEL_JLL = {
 
 def model_jll(graph, model, inputs):
     """The (n, k) joint log likelihood of ``model`` from its input names."""
+    if isinstance(model, ColumnwiseNB):
+        return columnwise_jll(graph, model, inputs)
     return _jll_of(model)(graph, model, inputs[0])
 
 
