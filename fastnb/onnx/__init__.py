@@ -18,4 +18,8 @@ Examples
 """
 
 from ._export import to_onnx
-__all__ = ["to_onnx"]
+from ._skl2onnx import register_converters
+
+register_converters()
+
+__all__ = ["register_converters", "to_onnx"]
