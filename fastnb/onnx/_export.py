@@ -153,11 +153,12 @@ def to_onnx(model, X_sample=None, *, target_opset=None, dtype=np.float32, zipmap
     inputs = [helper.make_tensor_value_info(name, element, [None, n_columns])
               for name, element, n_columns in spec]
     onnx_graph = helper.make_graph(graph.nodes, f"fastnb_{type(model).__name__}",
-                                   inputs, outputs, graph.initializers)
+                                   inputs, outputs)
     opsets = [helper.make_opsetid("", opset), helper.make_opsetid(ML_DOMAIN, ML_OPSET)]
     onnx_model = helper.make_model(onnx_graph, opset_imports=opsets,
                                    producer_name="fastnb", producer_version=__version__)
     onnx_model.ir_version = helper.find_min_ir_version_for(opsets)
+    graph.write_initializers(onnx_model.graph.initializer)
     return onnx_model
 
 

@@ -8,7 +8,7 @@ skl2onnx's container (``_skl2onnx``), so both paths build the same graph.
 """
 
 import numpy as np
-from onnx import TensorProto, helper, numpy_helper
+from onnx import TensorProto, helper
 
 # ai.onnx.ml: LabelEncoder (strings -> category index) and ZipMap
 ML_DOMAIN = "ai.onnx.ml"
@@ -56,14 +56,24 @@ class Graph:
         elif array.dtype.kind == "f":
             array = array.astype(self.dtype, copy=False)
         name = self.unique(hint)
-        if array.dtype.kind in "UO":
-            tensor = helper.make_tensor(
-                name, TensorProto.STRING, array.shape,
-                [str(v).encode("utf-8") for v in array.ravel()])
-        else:
-            tensor = numpy_helper.from_array(np.ascontiguousarray(array), name)
-        self.initializers.append(tensor)
+        self.initializers.append((name, array))
         return name
+
+    def write_initializers(self, tensors):
+        """Each initializer into ``tensors.add()`` (a repeated TensorProto field),
+        its bytes copied once: a model of 2**20 x 35 float32 weights (147 MB)
+        spent 0.75 s more in copies through ``make_graph``."""
+        for name, array in self.initializers:
+            tensor = tensors.add()
+            tensor.name = name
+            tensor.dims.extend(array.shape)
+            if array.dtype.kind in "UO":
+                tensor.data_type = TensorProto.STRING
+                tensor.string_data.extend(str(v).encode("utf-8") for v in array.ravel())
+                continue
+            tensor.data_type = helper.np_dtype_to_tensor_dtype(array.dtype)
+            tensor.raw_data = np.ascontiguousarray(array, dtype=array.dtype.newbyteorder(
+                "<")).tobytes()
 
     def node(self, op_type, inputs, hint=None, domain="", n_outputs=1, **attrs):
         """Add a node; return its output name (or names, for ``n_outputs > 1``)."""

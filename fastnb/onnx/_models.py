@@ -20,9 +20,9 @@ SUPPORTED = (GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB
              ColumnwiseNB)
 
 # Rows of features computed at a time when the weights of a sparse count table
-# are written out: (TABLE_BLOCK, k) float64 scratch (~18 MB at 35 classes), so
+# are written out: (TABLE_BLOCK, k) float64 scratch (4.6 MB at 35 classes), so
 # the only full-size array made is the (d, k) weights in the export's dtype.
-TABLE_BLOCK = 1 << 16
+TABLE_BLOCK = 1 << 14
 
 
 def check_fitted(model):
@@ -141,9 +141,25 @@ def gaussian_jll(graph, model, x):
 # -- BernoulliNB, MultinomialNB, ComplementNB ----------------------------------------
 
 
+def _centred(block):
+    """Subtract from each feature's row of (features, k) float64 weights, in
+    place, its mean over the classes (where every class's weight is finite).
+
+    Each row's jll then moves by sum_j x_j mean_j, the same for every class:
+    the probabilities and the arg-max are those of the model, and the scores
+    the graph sums are the differences between classes, not log probabilities
+    of -10 to -20 a feature whose float32 rounding (~1e-6 each) would add up
+    over a row's features."""
+    with np.errstate(invalid="ignore"):
+        mean = block.mean(axis=1, keepdims=True)
+    block -= np.where(np.isfinite(mean), mean, 0.0)
+    return block
+
+
 def _table_weights(model, dtype):
-    """(d, k) weights and (k,) bias of a model on the sparse count table, written
-    from the table's terms without a dense float64 copy:
+    """(d, k) weights, centred (``_centred``), and (k,) bias of a model on the
+    sparse count table, written from the table's terms by blocks of features
+    without a dense float64 copy:
 
         W[j, c] = mult[c] * (base[j] + scale[c] + w[c, j])
 
@@ -151,48 +167,72 @@ def _table_weights(model, dtype):
     (the table predict's ``bias + mult * (x . base + s(x) scale + x . w)``)."""
     cache = model._table_predict_state()
     feat_base, bias, scale, mult = cache["table_terms"]
-    entry_weights = cache["table_entry_weights"]
     table = model._table
     d, k = table.n_features, table.n_classes
     base = np.broadcast_to(np.asarray(feat_base, dtype=np.float64), (d,))
+    features, classes, positions = table.entries()   # feature-major
+    values = mult[classes] * ((base[features] + scale[classes])
+                              + cache["table_entry_weights"][positions])
     weights = np.empty((d, k), dtype=dtype)
-    for start in range(0, d, TABLE_BLOCK):
+    if np.all(mult == mult[0]):
+        # One multiplier (MultinomialNB; ComplementNB without norm): the centred
+        # weight of a pair without a count is mult (scale[c] - mean(scale)) less
+        # the feature's mean of what its entries add, so the (d, k) array is one
+        # broadcast subtraction, in the export's dtype, then the entries.
+        added = np.bincount(features, values - mult[classes] * (
+            base[features] + scale[classes]), minlength=d) / k
+        row = mult[0] * (scale - scale.mean())
+        np.subtract(row.astype(dtype)[None, :], added.astype(dtype)[:, None],
+                    out=weights)
+        weights[features, classes] = values - (
+            mult[0] * (base[features] + scale.mean()) + added[features])
+        return weights, np.asarray(bias, dtype=np.float64)
+    bounds = np.searchsorted(features, np.arange(0, d + TABLE_BLOCK, TABLE_BLOCK))
+    scratch = np.empty((min(d, TABLE_BLOCK), k))
+    for i, start in enumerate(range(0, d, TABLE_BLOCK)):
         stop = min(d, start + TABLE_BLOCK)
-        weights[start:stop] = mult * (base[start:stop, None] + scale)
-    features, classes, positions = table.entries()
-    weights[features, classes] = mult[classes] * (
-        (base[features] + scale[classes]) + entry_weights[positions])
+        block = scratch[:stop - start]
+        np.add(base[start:stop, None], scale, out=block)
+        block *= mult
+        lo, hi = bounds[i], bounds[i + 1]
+        block[features[lo:hi] - start, classes[lo:hi]] = values[lo:hi]
+        weights[start:stop] = _centred(block)
     return weights, np.asarray(bias, dtype=np.float64)
 
 
 def discrete_jll(graph, model, x):
-    """jll = x @ W.T + bias, W and bias as the model's predict kernels read them;
-    NaN (missing) adds nothing: it is read as 0, and BernoulliNB takes back the
-    log(1 - p) that a 0 adds through its bias."""
-    on_table = model.__dict__.get("_table") is not None
-    if on_table and not isinstance(model, BernoulliNB):
+    """jll = x @ W.T + bias, W and bias as the model's predict reads them (W
+    centred, ``_centred``); NaN (missing) adds nothing: it is read as 0, and
+    BernoulliNB's log(1 - p) terms are summed over the observed features only
+    (jll = log prior + x @ (log p - log(1 - p)).T + observed @ log(1 - p).T)."""
+    bernoulli = isinstance(model, BernoulliNB)
+    if model.__dict__.get("_table") is not None and not bernoulli:
         weights_t, bias = _table_weights(model, graph.dtype)
-    elif on_table:
-        weights, bias = model._predict_weights(model.feature_log_prob_,
-                                               model.class_log_prior_)
-        weights_t = weights.T
     else:
-        weights_t, bias = model._weights.T, model._bias
+        if bernoulli:
+            # (the dense weights; on the table too, from its counts)
+            weights = model._predict_weights(model.feature_log_prob_,
+                                             model.class_log_prior_)[0]
+            bias = model.class_log_prior_
+        else:
+            weights, bias = model._weights, model._bias
+        weights_t = _centred(np.array(weights.T, dtype=np.float64))
     missing, observed = graph.zeros_where_missing(x)
     threshold = model._threshold()
+    values = observed
     if threshold is not None:
         above = graph.node("Greater", [observed, graph.const(np.array([threshold]),
                                                             "binarize")], "above")
-        observed = graph.node("Cast", [above], "binary", to=graph.element_type)
-    product = graph.node("MatMul", [observed, graph.const(weights_t, "weights")])
+        values = graph.node("Cast", [above], "binary", to=graph.element_type)
+    product = graph.node("MatMul", [values, graph.const(weights_t, "weights")])
     jll = graph.node("Add", [product, graph.const(bias, "bias")], "jll")
-    missing_terms = model._missing_log_terms()
-    if missing_terms is None:
+    if not bernoulli:
         return jll
-    indicator = graph.node("Cast", [missing], "missing_indicator", to=graph.element_type)
-    correction = graph.node("MatMul", [indicator, graph.const(missing_terms.T,
-                                                             "missing_terms")])
-    return graph.node("Sub", [jll, correction], "jll_observed")
+    log_absent = _centred(np.array(model._missing_log_terms().T, dtype=np.float64))
+    seen = graph.node("Cast", [graph.node("Not", [missing])], "observed_indicator",
+                      to=graph.element_type)
+    absent = graph.node("MatMul", [seen, graph.const(log_absent, "log_absent")])
+    return graph.node("Add", [jll, absent], "jll_observed")
 
 
 # -- CategoricalNB -----------------------------------------------------------------
@@ -232,10 +272,13 @@ def categorical_jll(graph, model, x):
     rows, missing = [], []
     for j, ((feature_kind, categories), column) in enumerate(zip(features, columns)):
         if feature_kind == "string":
-            # strings have no missing value: every row is looked up
+            # the empty string is missing (row -1, left out) unless a category
+            keys, values = list(categories), list(range(len(categories)))
+            if "" not in categories:
+                keys.append("")
+                values.append(-1)
             row = graph.node("LabelEncoder", [column], "row", domain=ML_DOMAIN,
-                             keys_strings=categories,
-                             values_int64s=list(range(len(categories))),
+                             keys_strings=keys, values_int64s=values,
                              default_int64=int(n_categories[j]))
             rows.append(row)
             missing.append(graph.node("Less", [row, graph.const(

@@ -147,6 +147,18 @@ def _bind_inputs(graph, model, variables):
     return [by_name[name] for name, _, _ in spec]
 
 
+class _ListOfTensors:
+    """A list of TensorProto with the ``add()`` of a repeated field."""
+
+    def __init__(self, tensors):
+        self.tensors = tensors
+
+    def add(self):
+        tensor = TensorProto()
+        self.tensors.append(tensor)
+        return tensor
+
+
 def _converter(scope, operator, container):
     model = operator.raw_operator
     check_fitted(model)
@@ -167,7 +179,7 @@ def _converter(scope, operator, container):
         graph.nodes.append(helper.make_node(
             "Cast", [computed], [probabilities],
             name=graph.unique("Cast_probabilities"), to=TensorProto.FLOAT))
-    container.initializers.extend(graph.initializers)
+    graph.write_initializers(_ListOfTensors(container.initializers))
     for node in graph.nodes:
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
         version = 2 if node.domain == ML_DOMAIN else None  # LabelEncoder 2
