@@ -32,6 +32,18 @@ def _session(onnx_model):
                                 providers=["CPUExecutionProvider"])
 
 
+def _latency_cases(workload, model, row, session, feed, inner_loops):
+    """predict and predict_proba of one row: fastnb's against onnxruntime's."""
+    return [
+        Case(workload, operation, lambda method=method: method(row),
+             lambda output=output: session.run([output], feed), baseline="onnxruntime",
+             inner_loops=inner_loops)
+        for operation, method, output in (("predict", model.predict, "label"),
+                                          ("predict_proba", model.predict_proba,
+                                           "probabilities"))
+    ]
+
+
 def cases(quick=False):
     try:
         import onnxruntime  # noqa: F401
@@ -42,38 +54,21 @@ def cases(quick=False):
     import fastnb
 
     rng = np.random.default_rng(0)
-    out = []
     # O1: GaussianNB, d=100, k=10
     n = 2_000 if quick else 20_000
     y = rng.integers(0, 10, n)
     X = rng.standard_normal((n, 100)) + y[:, None] * 0.1
     gaussian = fastnb.GaussianNB().fit(X, y)
-    session = _session(to_onnx(gaussian, X[:1], zipmap=False))
     one = np.ascontiguousarray(X[:1])
-    feed = {"X": one.astype(np.float32)}
-    o1 = "O1 onnxruntime 1 row GaussianNB d=100 k=10"
-    out += [
-        Case(o1, "predict", lambda: gaussian.predict(one),
-             lambda: session.run(["label"], feed), baseline="onnxruntime",
-             inner_loops=2000),
-        Case(o1, "predict_proba", lambda: gaussian.predict_proba(one),
-             lambda: session.run(["probabilities"], feed), baseline="onnxruntime",
-             inner_loops=2000),
-    ]
+    out = _latency_cases("O1 onnxruntime 1 row GaussianNB d=100 k=10", gaussian, one,
+                         _session(to_onnx(gaussian, X[:1], zipmap=False)),
+                         {"X": one.astype(np.float32)}, 2000)
     # O2: MultinomialNB, 2**18 hashed features, 35 classes
     n_docs = 2_000 if quick else 20_000
     counts, labels = text_counts(n_docs, 2**18, 35, nnz_per_row=30, seed=3)
     multinomial = fastnb.MultinomialNB().fit(counts, labels)
-    text_session = _session(to_onnx(multinomial, None, zipmap=False))
     document = counts[:1]
-    dense_feed = {"X": document.toarray().astype(np.float32)}
-    o2 = "O2 onnxruntime 1 row MultinomialNB V=2^18 k=35"
-    out += [
-        Case(o2, "predict", lambda: multinomial.predict(document),
-             lambda: text_session.run(["label"], dense_feed), baseline="onnxruntime",
-             inner_loops=20),
-        Case(o2, "predict_proba", lambda: multinomial.predict_proba(document),
-             lambda: text_session.run(["probabilities"], dense_feed),
-             baseline="onnxruntime", inner_loops=20),
-    ]
+    out += _latency_cases("O2 onnxruntime 1 row MultinomialNB V=2^18 k=35", multinomial,
+                          document, _session(to_onnx(multinomial, None, zipmap=False)),
+                          {"X": document.toarray().astype(np.float32)}, 20)
     return out

@@ -11,10 +11,10 @@ Examples
 --------
 >>> import numpy as np
 >>> import fastnb
->>> import fastnb.onnx  # doctest: +SKIP
+>>> import fastnb.onnx
 >>> X = np.array([[0.0, 1.0], [1.0, 0.0], [0.5, 2.0], [2.0, 0.5]])
 >>> model = fastnb.GaussianNB().fit(X, ["a", "b", "a", "b"])
->>> onnx_model = fastnb.onnx.to_onnx(model, X[:1])  # doctest: +SKIP
+>>> onnx_model = fastnb.onnx.to_onnx(model, X[:1])
 """
 
 from ._export import to_onnx

@@ -25,8 +25,8 @@ def register_converters():
 
     Examples
     --------
-    >>> import fastnb.onnx  # doctest: +SKIP
-    >>> fastnb.onnx.register_converters()  # doctest: +SKIP
+    >>> import fastnb.onnx
+    >>> fastnb.onnx.register_converters()
     True
     """
     try:
