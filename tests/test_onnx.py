@@ -395,3 +395,16 @@ def test_import_fastnb_imports_no_onnx(tmp_path):
                             text=True, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
 
+
+
+@pytest.mark.parametrize("model", [fastnb.GaussianNB(), fastnb.BernoulliNB(binarize=1.5),
+                                   fastnb.ComplementNB(norm=True), fastnb.CategoricalNB()],
+                         ids=["gaussian", "bernoulli", "complement-norm", "categorical"])
+def test_a_saved_and_loaded_model_exports_the_same_graph(model, tmp_path):
+    rng = np.random.default_rng(9)
+    X = rng.integers(0, 4, size=(200, 6)).astype(np.float64)
+    model.fit(X, rng.integers(0, 3, 200))
+    model.save(tmp_path / "model.fnb")
+    loaded = fastnb.load(tmp_path / "model.fnb")
+    assert (fastnb.onnx.to_onnx(loaded, X[:1]).SerializeToString()
+            == fastnb.onnx.to_onnx(model, X[:1]).SerializeToString())
