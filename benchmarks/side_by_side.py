@@ -65,6 +65,11 @@ def main(argv=None):
                         help="also draw the table (and a scaling sweep) to this image; "
                              "needs matplotlib")
     args = parser.parse_args(argv)
+    # Read before the run writes anything (the chart is a tracked file) and before
+    # anyone can commit during it: the record names the code that was measured.
+    commit = _commit()
+    started = datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
     if args.repeats < 1:
         parser.error("--repeats must be >= 1")
     prefixes = tuple(p.strip() for p in args.only.split(",") if p.strip())
@@ -126,9 +131,8 @@ def main(argv=None):
         record = {
             "format": "fastnb-benchmark-run",
             "format_version": 1,
-            "commit": _commit(),
-            "date": datetime.datetime.now(datetime.timezone.utc).strftime(
-                "%Y-%m-%dT%H:%M:%SZ"),
+            "commit": commit,
+            "date": started,
             "command": "python -P benchmarks/side_by_side.py "
                        + " ".join(argv if argv is not None else sys.argv[1:]),
             "quick": args.quick,
