@@ -22,6 +22,9 @@ import re
 import sys
 
 HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from side_by_side import format_time  # noqa: E402  (the side-by-side table's format)
+
 ROOT = HERE.parent
 RESULTS = HERE / "results"
 README = ROOT / "README.md"
@@ -80,16 +83,6 @@ def newest_results(folder=RESULTS):
             "`python -P benchmarks/side_by_side.py --repeats 5 --json "
             "benchmarks/results/<date>-<commit>.json --chart docs/benchmarks.png`")
     return max(runs, key=lambda run: run[:2])[2]
-
-
-def format_time(seconds):
-    if seconds is None:
-        return ""
-    if seconds < 1e-3:
-        return f"{seconds * 1e6:.1f} µs"
-    if seconds < 1:
-        return f"{seconds * 1e3:.1f} ms"
-    return f"{seconds:.2f} s"
 
 
 def _is_peer(row):
@@ -278,7 +271,6 @@ def check(readme_text, docs_text, record):
 
 
 def draw(record, path=CHART):
-    sys.path.insert(0, str(HERE))
     from chart import draw_chart
 
     draw_chart(record["timings"], record["sweep"], str(path), record["config"])

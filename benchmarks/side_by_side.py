@@ -37,7 +37,7 @@ sys.path.insert(0, str(HERE))
 from harness import run_case, run_memory_case  # noqa: E402
 
 
-def _format_time(seconds):
+def format_time(seconds):
     if seconds is None:
         return ""
     if seconds < 1e-3:
@@ -94,7 +94,7 @@ def main(argv=None):
             if row["target"] is not None:
                 target = f">= {row['target']:g}x"
             if row["max_seconds"] is not None:
-                target = f"<= {_format_time(row['max_seconds'])}"
+                target = f"<= {format_time(row['max_seconds'])}"
             speedup = f"{row['speedup']:.1f}x" if row["speedup"] is not None else ""
             pairs = ""
             if row["pair_ratios"]:
@@ -102,8 +102,8 @@ def main(argv=None):
                          f"{max(row['pair_ratios']):.1f}x")
             met = {None: "", True: "yes", False: "**no**"}[row["ok"]]
             print(f"| {row['workload']} | {row['operation']} | "
-                  f"{_format_time(row['fastnb_s'])} | {row['baseline']} | "
-                  f"{_format_time(row['baseline_s'])} | {speedup} | {pairs} | {target} | "
+                  f"{format_time(row['fastnb_s'])} | {row['baseline']} | "
+                  f"{format_time(row['baseline_s'])} | {speedup} | {pairs} | {target} | "
                   f"{met} |", flush=True)
         if hasattr(module, "memory_cases"):
             for case in module.memory_cases(quick=args.quick):
