@@ -133,7 +133,11 @@ def _run_line(record):
 
 
 def readme_table(record):
-    """The README's block between its markers (markers included)."""
+    """The README's block between its markers (markers included); while no run is
+    published (``record`` is None), a line that says so."""
+    if record is None:
+        return "\n".join([BEGIN, NO_RUN.replace("``", "`") + " [The benchmarks "
+                           "page](docs/benchmarks.rst) says how to publish one.", END])
     lines = [
         BEGIN,
         "| model | workload | operation | fastnb | best peer | peer's time | speedup |",
@@ -164,18 +168,48 @@ def _rst_table(header, rows):
     return out
 
 
+_PAGE_HEAD = [
+    ".. This page is rendered by benchmarks/render.py from the newest run in",
+    "   benchmarks/results/: do not edit it by hand.",
+    "",
+    "Benchmarks",
+    "==========",
+    "",
+]
+
+_REPRODUCE = [
+    "Reproduce",
+    "---------",
+    "",
+    "From a clone, with the ``bench`` extra installed "
+    "(``python -m pip install \".[bench]\"``):",
+    "",
+    ".. code-block:: bash",
+    "",
+    "   python -P benchmarks/side_by_side.py --repeats 5 \\",
+    "       --json benchmarks/results/$(date -u +%Y-%m-%dT%H%MZ)-$(git rev-parse "
+    "--short HEAD).json \\",
+    "       --chart docs/benchmarks.png",
+    "   python -P benchmarks/render.py",
+    "",
+    "``--only G1,T1`` runs some workloads; ``--quick`` runs small sizes as a "
+    "smoke test. The asv suite in ``benchmarks/benchmarks/`` tracks the same "
+    "operations over commits (``cd benchmarks && asv run --python=same``).",
+    "",
+]
+
+NO_RUN = "No benchmark run is published in ``benchmarks/results/`` yet."
+
+
 def docs_page(record):
-    """docs/benchmarks.rst: every row of the run, the machine, how to reproduce."""
+    """docs/benchmarks.rst: every row of the run, the machine, how to reproduce
+    (only how to reproduce while no run is published: ``record`` is None)."""
+    if record is None:
+        return "\n".join(_PAGE_HEAD + [NO_RUN, ""] + _REPRODUCE)
     machine = record["machine"]
     versions = ", ".join(f"{name} {version}"
                          for name, version in sorted(machine["versions"].items()))
-    lines = [
-        ".. This page is rendered by benchmarks/render.py from the newest run in",
-        "   benchmarks/results/: do not edit it by hand.",
-        "",
-        "Benchmarks",
-        "==========",
-        "",
+    lines = _PAGE_HEAD + [
         "fastnb against scikit-learn (and, where named, River, wnb or another fastnb "
         "path), both called alternately in one process after a warm-up. Times are "
         f"medians of {record['repeats']} repeats; the speedup is the median of the "
@@ -227,26 +261,7 @@ def docs_page(record):
                  "yes" if row["ok"] else "no"] for row in record["memory"]]
         lines += _rst_table(["workload", "operation", "peak extra", "returned array",
                              "allowed", "met"], rows)
-    lines += [
-        "",
-        "Reproduce",
-        "---------",
-        "",
-        "From a clone, with the ``bench`` extra installed "
-        "(``python -m pip install \".[bench]\"``):",
-        "",
-        ".. code-block:: bash",
-        "",
-        "   python -P benchmarks/side_by_side.py --repeats 5 \\",
-        "       --json benchmarks/results/$(date -u +%Y-%m-%dT%H%MZ).json \\",
-        "       --chart docs/benchmarks.png",
-        "   python -P benchmarks/render.py",
-        "",
-        "``--only G1,T1`` runs some workloads; ``--quick`` runs small sizes as a "
-        "smoke test. The asv suite in ``benchmarks/benchmarks/`` tracks the same "
-        "operations over commits (``cd benchmarks && asv run --python=same``).",
-        "",
-    ]
+    lines += [""] + _REPRODUCE
     return "\n".join(lines)
 
 
@@ -291,7 +306,7 @@ def main(argv=None):
                   else newest_results())
     except NoPublishedRun as error:
         print(error, file=sys.stderr)
-        return 2
+        record = None
     readme_path, docs_path = pathlib.Path(args.readme), pathlib.Path(args.docs_page)
     readme = readme_path.read_text()
     docs = docs_path.read_text() if docs_path.exists() else ""
@@ -302,7 +317,7 @@ def main(argv=None):
         return 1 if diff else 0
     readme_path.write_text(render_readme(readme, record))
     docs_path.write_text(docs_page(record))
-    if not args.no_chart and record.get("sweep"):
+    if not args.no_chart and record is not None and record.get("sweep"):
         draw(record)
     return 0
 
