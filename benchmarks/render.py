@@ -186,10 +186,9 @@ _REPRODUCE = [
     "",
     ".. code-block:: bash",
     "",
+    "   stamp=$(date -u +%Y-%m-%dT%H%MZ)-$(git rev-parse --short HEAD)",
     "   python -P benchmarks/side_by_side.py --repeats 5 \\",
-    "       --json benchmarks/results/$(date -u +%Y-%m-%dT%H%MZ)-$(git rev-parse "
-    "--short HEAD).json \\",
-    "       --chart docs/benchmarks.png",
+    "       --json benchmarks/results/$stamp.json --chart docs/benchmarks.png",
     "   python -P benchmarks/render.py",
     "",
     "``--only G1,T1`` runs some workloads; ``--quick`` runs small sizes as a "
