@@ -228,6 +228,9 @@ def docs_page(record):
         f"{record['config']['threads']} threads, {record['config']['simd']} kernels",
         f"- command: ``{record['command']}``",
     ]
+    if record["quick"]:
+        lines.append("- sizes: ``--quick``, small ones for a smoke test, not the "
+                     "workloads' own")
     if record.get("note"):
         lines.append(f"- note: {record['note']}")
     met = [row["ok"] for row in record["timings"] if row["ok"] is not None]
