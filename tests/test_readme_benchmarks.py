@@ -187,3 +187,23 @@ def test_published_runs_are_complete(published):
         if row["baseline_s"] is not None:
             assert len(row["pair_ratios"]) == record["repeats"]
             assert min(row["pair_ratios"]) <= row["speedup"] <= max(row["pair_ratios"])
+
+
+# A speedup ("12.4x") or a time ("45 ms", "8.3 µs", "1.46 s") typed into prose.
+FIGURE = re.compile(r"\b\d+(?:\.\d+)?\s?(?:x|ms|µs)\b|\b\d+\.\d+\s?s\b")
+GENERATED = {"_build", "auto_examples", "generated", "gen_modules"}
+
+
+def test_no_benchmark_figure_is_typed_by_hand(render):
+    readme = (ROOT / "README.md").read_text()
+    start, end = readme.index(render.BEGIN), readme.index(render.END)
+    texts = {"README.md": readme[:start] + readme[end:]}
+    for page in sorted((ROOT / "docs").rglob("*.rst")):
+        parts = set(page.relative_to(ROOT / "docs").parts)
+        if page.name != "benchmarks.rst" and not GENERATED & parts:
+            texts[str(page.relative_to(ROOT))] = page.read_text()
+    typed = [f"{name}: {match.group()!r}" for name, text in texts.items()
+             for match in FIGURE.finditer(text)]
+    assert not typed, ("benchmark figures typed by hand (publish a run and let "
+                       "benchmarks/render.py show them):\n" + "\n".join(typed))
+    assert FIGURE.search("fit in 45.5 ms, 32.0x scikit-learn, 1.46 s")
