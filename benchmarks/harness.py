@@ -89,6 +89,10 @@ def run_case(case, repeats):
         "baseline_s": float(np.median(theirs)) if theirs else None,
         "speedup": float(np.median(ratios)) if ratios else None,
         "pair_ratios": [float(r) for r in ratios],
+        "fastnb_min_s": float(min(ours)),
+        "baseline_min_s": float(min(theirs)) if theirs else None,
+        "fastnb_times_s": [float(t) for t in ours],
+        "baseline_times_s": [float(t) for t in theirs],
         "target": case.target,
         "max_seconds": case.max_seconds,
     }

@@ -6,6 +6,12 @@ Usage::
     python benchmarks/side_by_side.py --quick    # small sizes, a smoke test
     python benchmarks/side_by_side.py --only G1,B1 --repeats 7 --json out.json
     python benchmarks/side_by_side.py --chart docs/benchmarks.png  # also draw it
+    python benchmarks/side_by_side.py --json benchmarks/results/RUN.json  # publish
+
+``--json`` writes the run as data (commit, date, machine, library versions, every
+repeat time of every row, memory rows, the scaling sweep when ``--chart`` is
+given); ``benchmarks/render.py`` turns the newest file of ``benchmarks/results/``
+into the README's table, the chart and the docs' benchmarks page.
 
 Each row is the median of ``--repeats`` (>= 5) timings after a warm-up, and the
 speedup is the median of per-pair ratios measured alternately in this process;
@@ -15,10 +21,15 @@ and optionally ``memory_cases()``.
 """
 
 import argparse
+import datetime
 import importlib
 import json
+import os
 import pathlib
+import platform
+import subprocess
 import sys
+import time
 
 HERE = pathlib.Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
@@ -26,7 +37,7 @@ sys.path.insert(0, str(HERE))
 from harness import run_case, run_memory_case  # noqa: E402
 
 
-def _format_time(seconds):
+def format_time(seconds):
     if seconds is None:
         return ""
     if seconds < 1e-3:
@@ -47,10 +58,18 @@ def main(argv=None):
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated workload prefixes")
     parser.add_argument("--json", default="", help="also write the results here")
+    parser.add_argument("--note", default="",
+                        help="a remark kept in the --json record (say, the machine "
+                             "was shared)")
     parser.add_argument("--chart", default="",
                         help="also draw the table (and a scaling sweep) to this image; "
                              "needs matplotlib")
     args = parser.parse_args(argv)
+    # Read before the run writes anything (the chart is a tracked file) and before
+    # anyone can commit during it: the record names the code that was measured.
+    commit = _commit()
+    started = datetime.datetime.now(datetime.timezone.utc).strftime(
+        "%Y-%m-%dT%H:%M:%SZ")
     if args.repeats < 1:
         parser.error("--repeats must be >= 1")
     prefixes = tuple(p.strip() for p in args.only.split(",") if p.strip())
@@ -75,7 +94,7 @@ def main(argv=None):
             if row["target"] is not None:
                 target = f">= {row['target']:g}x"
             if row["max_seconds"] is not None:
-                target = f"<= {_format_time(row['max_seconds'])}"
+                target = f"<= {format_time(row['max_seconds'])}"
             speedup = f"{row['speedup']:.1f}x" if row["speedup"] is not None else ""
             pairs = ""
             if row["pair_ratios"]:
@@ -83,8 +102,8 @@ def main(argv=None):
                          f"{max(row['pair_ratios']):.1f}x")
             met = {None: "", True: "yes", False: "**no**"}[row["ok"]]
             print(f"| {row['workload']} | {row['operation']} | "
-                  f"{_format_time(row['fastnb_s'])} | {row['baseline']} | "
-                  f"{_format_time(row['baseline_s'])} | {speedup} | {pairs} | {target} | "
+                  f"{format_time(row['fastnb_s'])} | {row['baseline']} | "
+                  f"{format_time(row['baseline_s'])} | {speedup} | {pairs} | {target} | "
                   f"{met} |", flush=True)
         if hasattr(module, "memory_cases"):
             for case in module.memory_cases(quick=args.quick):
@@ -101,6 +120,7 @@ def main(argv=None):
                   f"{row['output_bytes'] / 2**20:.2f} MiB | "
                   f"+{row['allowance_bytes'] / 2**20:.2f} MiB | "
                   f"{'yes' if row['ok'] else '**no**'} |")
+    sweep = []
     if args.chart:
         from chart import draw_chart, scaling_sweep
 
@@ -108,11 +128,85 @@ def main(argv=None):
         draw_chart(results, sweep, args.chart, config)
         print(f"\nchart written to {args.chart}")
     if args.json:
-        pathlib.Path(args.json).write_text(
-            json.dumps({"config": config, "timings": results, "memory": memory},
-                       indent=2)
-        )
+        record = {
+            "format": "fastnb-benchmark-run",
+            "format_version": 1,
+            "commit": commit,
+            "date": started,
+            "command": "python -P benchmarks/side_by_side.py "
+                       + " ".join(argv if argv is not None else sys.argv[1:]),
+            "quick": args.quick,
+            "repeats": args.repeats,
+            "note": args.note,
+            "machine": _machine(),
+            "config": config,
+            "timings": results,
+            "memory": memory,
+            "sweep": sweep,
+        }
+        pathlib.Path(args.json).write_text(json.dumps(record, indent=1) + "\n")
+        print(f"\nresults written to {args.json}")
     return 0
+
+
+def _commit():
+    """The checkout's commit (with "+dirty" when it has uncommitted changes to
+    tracked files), or "unknown" outside a git checkout."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=HERE, check=True,
+                              capture_output=True, text=True).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "-uno"], cwd=HERE,
+                               check=True, capture_output=True, text=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + ("+dirty" if dirty.strip() else "")
+
+
+def _memory_bandwidth_gbs():
+    """Copy bandwidth of this machine now: the best of 5 copies of 256 MiB,
+    counting the bytes read and written. A shared or throttled machine shows here
+    first, so the record keeps it beside the timings."""
+    import numpy as np
+
+    source = np.ones(1 << 25)
+    target = np.empty_like(source)
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        np.copyto(target, source)
+        best = min(best, time.perf_counter() - start)
+    return round(2 * source.nbytes / best / 1e9, 2)
+
+
+def _cpu_model():
+    try:
+        for line in pathlib.Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def _machine():
+    versions = {"python": platform.python_version()}
+    for name in ("fastnb", "numpy", "sklearn", "scipy", "river", "wnb", "pandas"):
+        try:
+            module = importlib.import_module(name)
+        except ImportError:
+            continue
+        versions["scikit-learn" if name == "sklearn" else name] = getattr(
+            module, "__version__", "unknown")
+    usable = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+              else os.cpu_count())
+    return {
+        "cpu": _cpu_model(),
+        "cores": os.cpu_count(),
+        "usable_cores": usable,
+        "memory_bandwidth_gbs": _memory_bandwidth_gbs(),
+        "platform": platform.platform(),
+        "versions": versions,
+    }
 
 
 if __name__ == "__main__":

@@ -103,7 +103,7 @@ def text_demo(n_docs=6000, repeats=3):
     try:
         import scipy.sparse  # noqa: F401
     except ImportError:
-        return "\n".join([header, '  needs SciPy: pip install "fastnb[text]"'])
+        return "\n".join([header, '  needs SciPy: pip install "fastnb[text]" (from a clone: pip install ".[text]")'])
     from . import text
     from ._discrete import MultinomialNB
 

@@ -1,7 +1,7 @@
 """Open the built documentation in headless Chromium and check that it renders.
 
-For the home page, one gallery page and one user guide page, at a desktop and a
-phone-sized window, this
+For the home page, one gallery page, one user guide page and the benchmarks
+page, at a desktop and a phone-sized window, this
 
 - loads the page in a real browser (scripts and styles run) and reads back the
   DOM it built: the title, the navigation bar, and (on the gallery page) a
@@ -36,6 +36,8 @@ PAGES = [
     ("index.html", "fastnb", False),
     ("auto_examples/articles/plot_iris_confusion.html", "confusion matrix", True),
     ("user_guide/from_sklearn.html", "Coming from scikit-learn", False),
+    # rendered by benchmarks/render.py from the newest published run
+    ("benchmarks.html", "Benchmarks", False),
 ]
 WINDOWS = {"desktop": (1280, 900), "phone": (390, 844)}
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")

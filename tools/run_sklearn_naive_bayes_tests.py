@@ -4,7 +4,7 @@ The file sklearn/tests/test_naive_bayes.py of the installed scikit-learn is copi
 to a temporary folder with its `from sklearn.naive_bayes import (...)` replaced by
 fastnb's five estimators, and run with pytest (scikit-learn's `global_random_seed`
 and `global_dtype` fixtures are provided with their defaults). The known,
-deliberate differences (README: "Differences from scikit-learn") are listed in
+deliberate differences (docs/user_guide/from_sklearn.rst) are listed in
 EXPECTED_FAILURES with the reason; any other failure, or an expected failure that
 now passes, makes the run fail.
 

@@ -3,9 +3,10 @@ Speed against scikit-learn
 ==========================
 
 A small version of fastnb's benchmark, measured each time this documentation
-is built: scaled-down versions of three of the README's workloads (G2: dense
-Gaussian data; M1: a sparse word-count matrix; C1s: string categories), fit,
-predict and predict_proba, fastnb and scikit-learn in the same process.
+is built: scaled-down versions of three workloads of the :doc:`/benchmarks`
+page (G2: dense Gaussian data; M1: a sparse word-count matrix; C1s: string
+categories), fit, predict and predict_proba, fastnb and scikit-learn in the same
+process.
 
 To compare the kernels, and to keep a busy build machine from distorting the
 picture, fastnb runs on one thread here (scikit-learn's Naive Bayes uses one
@@ -119,5 +120,5 @@ plt.show()
 #    :alt: Speedups of fastnb over scikit-learn for each estimator and operation,
 #          and the time of GaussianNB's fit and predict against the number of rows.
 #
-# The measured table is in the README; :doc:`/user_guide/performance` explains
-# where the speed comes from.
+# Every workload of the full run is on the :doc:`/benchmarks` page;
+# :doc:`/user_guide/performance` explains where the speed comes from.

@@ -13,7 +13,8 @@ def _scipy_sparse():
     except ImportError as error:
         raise ImportError(
             "fastnb.text returns SciPy sparse matrices and needs SciPy, which is not "
-            'installed: pip install "fastnb[text]" (or pip install scipy).'
+            'installed: pip install "fastnb[text]" (from a clone of fastnb: pip install '
+            '".[text]"; or pip install scipy).'
         ) from error
     return scipy.sparse
 

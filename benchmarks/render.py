@@ -1,0 +1,328 @@
+"""Render the newest published benchmark run: the README's summary table, the
+docs' full benchmarks page and the chart.
+
+Usage::
+
+    python -P benchmarks/render.py            # rewrite README table, docs page, chart
+    python -P benchmarks/render.py --check    # exit 1, with a diff, if README.md or
+                                              # docs/benchmarks.rst differ from a render
+    python -P benchmarks/render.py --results benchmarks/results/RUN.json
+
+Runs are published by ``side_by_side.py --json benchmarks/results/<date>-<commit>.json``
+(see that script). Every benchmark figure in README.md and docs/benchmarks.rst comes
+from here: nobody types one by hand, and ``tests/test_readme_benchmarks.py`` fails
+when the README's table is not what this renders.
+"""
+
+import argparse
+import difflib
+import json
+import pathlib
+import re
+import sys
+
+HERE = pathlib.Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from side_by_side import format_time  # noqa: E402  (the side-by-side table's format)
+
+ROOT = HERE.parent
+RESULTS = HERE / "results"
+README = ROOT / "README.md"
+DOCS_PAGE = ROOT / "docs" / "benchmarks.rst"
+CHART = ROOT / "docs" / "benchmarks.png"
+BEGIN = "<!-- BEGIN BENCHMARK TABLE -->"
+END = "<!-- END BENCHMARK TABLE -->"
+
+# The README's summary: the rows a user asks about, as (model, workload, operation).
+# The workload is a regular expression matched at the start of the run's workload
+# name (its sizes follow the id there, and ``--quick`` changes them); the operation
+# is matched exactly. Each entry shows the matching row whose peer was fastest.
+SUMMARY = [
+    ("GaussianNB", r"G1 ", "fit"),
+    ("GaussianNB", r"G1 ", "predict"),
+    ("GaussianNB", r"G3 ", "predict 1 row"),
+    ("BernoulliNB", r"B1 .* float64$", "fit"),
+    ("BernoulliNB", r"B1 .* float64$", "predict"),
+    ("MultinomialNB", r"M1 .* MultinomialNB$", "fit"),
+    ("MultinomialNB", r"M1 .* MultinomialNB$", "predict"),
+    ("ComplementNB", r"M1 .* ComplementNB$", "fit"),
+    ("MultinomialNB", r"T1 .* MultinomialNB$", "fit"),
+    ("MultinomialNB", r"T1 .* MultinomialNB$", "predict"),
+    ("MultinomialNB", r"S1 .* MultinomialNB$", "partial_fit per batch"),
+    ("MultinomialNB", r"S1 .* MultinomialNB$", "stream (partial_fit per 1,000)"),
+    ("CategoricalNB", r"C1 ", "fit"),
+    ("CategoricalNB", r"C1 ", "predict"),
+    ("CategoricalNB", r"C1s ", "fit"),
+    ("CategoricalNB", r"C3 ", "partial_fit per batch"),
+    ("ColumnwiseNB", r"X1 .* slice$", "predict"),
+    ("fastnb.text", r"V1 .* HashingVectorizer$", "fit_transform, 2 threads"),
+    ("fastnb.text", r"V1 .* CountVectorizer$", "fit_transform, 2 threads"),
+    ("fastnb.text + MultinomialNB", r"V1 .* HashingVectorizer\+MultinomialNB$",
+     "raw text to predictions"),
+]
+
+# Baselines that are fastnb itself (another input type, a memory-bound floor, its
+# sub-models called by hand): the benchmarks page shows them, the summary does not.
+NOT_PEERS = ("fastnb", "X.sum()", "sum of sub-models")
+
+
+class NoPublishedRun(LookupError):
+    """benchmarks/results/ holds no run to render."""
+
+
+def newest_results(folder=RESULTS):
+    """The newest run in ``folder`` by its recorded date (file names break ties)."""
+    runs = []
+    for path in sorted(pathlib.Path(folder).glob("*.json")):
+        record = json.loads(path.read_text())
+        if record.get("format") == "fastnb-benchmark-run":
+            runs.append((record["date"], path.name, record))
+    if not runs:
+        raise NoPublishedRun(
+            f"no published run in {folder}: publish one with "
+            "`python -P benchmarks/side_by_side.py --repeats 5 --json "
+            "benchmarks/results/<date>-<commit>.json --chart docs/benchmarks.png`")
+    return max(runs, key=lambda run: run[:2])[2]
+
+
+def _is_peer(row):
+    return (row["speedup"] is not None and
+            not any(row["baseline"].startswith(name) for name in NOT_PEERS))
+
+
+def summary_rows(record):
+    """The README's rows: for each SUMMARY entry, (model, row) for the run's row
+    of that workload and operation whose peer was fastest. Entries the run lacks
+    (a partial ``--only`` run) are left out."""
+    rows = []
+    for model, workload, operation in SUMMARY:
+        pattern = re.compile(workload)
+        candidates = [row for row in record["timings"]
+                      if pattern.match(row["workload"]) and
+                      row["operation"] == operation and _is_peer(row)]
+        if candidates:
+            rows.append((model, min(candidates, key=lambda row: row["baseline_s"])))
+    return rows
+
+
+def _target(row):
+    if row["max_seconds"] is not None:
+        return f"<= {format_time(row['max_seconds'])}"
+    if row["target"] is not None:
+        return f">= {row['target']:g}x"
+    return ""
+
+
+def _met(row):
+    return {None: "", True: "yes", False: "no"}[row["ok"]]
+
+
+def _spread(row):
+    ratios = row["pair_ratios"]
+    return f"{min(ratios):.1f}-{max(ratios):.1f}x" if ratios else ""
+
+
+def _run_line(record):
+    machine = record["machine"]
+    versions = machine["versions"]
+    commit, _, dirty = record["commit"].partition("+")
+    return (f"{record['date'][:10]}, commit {commit[:10]}"
+            f"{' with uncommitted changes' if dirty else ''}, "
+            f"{machine['cpu']}, {machine['usable_cores']} cores, "
+            f"scikit-learn {versions.get('scikit-learn', '?')}")
+
+
+def readme_table(record):
+    """The README's block between its markers (markers included); while no run is
+    published (``record`` is None), a line that says so."""
+    if record is None:
+        return "\n".join([BEGIN, NO_RUN.replace("``", "`") + " [The benchmarks "
+                           "page](docs/benchmarks.rst) says how to publish one.", END])
+    lines = [
+        BEGIN,
+        "| model | workload | operation | fastnb | best peer | peer's time | speedup |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for model, row in summary_rows(record):
+        lines.append(f"| {model} | {row['workload']} | {row['operation']} "
+                     f"| {format_time(row['fastnb_s'])} | {row['baseline']} "
+                     f"| {format_time(row['baseline_s'])} | {row['speedup']:.1f}x |")
+    lines += [
+        "",
+        f"Medians of {record['repeats']} repeats in one process; speedup: the median "
+        f"of the per-pair ratios. Run of {_run_line(record)}."
+        + (f" {record['note'].rstrip('.')}." if record.get("note") else "")
+        + " Every workload, its target and the pair spread: "
+        "[the benchmarks page](docs/benchmarks.rst).",
+        END,
+    ]
+    return "\n".join(lines)
+
+
+def _rst_table(header, rows):
+    """A grid-free RST list-table."""
+    out = [".. list-table::", "   :header-rows: 1", ""]
+    for cells in [header] + rows:
+        out.append(f"   * - {cells[0]}")
+        out.extend(f"     - {cell}" for cell in cells[1:])
+    return out
+
+
+_PAGE_HEAD = [
+    ".. This page is rendered by benchmarks/render.py from the newest run in",
+    "   benchmarks/results/: do not edit it by hand.",
+    "",
+    "Benchmarks",
+    "==========",
+    "",
+]
+
+_REPRODUCE = [
+    "Reproduce",
+    "---------",
+    "",
+    "From a clone, with the ``bench`` extra installed "
+    "(``python -m pip install \".[bench]\"``):",
+    "",
+    ".. code-block:: bash",
+    "",
+    "   stamp=$(date -u +%Y-%m-%dT%H%MZ)-$(git rev-parse --short HEAD)",
+    "   python -P benchmarks/side_by_side.py --repeats 5 \\",
+    "       --json benchmarks/results/$stamp.json --chart docs/benchmarks.png",
+    "   python -P benchmarks/render.py",
+    "",
+    "``--only G1,T1`` runs some workloads; ``--quick`` runs small sizes as a "
+    "smoke test. The asv suite in ``benchmarks/benchmarks/`` tracks the same "
+    "operations over commits (``cd benchmarks && asv run --python=same``).",
+    "",
+]
+
+NO_RUN = "No benchmark run is published in ``benchmarks/results/`` yet."
+
+
+def docs_page(record):
+    """docs/benchmarks.rst: every row of the run, the machine, how to reproduce
+    (only how to reproduce while no run is published: ``record`` is None)."""
+    if record is None:
+        return "\n".join(_PAGE_HEAD + [NO_RUN, ""] + _REPRODUCE)
+    machine = record["machine"]
+    versions = ", ".join(f"{name} {version}"
+                         for name, version in sorted(machine["versions"].items()))
+    lines = _PAGE_HEAD + [
+        "fastnb against scikit-learn (and, where named, River, wnb or another fastnb "
+        "path), both called alternately in one process after a warm-up. Times are "
+        f"medians of {record['repeats']} repeats; the speedup is the median of the "
+        "per-pair ratios, and *pairs* gives their lowest and highest, so a noisy "
+        "moment shows as spread rather than as a false ratio.",
+        "",
+        "The run",
+        "-------",
+        "",
+        f"- date: {record['date']}",
+        f"- commit: ``{record['commit']}``",
+        f"- machine: {machine['cpu']}, {machine['cores']} cores "
+        f"({machine['usable_cores']} usable), memory copy bandwidth "
+        f"{machine['memory_bandwidth_gbs']} GB/s, {machine['platform']}",
+        f"- versions: {versions}",
+        f"- fastnb: OpenMP {record['config']['openmp']}, "
+        f"{record['config']['threads']} threads, {record['config']['simd']} kernels",
+        f"- command: ``{record['command']}``",
+    ]
+    if record["quick"]:
+        lines.append("- sizes: ``--quick``, small ones for a smoke test, not the "
+                     "workloads' own")
+    if record.get("note"):
+        lines.append(f"- note: {record['note']}")
+    met = [row["ok"] for row in record["timings"] if row["ok"] is not None]
+    met += [row["ok"] for row in record["memory"]]
+    lines += [
+        f"- targets met: {sum(met)} of {len(met)}",
+        "",
+        ".. image:: benchmarks.png",
+        "   :alt: speedups over scikit-learn per workload, and time against n",
+        "",
+        "Timings",
+        "-------",
+        "",
+    ]
+    rows = [[row["workload"], row["operation"], format_time(row["fastnb_s"]),
+             row["baseline"], format_time(row["baseline_s"]),
+             f"{row['speedup']:.1f}x" if row["speedup"] is not None else "",
+             _spread(row), _target(row), _met(row)]
+            for row in record["timings"]]
+    lines += _rst_table(["workload", "operation", "fastnb", "peer", "peer's time",
+                         "speedup", "pairs", "target", "met"], rows)
+    if record["memory"]:
+        lines += ["", "Peak extra memory", "-----------------", "",
+                  "Traced by ``tracemalloc`` during one call, against the array the "
+                  "call returns; *allowed* is the model-sized slack on top of it.", ""]
+        rows = [[row["workload"], row["operation"],
+                 f"{row['peak_bytes'] / 2**20:.2f} MiB",
+                 f"{row['output_bytes'] / 2**20:.2f} MiB",
+                 f"+{row['allowance_bytes'] / 2**20:.2f} MiB",
+                 "yes" if row["ok"] else "no"] for row in record["memory"]]
+        lines += _rst_table(["workload", "operation", "peak extra", "returned array",
+                             "allowed", "met"], rows)
+    lines += [""] + _REPRODUCE
+    return "\n".join(lines)
+
+
+def render_readme(text, record):
+    pattern = re.compile(re.escape(BEGIN) + r".*?" + re.escape(END), re.S)
+    if not pattern.search(text):
+        raise ValueError(f"README.md has no {BEGIN} ... {END} block")
+    return pattern.sub(lambda _: readme_table(record), text)
+
+
+def check(readme_text, docs_text, record):
+    """The differences between the files and what the record renders, as unified
+    diff lines (empty when both are up to date)."""
+    diff = []
+    for name, current, rendered in (
+            ("README.md", readme_text, render_readme(readme_text, record)),
+            ("docs/benchmarks.rst", docs_text, docs_page(record))):
+        diff += difflib.unified_diff(current.splitlines(), rendered.splitlines(),
+                                     f"{name} (as it is)", f"{name} (rendered)",
+                                     lineterm="")
+    return diff
+
+
+def draw(record, path=CHART):
+    from chart import draw_chart
+
+    draw_chart(record["timings"], record["sweep"], str(path), record["config"])
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--results", default="", help="a run file (default: newest)")
+    parser.add_argument("--check", action="store_true",
+                        help="only compare; exit 1 with a diff when out of date")
+    parser.add_argument("--no-chart", action="store_true",
+                        help="leave docs/benchmarks.png as it is")
+    parser.add_argument("--readme", default=str(README), help=argparse.SUPPRESS)
+    parser.add_argument("--docs-page", default=str(DOCS_PAGE), help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    try:
+        record = (json.loads(pathlib.Path(args.results).read_text()) if args.results
+                  else newest_results())
+    except NoPublishedRun as error:
+        print(error, file=sys.stderr)
+        record = None
+    readme_path, docs_path = pathlib.Path(args.readme), pathlib.Path(args.docs_page)
+    readme = readme_path.read_text()
+    docs = docs_path.read_text() if docs_path.exists() else ""
+    if args.check:
+        diff = check(readme, docs, record)
+        print("\n".join(diff) if diff else "README.md and docs/benchmarks.rst are "
+              "what benchmarks/render.py renders")
+        return 1 if diff else 0
+    readme_path.write_text(render_readme(readme, record))
+    docs_path.write_text(docs_page(record))
+    if not args.no_chart and record is not None and record.get("sweep"):
+        draw(record)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
