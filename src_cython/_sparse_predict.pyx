@@ -1,3 +1,6 @@
+# Over the ~600-line guideline on purpose: TablePredictor's fused predict (the
+# table walk and the slot path over one row-block driver and its scratch) is one
+# class; split, the two paths would each need a copy of the driver.
 """Predict over the sparse per-class count table (text-scale discrete models).
 
 The table and its entry weights are built and refreshed by ``_sparse_counts.pyx``

@@ -1,3 +1,6 @@
+# Over the ~600-line guideline on purpose: CategoricalNB against its two oracles
+# (scikit-learn on codes, an OrdinalEncoder pipeline on values) share fixtures;
+# the kernels' own tests are in test_categorical_kernels.py.
 """CategoricalNB: scikit-learn is the oracle on integer codes; an explicit
 OrdinalEncoder pipeline is the oracle on any other category values."""
 

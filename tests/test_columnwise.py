@@ -1,3 +1,6 @@
+# Over the ~600-line guideline on purpose: ColumnwiseNB's contract, against the
+# hand sum of its sub-models, in one file, with the table of bad inputs that must
+# leave the model unchanged; faster paths and Arrow frames have their own files.
 """ColumnwiseNB: exact against the hand sum of its sub-models, on every kind of
 column and input, with missing values, unseen categories, merge, save/load, Dask,
 any thread count, and a table of bad inputs that leave the model unchanged."""

@@ -1,3 +1,6 @@
+# Over the ~600-line guideline on purpose: the sparse count table's contract
+# (chosen from the data, built, streamed, exact against scikit-learn) with its
+# shared helpers; moves and streams have their own files.
 """The sparse per-class count table of MultinomialNB, ComplementNB and BernoulliNB
 (text scale).
 

@@ -1,3 +1,6 @@
+# Over the ~600-line guideline on purpose: the three count models against
+# scikit-learn share one parametrised oracle; the sparse table's own tests are in
+# test_count_table*.py.
 """BernoulliNB, MultinomialNB and ComplementNB against scikit-learn, the oracle."""
 
 import pickle

@@ -1,3 +1,6 @@
+# Over the ~600-line guideline on purpose: one file holds every comparison of
+# fastnb.text with scikit-learn's vectorizers, parameter by parameter, so that a
+# parameter's cases (and the corpus fixtures they share) are read in one place.
 """fastnb.text against scikit-learn: the same matrices, bit for bit.
 
 Every comparison requires identical CSR matrices: container type, shape, dtype,

@@ -1,3 +1,6 @@
+# Over the ~600-line guideline on purpose: a self-contained tool (the seeds,
+# every mutation family, the child-process oracle and the CLI) that CI runs as a
+# script and the test suite imports; split, it would need a package of its own.
 """Structured fuzzer of fastnb's model files (issue 40): a file is untrusted input.
 
 Seed files are fitted models of every kind fastnb saves (GaussianNB, the three

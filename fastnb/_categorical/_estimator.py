@@ -1,3 +1,6 @@
+# Over the ~600-line guideline on purpose: most of it is CategoricalNB's public
+# numpydoc (parameters, attributes, examples) beside the fit/commit sequence that
+# keeps a failed call from changing the model; the work is in the sibling modules.
 """The CategoricalNB estimator: validation, dispatch and the fitted state.
 
 The work is done elsewhere in this package: _columns splits X, _counting counts a

@@ -1,3 +1,6 @@
+# Over the ~600-line guideline on purpose: the count models' whole life on the
+# sparse table (fit, partial_fit, the predict caches and slots, restore from a
+# file) is one mixin over one state; its kernels are in _count_table.py.
 """The sparse count table side of the discrete models (text scale; see
 fastnb/_count_table.py): fit/partial_fit into the table, its predict paths, and
 restoring a table from a saved file."""
