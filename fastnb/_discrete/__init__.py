@@ -12,6 +12,7 @@ from ._shared import (  # noqa: F401  (tests and tools read these here)
     _PREDICT_CACHE,
     TABLE_DENSE_PREDICT_NNZ_RATIO,
     _kernels,
+    _predict_kernels,
     _table_kernels,
 )
 
