@@ -68,8 +68,9 @@ def kernels_without_memory(monkeypatch):
         # scratch alone: FASTNB_TEST_SPARSE_TABLE=1)
         # (and the aligned allocations of the discrete models' predict, which
         # are NumPy's too: _discrete._shared.aligned_array)
-        for module in (GAUSSIAN, DISCRETE, DISCRETE_PREDICT, TABLE, _discrete._table,
-                       _discrete._shared):
+        for module in (GAUSSIAN, DISCRETE, DISCRETE_PREDICT, TABLE,
+                       _count_table._build_kernels, _count_table._update_kernels,
+                       _discrete._table, _discrete._shared):
             monkeypatch.setattr(module, "np", _NumpyWithoutMemory())
 
     return apply

@@ -13,7 +13,8 @@ from .._validation import CSRInput
 
 _kernels = load_kernels("_discrete_kernels")  # fit, log probabilities
 _predict_kernels = load_kernels("_discrete_predict")  # dense, CSR, byte-table predict
-_table_kernels = load_kernels("_sparse_counts")
+_table_kernels = load_kernels("_sparse_counts")  # a batch checked, partitioned
+_table_update_kernels = load_kernels("_sparse_update")  # the stream: adds, refreshes
 _table_predict_kernels = load_kernels("_sparse_predict")
 
 # Bool input is predicted through a table of 256 partial sums per 8 features when

@@ -421,7 +421,7 @@ class _TableMixin:
             # when the features newly past SLOT_ENTRIES classes outgrew the rows
             slot_bytes = _table_predict_kernels.slot_bytes()
             # each slot one whole cache line
-            slots = aligned_array(table.n_features * slot_bytes, np.uint8, zeroed=False)
+            slots = aligned_array((table.n_features * slot_bytes,), np.uint8, zeroed=False)
             needed = _table_predict_kernels.slot_dense_rows(table.feat_len)
             # room for the features that later batches give more classes
             rows = _aligned_feature_major(
