@@ -18,7 +18,9 @@ from ._dispatch import load_kernels
 
 __all__ = ["BatchPartition", "SparseCountTable", "builds_table", "can_build", "wants_table"]
 
-_kernels = load_kernels("_sparse_counts")
+_kernels = load_kernels("_sparse_counts")  # a batch checked, partitioned
+_build_kernels = load_kernels("_sparse_build")  # a fresh table reduced, filled
+_update_kernels = load_kernels("_sparse_update")  # the stream: adds, refreshes
 
 # The table is used for CSR input when the dense table would hold this many cells
 # or more, and at least this many per non-zero of the data. Measured fits (2
@@ -54,8 +56,8 @@ _RECORD_BYTES = 12
 
 # the weights ``SparseCountTable.build`` can compute as it places the entries
 FILL_COUNTS, FILL_MULTINOMIAL, FILL_COMPLEMENT = (
-    _kernels.FillWeights.FILL_COUNTS, _kernels.FillWeights.FILL_MULTINOMIAL,
-    _kernels.FillWeights.FILL_COMPLEMENT)
+    _build_kernels.FillWeights.FILL_COUNTS, _build_kernels.FillWeights.FILL_MULTINOMIAL,
+    _build_kernels.FillWeights.FILL_COMPLEMENT)
 
 
 def _partition_shift(n_features, n_classes):
@@ -150,7 +152,7 @@ class _AddUndo:
 
     def undo_kernel(self, table):
         ent_count, ent_stale = self.pool
-        _kernels.table_undo(table.feat_start, table.feat_len, ent_count, ent_stale,
+        _update_kernels.table_undo(table.feat_start, table.feat_len, ent_count, ent_stale,
                             self.block, self.entry, self.value, self.sizes)
         self.sizes[:] = 0
 
@@ -269,7 +271,7 @@ class SparseCountTable:
             while True:
                 sizes = np.array([self.used, self.n_pending], dtype=np.int64)
                 undo.pool = (self.ent_count, self.ent_stale)
-                stop_row = _kernels.table_add(
+                stop_row = _update_kernels.table_add(
                     X.data, X.indices, X.indptr, codes, weights, binarize, threshold,
                     self.feat_start, self.feat_len, self.ent_class, self.ent_count,
                     self.ent_weight, self.ent_stale, self.pend_feat, self.pend_off,
@@ -372,7 +374,7 @@ class SparseCountTable:
         kind, alpha, feature_all, feat_base, dead_base = fill_weights or (
             FILL_COUNTS, None, None, None, None)
         # (ComplementNB's F_j are summed by the reduction, for the fill's weights)
-        _kernels.table_reduce(
+        _build_kernels.table_reduce(
             *records, partition.part_start, part_shift, table.feat_len, part_room,
             part_compact,
             np.full((n_threads, width * n_classes), -1, dtype=np.int64),
@@ -390,7 +392,7 @@ class SparseCountTable:
         table.ent_count = np.empty(max(1, used), dtype=np.float64)
         table.ent_weight = np.empty(max(1, used), dtype=np.float64)
         table.ent_stale = np.zeros(_bitmap_bytes(used), dtype=np.uint8)
-        _kernels.table_fill(*records, partition.part_start, part_compact, part_pool,
+        _build_kernels.table_fill(*records, partition.part_start, part_compact, part_pool,
                             part_shift, table.feat_start, table.feat_len, table.ent_class,
                             table.ent_count, n_threads, kind, table.ent_weight, alpha,
                             feature_all, feat_base,
@@ -499,4 +501,4 @@ class SparseCountTable:
 
     def all_features(self):
         """The features with entries, ascending (int64)."""
-        return _kernels.live_features(self.feat_len)
+        return _update_kernels.live_features(self.feat_len)

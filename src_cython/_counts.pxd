@@ -1,7 +1,8 @@
 # Count-model point functions (BernoulliNB, MultinomialNB, ComplementNB): one row's
 # contribution to the per-class feature sums, and one row's joint log likelihood,
-# dense and CSR. The loop kernels (_discrete_kernels.pyx) and the public cimport
-# API (cython_kernels.pyx) both call these, so both compute the same bits.
+# dense and CSR. The loop kernels (_discrete_kernels.pyx, _discrete_predict.pyx)
+# and the public cimport API (cython_kernels.pyx) both call these, so both compute
+# the same bits.
 #
 # All three models share one shape:
 #

@@ -893,13 +893,13 @@ def test_compact_entries_and_their_bound(n_threads, monkeypatch):
         X[0, feature], X[3, feature] = counts  # rows 0 and 3: both class 0
     X = sp.csr_matrix(X)
     seen = []
-    reduce = _count_table._kernels.table_reduce
+    reduce = _count_table._build_kernels.table_reduce
 
     def recording_reduce(*args):
         reduce(*args)
         seen.append(args[6].copy())  # part_compact, as the reduction wrote it
 
-    monkeypatch.setattr(_count_table._kernels, "table_reduce", recording_reduce)
+    monkeypatch.setattr(_count_table._build_kernels, "table_reduce", recording_reduce)
     partition = _count_table.BatchPartition(X, codes, None, k, False, 0.0, n_threads,
                                             False)
     assert partition.compact and partition.part_shift == 14
@@ -997,7 +997,7 @@ def test_balanced_runs_cut_the_work_evenly(sizes, n_runs, width, cells):
     """The runs cover the partitions in order, and each run's work is at most its
     share plus one partition's (a partition is never split)."""
     part_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    runs = _count_table._kernels.balanced_runs(part_start, width, cells, n_runs)
+    runs = _count_table._build_kernels.balanced_runs(part_start, width, cells, n_runs)
     assert runs.shape == (n_runs + 1,)
     assert runs[0] == 0 and runs[-1] == len(sizes)
     assert np.all(np.diff(runs) >= 0)
@@ -1012,7 +1012,7 @@ def test_balanced_runs_of_one_large_partition():
     # it gets a run with some partitions after it, the rest the other run
     sizes = np.array([1_480_000] + [2_000] * 1023)
     part_start = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    runs = _count_table._kernels.balanced_runs(part_start, 1024, 35 * 1024, 2)
+    runs = _count_table._build_kernels.balanced_runs(part_start, 1024, 35 * 1024, 2)
     work = _run_work(part_start, 1024, 35 * 1024)
     assert 1 < runs[1] < 1024
     halves = work[:runs[1]].sum(), work[runs[1]:].sum()
@@ -1119,7 +1119,7 @@ def test_live_features_is_flatnonzero():
     rng = np.random.default_rng(5)
     for d, density in ((0, 0.5), (1, 0.0), (1, 1.0), (1000, 0.5), (70_001, 0.01)):
         lengths = ((rng.random(d) < density) * rng.integers(1, 9, d)).astype(np.int32)
-        got = kernels.live_features(lengths)
+        got = _count_table._update_kernels.live_features(lengths)
         assert got.dtype == np.int64
         assert_array_equal(got, np.flatnonzero(lengths))
 
@@ -1144,11 +1144,11 @@ def test_small_count_weights_are_the_logs(alpha, n):
         for refresh in (True, False):
             weights = np.full(n, np.nan)
             if refresh:
-                kernels.refresh_multinomial(features, features, lengths, counts, weights,
+                _count_table._update_kernels.refresh_multinomial(features, features, lengths, counts, weights,
                                             alphas, 1)
             else:
                 marks = np.full((n + 7) // 8, 255, dtype=np.uint8)
-                kernels.flush_multinomial(features, np.zeros(n, dtype=np.int32),
+                _count_table._update_kernels.flush_multinomial(features, np.zeros(n, dtype=np.int32),
                                           features, counts, weights, marks, alphas, 1)
                 # the flush clears the marks of the entries it computed
                 assert not np.unpackbits(marks, bitorder="little")[:n].any()
@@ -1179,7 +1179,7 @@ def test_small_complement_logs_are_the_logs(alpha, n):
     results = []
     for alphas in (np.array([alpha]), np.full(n, alpha)):
         weights, totals, base = np.full(2 * n, np.nan), np.zeros(n), np.zeros(n)
-        kernels.refresh_complement(features, starts, lengths, counts, weights, totals,
+        _count_table._update_kernels.refresh_complement(features, starts, lengths, counts, weights, totals,
                                    base, alphas, 1)
         results.append((weights, totals, base))
     for got, expected in zip(results[0], results[1]):

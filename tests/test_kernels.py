@@ -14,6 +14,7 @@ from fastnb._base import MODE_ARGMAX, MODE_JLL, MODE_LOG_PROBA, MODE_PROBA
 
 GAUSSIAN = _gaussian._kernels
 DISCRETE = _discrete._kernels
+DISCRETE_PREDICT = _discrete._predict_kernels
 TABLE = _count_table._kernels  # the sparse count table's (FASTNB_TEST_SPARSE_TABLE=1)
 INT_MAX = 2**31 - 1  # the largest n_threads a kernel takes (a C int)
 
@@ -35,13 +36,13 @@ def test_csr_predict_spill_too_large_raises_memory_error():
     WT = np.zeros((1, k))
     labels = np.empty(2, dtype=np.intp)
     with pytest.raises(MemoryError):
-        DISCRETE.csr_predict(X.data, X.indices, X.indptr, WT, np.zeros(k), False, 0.0,
+        DISCRETE_PREDICT.csr_predict(X.data, X.indices, X.indptr, WT, np.zeros(k), False, 0.0,
                              MODE_ARGMAX, labels, None, INT_MAX)
 
 
 def test_bool_table_too_large_raises_memory_error():
     with pytest.raises(MemoryError):
-        DISCRETE.build_bool_table(np.zeros((1, 8)), 2**44)
+        _discrete._shared._build_bool_table(np.zeros((1, 8)), 2**44)
 
 
 class _NumpyWithoutMemory:
@@ -65,7 +66,11 @@ def kernels_without_memory(monkeypatch):
         # (and the table side of the count models, which allocates the feature
         # slots of a large predict batch before its kernel runs, in malloc's
         # scratch alone: FASTNB_TEST_SPARSE_TABLE=1)
-        for module in (GAUSSIAN, DISCRETE, TABLE, _discrete._table):
+        # (and the aligned allocations of the discrete models' predict, which
+        # are NumPy's too: _discrete._shared.aligned_array)
+        for module in (GAUSSIAN, DISCRETE, DISCRETE_PREDICT, TABLE,
+                       _count_table._build_kernels, _count_table._update_kernels,
+                       _discrete._table, _discrete._shared):
             monkeypatch.setattr(module, "np", _NumpyWithoutMemory())
 
     return apply
@@ -156,7 +161,7 @@ def test_csr_predict_same_bits_for_any_padding(rng, k, binarize):
     for kp in (k, -(-k // 8) * 8 + 8, -(-k // 8) * 8):
         WT = np.zeros((23, kp))
         WT[:, :k] = W.T
-        outputs.append(_outputs(lambda m, lab, out, t: DISCRETE.csr_predict(
+        outputs.append(_outputs(lambda m, lab, out, t: DISCRETE_PREDICT.csr_predict(
             csr.data, csr.indices, csr.indptr, WT, bias, binarize, 1.0, m, lab, out, t),
             60, k))
     _assert_all_equal([result for output in outputs for result in output])
@@ -191,20 +196,20 @@ def test_count_kernels_same_bits_for_any_block_split(rng, k):
     kp = -(-k // 8) * 8 if k <= 48 else k
     WT = np.zeros((19, kp))
     WT[:, :k] = W.T
-    table = DISCRETE.build_bool_table(W, 8 if k <= 8 else (16 if k <= 16 else k))
+    table = _discrete._shared._build_bool_table(W, 8 if k <= 8 else (16 if k <= 16 else k))
     bits = X > 1.0
     predictors = {
-        "dense": lambda m, lab, out, t: DISCRETE.dense_predict(
+        "dense": lambda m, lab, out, t: DISCRETE_PREDICT.dense_predict(
             X, W, bias, False, 0.0, m, lab, out, t),
-        "dense_binarized": lambda m, lab, out, t: DISCRETE.dense_predict(
+        "dense_binarized": lambda m, lab, out, t: DISCRETE_PREDICT.dense_predict(
             X, W, bias, True, 1.0, m, lab, out, t),
-        "csr": lambda m, lab, out, t: DISCRETE.csr_predict(
+        "csr": lambda m, lab, out, t: DISCRETE_PREDICT.csr_predict(
             csr.data, csr.indices, csr.indptr, WT, bias, False, 0.0, m, lab, out, t),
     }
     if k <= 64:
-        predictors["bool"] = lambda m, lab, out, t: DISCRETE.bool_predict(
+        predictors["bool"] = lambda m, lab, out, t: DISCRETE_PREDICT.bool_predict(
             bits.view(np.uint8), table, bias, m, lab, out, t)
-        predictors["threshold"] = lambda m, lab, out, t: DISCRETE.dense_threshold_predict(
+        predictors["threshold"] = lambda m, lab, out, t: DISCRETE_PREDICT.dense_threshold_predict(
             X, table, bias, 1.0, m, lab, out, t)
     for name, predict in predictors.items():
         _assert_all_equal(_outputs(predict, 5, k))

@@ -44,7 +44,9 @@ from ._file_format import (
     state_arrays,
     state_of_fastnb_0_1,
 )
-from ._kernels import LOOKUP, count as count_kernels, predict as predict_kernels
+from ._kernels import (
+    LOOKUP, count as count_kernels, tables as table_kernels, predict as predict_kernels,
+)
 from ._tables import WHOLE_LOGS, build_tables, refresh, table_rows
 
 __all__ = ["CategoricalNB"]
@@ -285,7 +287,7 @@ class CategoricalNB(_BaseNB):
         if class_prior is None:
             # one kernel for every path, the small-call one's included: the same bits
             out = np.empty(k)
-            predict_kernels.class_log_prior(
+            table_kernels.class_log_prior(
                 np.ascontiguousarray(class_count, dtype=np.float64), out)
             return out
         with np.errstate(divide="ignore"):
@@ -451,12 +453,12 @@ class CategoricalNB(_BaseNB):
         if batch is not None and alpha == count_table.alpha:
             state = count_table.small_batches
             if state is None:
-                state = count_table.small_batches = predict_kernels.SmallBatches(
+                state = count_table.small_batches = table_kernels.SmallBatches(
                     count_table.category_count, count_table.starts, alpha,
                     count_table.feature_log_prob, tables.log_prob, tables.block_start,
                     tables.row_width, self.classes_, WHOLE_LOGS,
                     2 * FIT_MIN_ROWS_PER_CHUNK - 1)
-            predict_kernels.refresh_batch_cells(state, batch[0], batch[1],
+            table_kernels.refresh_batch_cells(state, batch[0], batch[1],
                                                 batch_class_count.astype(np.float64))
         else:
             # counts (or alpha) moved outside it

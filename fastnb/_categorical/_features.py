@@ -22,7 +22,7 @@ import numpy as np
 from .._validation import plain
 from ._columns import column_label
 from ._counting import BucketBatch, CodeBatch, ValueBatch
-from ._kernels import TAG, keys as key_kernels, predict as predict_kernels
+from ._kernels import TAG, keys as key_kernels, tables as table_kernels
 
 __all__ = ["FeatureState", "InPlace", "applied", "canonical_values", "merge_feature",
            "sorted_order", "value_feature"]
@@ -96,8 +96,8 @@ def _merge_values(old, batch, k, j, names):
                            index.astype(np.uint64))
     table = old.table
     if table is None:
-        table = predict_kernels.build_table(old.tags, old.keys)[:3]
-    position = predict_kernels.lookup_table(*table, batch.tags, batch.keys)
+        table = table_kernels.build_table(old.tags, old.keys)[:3]
+    position = table_kernels.lookup_table(*table, batch.tags, batch.keys)
     known = position >= 0
     # str/bytes/other keys are 64-bit hashes: compare the values themselves.
     if batch.values is not None:
@@ -128,7 +128,7 @@ def _merge_values(old, batch, k, j, names):
         order = sorted_order(categories, tags)
         categories, tags, keys = categories[order], tags[order], keys[order]
         counts = counts[:, order]
-    table_keys, table_tags, table_rows, duplicate = predict_kernels.build_table(tags, keys)
+    table_keys, table_tags, table_rows, duplicate = table_kernels.build_table(tags, keys)
     if duplicate is not None:
         a, b = duplicate
         raise ValueError(
@@ -217,7 +217,7 @@ def value_feature(values, counts, j):
     categories = canonical_values(tags, keys, objects)
     if not np.array_equal(sorted_order(categories, tags), np.arange(len(values))):
         raise ValueError(f"the categories of feature {j} are not sorted")
-    table_keys, table_tags, table_rows, duplicate = predict_kernels.build_table(tags, keys)
+    table_keys, table_tags, table_rows, duplicate = table_kernels.build_table(tags, keys)
     if duplicate is not None:
         raise ValueError(f"64-bit key collision in feature {j}")
     return FeatureState("value", categories, counts, tags, keys,

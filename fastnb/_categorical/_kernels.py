@@ -5,10 +5,11 @@ import importlib
 
 from .._dispatch import load_kernels
 
-__all__ = ["count", "keys", "predict", "TAG", "LOOKUP"]
+__all__ = ["count", "keys", "tables", "predict", "TAG", "LOOKUP"]
 
 count = load_kernels("_categorical_count")
-predict = load_kernels("_categorical_predict")
+tables = load_kernels("_categorical_tables")  # hash and log-probability tables
+predict = load_kernels("_categorical_predict")  # the gather predictor
 # Keys Python objects with the GIL: integer work, one portable build.
 keys = importlib.import_module("fastnb._categorical_keys")
 

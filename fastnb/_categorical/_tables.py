@@ -12,7 +12,9 @@ from typing import Optional
 import numpy as np
 
 from ._columns import NumericBlock, ObjectBlock, raise_unhashable
-from ._kernels import LOOKUP, keys as key_kernels, predict as predict_kernels
+from ._kernels import (
+    LOOKUP, keys as key_kernels, tables as table_kernels, predict as predict_kernels,
+)
 
 __all__ = ["CountTable", "PredictTables", "build_tables", "refresh", "row_width_for",
            "table_rows"]
@@ -177,7 +179,7 @@ def build_tables(features, class_log_prior, alpha, n_threads):
 def refresh(counts, predict, alpha, features, classes, n_threads):
     """Recompute, in place, the log probabilities of the features and classes
     flagged in ``features`` (d,) and ``classes`` (k,) (uint8)."""
-    predict_kernels.refresh_log_probs(
+    table_kernels.refresh_log_probs(
         counts.category_count, counts.starts, alpha, features, classes,
         counts.feature_log_prob, predict.log_prob, predict.block_start,
         predict.row_width, n_threads)

@@ -12,7 +12,9 @@ from ._shared import (  # noqa: F401  (tests and tools read these here)
     _PREDICT_CACHE,
     TABLE_DENSE_PREDICT_NNZ_RATIO,
     _kernels,
+    _predict_kernels,
     _table_kernels,
+    _table_update_kernels,
 )
 
 # Pickles name the classes by this module (as fastnb 0.1's did), not by the module

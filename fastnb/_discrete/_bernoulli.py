@@ -7,7 +7,7 @@ import numpy as np
 from .._params import param_error
 from .._threads import threads_for
 from ._base import _BaseDiscreteNB
-from ._shared import _nonnegative_threshold, _table_kernels
+from ._shared import _nonnegative_threshold, _table_update_kernels
 
 _NO_INT64 = np.zeros(0, dtype=np.int64)
 _NO_INT32 = np.zeros(0, dtype=np.int32)
@@ -162,7 +162,7 @@ class BernoulliNB(_BaseDiscreteNB):
                     missing.ent_count)
         n_threads = threads_for(self.n_threads, table.used, "count_fit")
         with np.errstate(divide="ignore", invalid="ignore"):
-            _table_kernels.bernoulli_entry_terms(
+            _table_update_kernels.bernoulli_entry_terms(
                 table.feat_start, table.feat_len, table.ent_class, table.ent_count,
                 *miss, class_count, a, w0, ln0, weights, const_delta, scratch,
                 n_threads)

@@ -6,7 +6,7 @@ from .._count_table import FILL_COMPLEMENT, FILL_MULTINOMIAL
 from .._params import check_bool_param
 from .._threads import threads_for
 from ._base import _BaseDiscreteNB
-from ._shared import _by_row_blocks, _kernels, _table_backed, _table_kernels
+from ._shared import _by_row_blocks, _kernels, _table_backed, _table_update_kernels
 
 
 # MultinomialNB's log probabilities of a table of at least this many cells go
@@ -100,13 +100,13 @@ class MultinomialNB(_BaseDiscreteNB):
         return FILL_MULTINOMIAL, alpha, None, None, None
 
     def _refresh_table(self, table, features, alpha):
-        _table_kernels.refresh_multinomial(features, table.feat_start, table.feat_len,
+        _table_update_kernels.refresh_multinomial(features, table.feat_start, table.feat_len,
                                            table.ent_count, table.ent_weight, alpha,
                                            _refresh_threads(self, features))
 
     def _flush_pending(self, table, alpha):
         features, offsets = table.pending_entries()
-        _table_kernels.flush_multinomial(features, offsets, table.feat_start,
+        _table_update_kernels.flush_multinomial(features, offsets, table.feat_start,
                                          table.ent_count, table.ent_weight,
                                          table.ent_stale, alpha,
                                          _refresh_threads(self, features))
@@ -278,12 +278,12 @@ class ComplementNB(_BaseDiscreteNB):
         # every entry of a feature whose total changed: the features of the listed
         # entries, each once, in place of the list (the norm stays the last fit's)
         features, offsets = table.pending_entries()
-        m = _table_kernels.pending_features(features, offsets, table.feat_start,
+        m = _table_update_kernels.pending_features(features, offsets, table.feat_start,
                                             table.feat_len, table.ent_stale)
         self._refresh_features(table, features[:m], alpha)
 
     def _refresh_features(self, table, features, alpha):
-        _table_kernels.refresh_complement(
+        _table_update_kernels.refresh_complement(
             features, table.feat_start, table.feat_len, table.ent_count,
             table.ent_weight, self._feature_all, self._feat_base, alpha,
             _refresh_threads(self, features))

@@ -11,8 +11,9 @@ from ._shared import (
     _BOOL_TABLE_OK,
     _PREDICT_CACHE,
     _aligned_feature_major,
+    _build_bool_table,
     _kernel_view,
-    _kernels,
+    _predict_kernels,
     _only_nan_among_nonfinite,
     _raise_malformed_csr,
     _split_missing,
@@ -74,7 +75,7 @@ class _PredictMixin:
         k = self._weights.shape[0]
         padded_k = 8 if k <= 8 else (16 if k <= 16 else k)
         return self._cached(
-            "bool_table", lambda: _kernels.build_bool_table(self._weights, padded_k)
+            "bool_table", lambda: _build_bool_table(self._weights, padded_k)
         )
 
     def _feature_major_weights(self):
@@ -98,7 +99,7 @@ class _PredictMixin:
             n_samples = X.shape[0]
             per_row = self._weights.shape[0] * max(1, X.data.shape[0] // max(1, n_samples))
             n_threads = self._predict_threads(n_samples, per_row)
-            n_suspect, n_malformed = _kernels.csr_predict(
+            n_suspect, n_malformed = _predict_kernels.csr_predict(
                 X.data, X.indices, X.indptr, self._feature_major_weights(),
                 self._bias, binarize, thr, mode, labels_out, out, n_threads,
             )
@@ -109,7 +110,7 @@ class _PredictMixin:
             # 0/1 bytes: x > thr is x itself, and x * w is w or 0 - eight features
             # per lookup in the byte-pattern table.
             n_threads = self._predict_threads(X.shape[0], self._weights.size // 8)
-            n_suspect = _kernels.bool_predict(
+            n_suspect = _predict_kernels.bool_predict(
                 X.view(np.uint8), self._bool_table(), self._bias, mode, labels_out, out,
                 n_threads,
             )
@@ -117,14 +118,14 @@ class _PredictMixin:
         elif binarize and self._use_bool_table():
             # threshold each row into 0/1 bytes, then the byte-pattern table
             n_threads = self._predict_threads(X.shape[0], self._weights.size // 4)
-            n_suspect = _kernels.dense_threshold_predict(
+            n_suspect = _predict_kernels.dense_threshold_predict(
                 _kernel_view(X), self._bool_table(), self._bias, thr, mode, labels_out,
                 out, n_threads,
             )
             values = X
         else:
             n_threads = self._predict_threads(X.shape[0], self._weights.size)
-            n_suspect = _kernels.dense_predict(
+            n_suspect = _predict_kernels.dense_predict(
                 _kernel_view(X), self._weights, self._bias, binarize, thr, mode, labels_out, out,
                 n_threads,
             )
@@ -159,7 +160,7 @@ class _PredictMixin:
                 rows = np.repeat(np.arange(X.shape[0]), np.diff(missing.indptr))
                 np.add.at(correction, rows, terms.T[missing.indices])
             else:
-                _kernels.dense_predict(
+                _predict_kernels.dense_predict(
                     _kernel_view(missing), np.ascontiguousarray(terms), np.zeros(k),
                     False, 0.0, MODE_JLL, None, correction, n_threads,
                 )

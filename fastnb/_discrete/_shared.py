@@ -1,6 +1,7 @@
 """Shared pieces of the discrete models: the compiled kernels, the predict
 cache, input helpers (missing values, CSR views) and the table-backed attributes."""
 
+import math
 import threading
 import weakref
 from numbers import Real
@@ -10,13 +11,15 @@ import numpy as np
 from .._dispatch import load_kernels
 from .._validation import CSRInput
 
-_kernels = load_kernels("_discrete_kernels")
-_table_kernels = load_kernels("_sparse_counts")
+_kernels = load_kernels("_discrete_kernels")  # fit, log probabilities
+_predict_kernels = load_kernels("_discrete_predict")  # dense, CSR, byte-table predict
+_table_kernels = load_kernels("_sparse_counts")  # a batch checked, partitioned
+_table_update_kernels = load_kernels("_sparse_update")  # the stream: adds, refreshes
 _table_predict_kernels = load_kernels("_sparse_predict")
 
 # Bool input is predicted through a table of 256 partial sums per 8 features when
 # it fits: at most this many classes (the kernel's local accumulator) and bytes.
-_BOOL_TABLE_OK = _kernels.bool_table_supported()
+_BOOL_TABLE_OK = _predict_kernels.bool_table_supported()
 _BOOL_TABLE_MAX_CLASSES = 64
 _BOOL_TABLE_MAX_BYTES = 16 << 20
 
@@ -119,6 +122,18 @@ def _dense_to_csr(X):
     return CSRInput(data, cols.astype(np.int64), indptr, X.shape, None)
 
 
+def aligned_array(shape, dtype=np.float64, *, zeroed=True, alignment=64):
+    """A C-ordered array whose data starts on an ``alignment``-byte boundary (a
+    cache line): NumPy aligns to 16 bytes only, and a kernel that reads a row of
+    8 doubles then reads two lines where it could read one. Zeroed unless
+    ``zeroed=False``. The one place the project allocates aligned memory."""
+    dtype = np.dtype(dtype)
+    nbytes = math.prod(shape) * dtype.itemsize
+    raw = (np.zeros if zeroed else np.empty)(nbytes + alignment, dtype=np.uint8)
+    offset = -raw.ctypes.data % alignment
+    return raw[offset:offset + nbytes].view(dtype).reshape(shape)
+
+
 def _aligned_feature_major(n_features, n_classes):
     """A zeroed (d, kp) array for the dense CSR predict kernel: one feature's
     weights contiguous, rows padded to a multiple of 8 classes up to 48 (a
@@ -126,9 +141,16 @@ def _aligned_feature_major(n_features, n_classes):
     aligned."""
     k, d = n_classes, n_features
     padded_k = -(-k // 8) * 8 if k <= 48 else k
-    raw = np.zeros(d * padded_k + 8, dtype=np.float64)
-    offset = (-raw.ctypes.data % 64) // 8
-    return raw[offset:offset + d * padded_k].reshape(d, padded_k)
+    return aligned_array((d, padded_k))
+
+
+def _build_bool_table(weights, padded_k):
+    """The byte-pattern table of (k, d) ``weights`` (``build_bool_table``), its
+    class axis zero-padded to ``padded_k``, on a 64-byte line."""
+    k, d = weights.shape
+    table = aligned_array(((d + 7) // 8, 256, max(padded_k, k)))
+    _predict_kernels.build_bool_table(weights, table)
+    return table
 
 
 def _raise_malformed_csr(name, count, counted):

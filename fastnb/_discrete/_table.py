@@ -20,6 +20,7 @@ from ._shared import (
     _DENSE_ONLY,
     TABLE_DENSE_PREDICT_NNZ_RATIO,
     _aligned_feature_major,
+    aligned_array,
     _dense_to_csr,
     _kernel_view,
     _raise_malformed_csr,
@@ -433,9 +434,8 @@ class _TableMixin:
             # built: a first time, after a change the flushes did not list, or
             # when the features newly past SLOT_ENTRIES classes outgrew the rows
             slot_bytes = _table_predict_kernels.slot_bytes()
-            raw = np.empty(table.n_features * slot_bytes + 64, dtype=np.uint8)
-            offset = -raw.ctypes.data % 64  # each slot one whole cache line
-            slots = raw[offset:offset + table.n_features * slot_bytes]
+            # each slot one whole cache line
+            slots = aligned_array((table.n_features * slot_bytes,), np.uint8, zeroed=False)
             needed = _table_predict_kernels.slot_dense_rows(table.feat_len)
             # room for the features that later batches give more classes
             rows = _aligned_feature_major(
