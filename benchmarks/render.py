@@ -150,9 +150,8 @@ def readme_table(record):
     lines += [
         "",
         f"Medians of {record['repeats']} repeats in one process; speedup: the median "
-        f"of the per-pair ratios. Run of {_run_line(record)}."
-        + (f" {record['note'].rstrip('.')}." if record.get("note") else "")
-        + " Every workload, its target and the pair spread: "
+        f"of the per-pair ratios. Run of {_run_line(record)}. Every workload, its "
+        "target, the pair spread and the run's notes (the machine's load): "
         "[the benchmarks page](docs/benchmarks.rst).",
         END,
     ]

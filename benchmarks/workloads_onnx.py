@@ -1,5 +1,8 @@
 """O1-O2: onnxruntime's single-row latency of an exported model beside fastnb's
-own one-row ``predict`` (no target: a fact users ask for).
+own one-row ``predict`` (no target: a fact users ask for). O3: the export of the
+T1 model (2**20 hashed features, 35 classes, on the sparse count table) to ONNX
+bytes, against issue 45's bound of 2 s, with the file's size against the model's
+float32 weights (bound: 1.1x) in its operation.
 
 O1: GaussianNB, 100 features, 10 classes (G1's shape), one float32 row to
 onnxruntime, one float64 row to fastnb. O2: MultinomialNB on 2**18 hashed
@@ -71,4 +74,15 @@ def cases(quick=False):
     out += _latency_cases("O2 onnxruntime 1 row MultinomialNB V=2^18 k=35", multinomial,
                           document, _session(to_onnx(multinomial, None, zipmap=False)),
                           {"X": document.toarray().astype(np.float32)}, 20)
+    # O3: the T1 model exported (to_onnx, then the bytes of the file)
+    from workloads_textscale import N_CLASSES, t1_data
+
+    X_t1, y_t1 = t1_data(quick=quick)
+    t1 = fastnb.MultinomialNB().fit(X_t1, y_t1)
+    size = len(to_onnx(t1, None, zipmap=False).SerializeToString())
+    ratio = size / (X_t1.shape[1] * N_CLASSES * 4)
+    out.append(Case(f"O3 export T1 V=2^{X_t1.shape[1].bit_length() - 1} k={N_CLASSES}",
+                    f"to_onnx + SerializeToString (file {ratio:.4f}x the float32 weights)",
+                    lambda: to_onnx(t1, None, zipmap=False).SerializeToString(),
+                    baseline="(a bound, no peer)", max_seconds=2.0))
     return out
