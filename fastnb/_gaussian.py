@@ -57,6 +57,11 @@ def _fit_chunk_count(n_samples, n_slots, n_features):
     return int(max(1, min(_FIT_MAX_CHUNKS, by_rows, by_memory)))
 
 
+# The largest mean a saved GaussianNB may hold: sqrt(float64's largest value) is
+# ~1.34e154, past which a deviation from the mean squares to infinity.
+MEAN_LIMIT = 1e154
+
+
 class GaussianNB(_BaseNB):
     """Gaussian Naive Bayes, a drop-in for ``sklearn.naive_bayes.GaussianNB``.
 
@@ -363,6 +368,13 @@ class GaussianNB(_BaseNB):
                 var = np.where(n > 0, ssd / np.where(n > 0, n, 1), 0.0)
             rules.check(np.all(np.isfinite(var)), ssd_name,
                         f"{ssd_name} / {count_name} (a variance) overflows float64")
+        # A mean beyond sqrt(float64's largest) squares to infinity as soon as a
+        # later partial_fit measures a row's deviation from it: the model would
+        # load and predict, then turn every probability NaN (found by the fuzzer).
+        for name in ("theta_", "seen_mean"):
+            rules.check(np.all(np.abs(arrays[name]) <= MEAN_LIMIT), name,
+                        f"|{name}| must be at most {MEAN_LIMIT:g} (its squared "
+                        "deviations overflow float64 beyond)")
 
     def _restore(self, classes, arrays, n_features, feature_names):
         self._validate_params()

@@ -272,6 +272,22 @@ def test_gaussian_denormal_counts_are_refused(member, tmp_path):
     _refused(path, "(seen|class)_ssd", "overflows float64")
 
 
+@pytest.mark.parametrize("member", ["theta_", "seen_mean"])
+def test_gaussian_means_whose_deviations_overflow_are_refused(member, tmp_path):
+    # Loaded and predicted before; the next partial_fit made every probability NaN.
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(50, 4)), rng.integers(0, 2, 50)
+    path = _saved(fastnb.GaussianNB().fit(X, y), tmp_path)
+    values = _members(path)[member].copy()
+    values.flat[0] = 1e308
+    _rewrite(path, **{member: values})
+    _refused(path, member, "at most 1e\\+154")
+    # and save refuses what load would: a model fitted on such means
+    model = fastnb.GaussianNB().fit(np.array([[1e200], [1e200]]), [0, 1])
+    with pytest.raises(ValueError, match="load would refuse"):
+        model.save(tmp_path / "huge.npz")
+
+
 # -- every model: what loads predicts finite probabilities, and the hook ----------
 def test_every_model_has_the_hook_and_accepts_its_own_state():
     from _registry import ESTIMATORS
