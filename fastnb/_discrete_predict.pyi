@@ -4,19 +4,8 @@
 import numpy as np
 from numpy.typing import NDArray
 
-_Float64 = NDArray[np.float64]
-_Floating = NDArray[np.float32] | NDArray[np.float64]
-# The dense dtypes read as they are (bool arrays are passed viewed as uint8).
-_Dense = (
-    NDArray[np.float32]
-    | NDArray[np.float64]
-    | NDArray[np.uint8]
-    | NDArray[np.int8]
-    | NDArray[np.int16]
-    | NDArray[np.int32]
-    | NDArray[np.int64]
-)
-_Index = NDArray[np.int32] | NDArray[np.int64]
+# The array aliases of the fit kernels' stubs: the same dtypes are read here.
+from ._discrete_kernels import _Dense, _Float64, _Floating, _Index
 
 def dense_predict(
     X: _Dense,
