@@ -139,6 +139,12 @@ def save(model, path):
     try:
         _check_model_state(type(model), model, classes, dict(state),
                            int(model.n_features_in_))
+        # and what load checks after its restore (the derived log probabilities
+        # and variances finite): a GaussianNB with var_smoothing=0 and a constant
+        # feature has a zero variance that load refuses
+        derived = getattr(model, "_check_derived_state", None)
+        if derived is not None:
+            derived()
     except ValueError as error:
         raise ValueError(f"Cannot save this {type(model).__name__}: load would refuse "
                          f"it ({error}).") from error

@@ -387,3 +387,14 @@ def test_save_then_load_round_trips_every_model(tmp_path):
 def test_the_budget_follows_the_file_size():
     assert _persist._budget(0) == 16 << 20
     assert _persist._budget(1 << 30) == 32 << 30
+
+
+def test_save_refuses_a_model_whose_derived_state_load_refuses(tmp_path):
+    # var_smoothing=0 and a constant feature: a zero variance, which load refuses
+    # after its restore; save wrote it before.
+    X = np.array([[1.0, 0.0], [1.0, 1.0], [1.0, 2.0], [1.0, 3.0]])
+    model = fastnb.GaussianNB(var_smoothing=0.0).fit(X, [0, 0, 1, 1])
+    path = tmp_path / "zero-variance.npz"
+    with pytest.raises(ValueError, match="load would refuse"):
+        model.save(path)
+    assert not path.exists()
