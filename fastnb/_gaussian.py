@@ -128,6 +128,9 @@ class GaussianNB(_BaseNB):
     array([1])
     """
 
+    # save checks the derived variances as load does (``_persist.save``)
+    _SAVE_CHECKS_DERIVED_STATE = True
+
     # The sufficient statistics: everything else is derived from them. Load
     # checks (``_check_state_invariants``): class_count_ sums to a positive finite
     # total; feature_count <= class_count_ of its class; seen_count <= the total;
