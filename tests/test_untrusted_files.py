@@ -398,3 +398,37 @@ def test_save_refuses_a_model_whose_derived_state_load_refuses(tmp_path):
     with pytest.raises(ValueError, match="load would refuse"):
         model.save(path)
     assert not path.exists()
+
+
+def test_a_columnwise_header_declaring_huge_n_features_is_refused_cheaply(tmp_path):
+    # The fuzzer (CI, seed 21544): n_features_in replaced by a huge number made
+    # ColumnwiseNB's restore build set(range(n_features_in)), +2.2 GiB.
+    code = textwrap.dedent(f"""
+        import io, json, resource, zipfile, numpy as np, fastnb
+        X = np.array([[0.5, 1.0], [1.5, 0.0], [2.5, 1.0], [0.1, 0.0]])
+        model = fastnb.ColumnwiseNB([("g", fastnb.GaussianNB(), [0, 1])]).fit(
+            X, [0, 1, 0, 1])
+        path = {os.fspath(tmp_path / "cw.npz")!r}
+        model.save(path)
+        with zipfile.ZipFile(path) as archive:
+            members = {{i.filename: archive.read(i) for i in archive.infolist()}}
+        header = json.loads(np.load(io.BytesIO(members["header.npy"])).tobytes())
+        header["n_features_in"] = 1 << 28
+        buffer = io.BytesIO()
+        np.save(buffer, np.frombuffer(json.dumps(header).encode(), dtype=np.uint8))
+        members["header.npy"] = buffer.getvalue()
+        with zipfile.ZipFile(path, "w") as archive:
+            for name, data in members.items():
+                archive.writestr(name, data)
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        try:
+            fastnb.load(path)
+        except ValueError as error:
+            print("refused:", error)
+        print("grew KiB:", resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before)
+    """)
+    result = subprocess.run([sys.executable, "-P", "-c", code], capture_output=True,
+                            text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    assert "refused:" in result.stdout, result.stdout
+    assert int(result.stdout.rsplit("grew KiB:", 1)[1]) < 64 * 1024, result.stdout

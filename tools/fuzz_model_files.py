@@ -486,7 +486,7 @@ class Mutator:
             array = array[None] if rng.random() < 0.5 else array[..., None]
         elif op == "drop-dim":
             array = array.reshape(-1) if array.ndim > 1 else (
-                array[0] if array.size else np.float64(0))
+                array.reshape(-1)[0] if array.size else np.float64(0))
             array = np.asarray(array)
         elif op in ("shrink", "grow", "grow-many") and array.ndim:
             axis = int(rng.integers(array.ndim))

@@ -94,7 +94,10 @@ class _FileFormat:
             plan.append((entry["name"], model, positions))
             listed.append((entry["name"], type(model)(**model.get_params(deep=False)),
                            positions.tolist()))
-        if self.remainder == "error" and taken != set(range(n_features)):
+        # (taken holds distinct positions in [0, n_features): counting them
+        # suffices, where a set of range(n_features) cost memory in the declared
+        # n_features_in, not in the file: 2 GiB for a crafted header)
+        if self.remainder == "error" and len(taken) != n_features:
             raise ValueError(f"the sub-estimators do not model all {n_features} "
                              "columns, and remainder is 'error'")
         if not isinstance(self.estimators, str):
