@@ -322,6 +322,14 @@ class GaussianNB(_BaseNB):
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior)
         half_log_2pi_var = 0.5 * np.log(2.0 * np.pi * var)
+        if not (np.isfinite(epsilon) and np.all(np.isfinite(var))
+                and np.all(np.isfinite(mean))):
+            # Squared deviations past float64's range (values near 1e154 and
+            # beyond, or a partial_fit far from a loaded model's means): refused
+            # before anything is committed, so the model stays as it was.
+            raise ValueError(
+                "GaussianNB's variances overflow float64 on this data (values too "
+                "large or too far apart); the model is left as it was.")
         # All validation is done: commit the new state.
         self.classes_ = classes
         self.class_count_ = row_count
