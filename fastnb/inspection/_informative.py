@@ -1,0 +1,161 @@
+"""The most informative features of each class of a fitted model."""
+
+import numpy as np
+
+from .._categorical import CategoricalNB
+from .._columnwise import ColumnwiseNB
+from .._discrete import ComplementNB
+from .._gaussian import GaussianNB
+from .._threads import threads_for
+from ._names import names_at
+from ._terms import _kernels
+
+SCORES = {
+    "counts": "log P(x_j | c) - log P(x_j | not c), the other classes mixed by "
+              "their priors, with P the weight of one occurrence (log-odds for "
+              "BernoulliNB)",
+    "complement": "w_cj - the prior-weighted mean of w_c'j over the other classes, "
+                  "w the weight of one occurrence",
+    "gaussian": "(theta_cj - prior-weighted mean of the other classes' means) / "
+                "the prior-weighted within-class standard deviation",
+    "categorical": "log P(x_j = v | c) - log P(x_j = v | not c), the other classes "
+                   "mixed by their priors",
+    "columnwise": "each column's sub-model's score",
+}
+
+
+def _best(scores, features, n, by_size=False):
+    """Per class (row), the n best of candidate (score, feature) pairs: largest
+    score (or |score|) first, the smaller feature among equals; -1 padding."""
+    k = scores.shape[0]
+    out_f = np.full((k, n), -1, dtype=np.int64)
+    out_s = np.zeros((k, n))
+    for c in range(k):
+        s, f = scores[c], features[c]
+        keep = (f >= 0) & np.isfinite(s) & ((s != 0) if by_size else (s > 0))
+        s, f = s[keep], f[keep]
+        order = np.lexsort((f, -(np.abs(s) if by_size else s)))[:n]
+        out_f[c, :order.shape[0]] = f[order]
+        out_s[c, :order.shape[0]] = s[order]
+    return out_f, out_s
+
+
+def count_model(model, n):
+    """BernoulliNB, MultinomialNB, ComplementNB: a compiled pass over the
+    features, O(d k + entries) for a table model, in blocks of features."""
+    complement = isinstance(model, ComplementNB)
+    prior = np.exp(np.asarray(model.class_log_prior_, dtype=np.float64))
+    k = prior.shape[0]
+    d = model.n_features_in_
+    n_threads = threads_for(model.n_threads, d * k, "predict")
+    n_blocks = max(1, min(4 * n_threads, d))
+    features = np.empty((n_blocks, k, n), dtype=np.int64)
+    values = np.empty((n_blocks, k, n))
+    scratch = np.empty((n_blocks, 2 * k))
+    sizes = np.zeros((n_blocks, k), dtype=np.intp)
+    table = model.__dict__.get("_table")
+    if table is not None:
+        cache = model._table_predict_state()
+        feat_base, _, scale, mult = cache["table_terms"]
+        _kernels.table_informative(
+            table.feat_start, table.feat_len, table.ent_class,
+            cache["table_entry_weights"],
+            np.ascontiguousarray(feat_base, dtype=np.float64),
+            np.ascontiguousarray(scale, dtype=np.float64),
+            np.ascontiguousarray(mult, dtype=np.float64), prior, not complement,
+            features, values, scratch, sizes, n_threads)
+    else:
+        _kernels.dense_informative(model._weights, prior, not complement, features,
+                                   values, scratch, sizes, n_threads)
+    merged_f, merged_s = _best(values.transpose(1, 0, 2).reshape(k, -1),
+                               features.transpose(1, 0, 2).reshape(k, -1), n)
+    return merged_f, merged_s, SCORES["complement" if complement else "counts"], None
+
+
+def gaussian(model, n):
+    prior = model.class_prior_
+    theta, var = model.theta_, model.var_
+    total = prior.sum()
+    weighted = prior @ theta
+    with np.errstate(invalid="ignore", divide="ignore"):
+        others = (weighted[None, :] - prior[:, None] * theta) / (total - prior)[:, None]
+        scale = np.sqrt(prior @ var / total)
+        scores = (theta - others) / scale[None, :]
+    features = np.broadcast_to(np.arange(theta.shape[1]), theta.shape)
+    f, s = _best(scores, features, n, by_size=True)
+    return f, s, SCORES["gaussian"], None
+
+
+def categorical(model, n):
+    prior = np.exp(model.class_log_prior_)
+    total = prior.sum()
+    all_scores, all_features, all_categories = [], [], []
+    for j, log_prob in enumerate(model.feature_log_prob_):
+        p = np.exp(log_prob)                       # (k, n_categories_j)
+        mixed = prior @ p
+        with np.errstate(invalid="ignore", divide="ignore"):
+            others = (mixed[None, :] - prior[:, None] * p) / (total - prior)[:, None]
+            all_scores.append(log_prob - np.log(others))
+        all_features.append(np.full(log_prob.shape, j))
+        all_categories.append(np.broadcast_to(np.arange(log_prob.shape[1]), log_prob.shape))
+    scores = np.concatenate(all_scores, axis=1)
+    codes = np.concatenate(all_categories, axis=1)
+    columns = np.concatenate(all_features, axis=1)
+    # rank (column, category) pairs: the pair's flat position is the "feature"
+    flat = np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
+    at, s = _best(scores, flat, n)
+    feats = np.where(at >= 0, columns[0][np.maximum(at, 0)], -1)
+    cats = np.empty(at.shape, dtype=object)
+    for c in range(at.shape[0]):
+        for r in range(at.shape[1]):
+            pos = at[c, r]
+            cats[c, r] = (model.categories_[feats[c, r]][codes[0][pos]]
+                          if pos >= 0 else None)
+    return feats, s, SCORES["categorical"], cats
+
+
+def columnwise(model, n):
+    k = model.classes_.shape[0]
+    parts_f, parts_s, parts_c = [], [], []
+    for (_, sub, _), positions in zip(model.estimators_, model._positions):
+        f, s, _, cats = informative(sub, min(n, _n_candidates(sub)))
+        positions = np.asarray(positions, dtype=np.int64)
+        parts_f.append(np.where(f >= 0, positions[np.maximum(f, 0)], -1))
+        parts_s.append(s)
+        parts_c.append(cats if cats is not None else np.full(f.shape, None, dtype=object))
+    scores = np.concatenate(parts_s, axis=1)
+    columns = np.concatenate(parts_f, axis=1)
+    cats = np.concatenate(parts_c, axis=1)
+    flat = np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
+    at, s = _best(scores, np.where(columns >= 0, flat, -1), n, by_size=True)
+    feats = np.where(at >= 0, np.take_along_axis(columns, np.maximum(at, 0), 1), -1)
+    out_c = np.where(at >= 0, np.take_along_axis(cats, np.maximum(at, 0), 1), None)
+    has_categories = any(isinstance(sub, CategoricalNB) for _, sub, _ in model.estimators_)
+    return feats, s, SCORES["columnwise"], (out_c if has_categories else None)
+
+
+def _n_candidates(model):
+    if isinstance(model, CategoricalNB):
+        return int(sum(p.shape[1] for p in model.feature_log_prob_))
+    if isinstance(model, ColumnwiseNB):
+        return sum(_n_candidates(sub) for _, sub, _ in model.estimators_)
+    return model.n_features_in_
+
+
+def informative(model, n):
+    if isinstance(model, GaussianNB):
+        return gaussian(model, n)
+    if isinstance(model, CategoricalNB):
+        return categorical(model, n)
+    if isinstance(model, ColumnwiseNB):
+        return columnwise(model, n)
+    return count_model(model, n)
+
+
+def named(model, features, names, categories):
+    out = names_at(names, features)
+    if categories is not None:
+        for index in zip(*np.nonzero(features >= 0)):
+            if categories[index] is not None:
+                out[index] = f"{out[index]}={categories[index]}"
+    return out

@@ -1,0 +1,322 @@
+"""Each model's joint log likelihood as a base plus one term a feature.
+
+An ``_Terms`` object holds a fitted model and a batch X checked by the model's own
+predict validation (so X is read exactly as predict reads it), and gives
+
+- ``base``: the (k,) constant of every row (see each class's docstring);
+- ``dense()``: every term, (n, k, d);
+- ``csr()``: the terms at X's stored entries, (k, nnz), for CSR input;
+- ``top(first, second, n_top)``: per row, the n_top largest |term(first) -
+  term(second)|, by a compiled kernel that never holds all terms (dense input: a
+  block of rows at a time).
+
+The terms come from the same arrays the predict kernels read, so
+``base + sum(terms) == predict_joint_log_proba(X)`` up to the order of the sums.
+"""
+
+import numpy as np
+
+from .._categorical import CategoricalNB
+from .._columnwise import ColumnwiseNB
+from .._discrete import BernoulliNB, ComplementNB, MultinomialNB
+from .._discrete._shared import _dense_to_csr
+from .._dispatch import load_kernels
+from .._gaussian import GaussianNB
+from .._threads import threads_for
+from .._validation import CSRInput
+
+_kernels = load_kernels("_inspection_kernels")
+
+# rows of dense input whose (rows, k, d) terms top() holds at once
+_TOP_BLOCK_CELLS = 1 << 22
+
+
+def terms_of(model, X):
+    """The ``_Terms`` of a fitted fastnb model and a batch X (validated here)."""
+    for kind, terms in _TERMS:
+        if isinstance(model, kind):
+            return terms(model, X)
+    raise TypeError(
+        f"fastnb.inspection explains the fastnb models (GaussianNB, BernoulliNB, "
+        f"MultinomialNB, ComplementNB, CategoricalNB, ColumnwiseNB), not "
+        f"{type(model).__name__}.")
+
+
+class _Terms:
+    def __init__(self, model, X, checked=None):
+        self.model = model
+        self.X = model._check_predict_X(X) if checked is None else checked
+        self.n_samples = self.X.shape[0]
+        self.n_features = model.n_features_in_
+        self.k = model.classes_.shape[0]
+        self.n_threads = threads_for(model.n_threads, max(1, self.n_samples)
+                                     * self.k * self.n_features, "predict")
+
+    def dense(self):
+        raise NotImplementedError
+
+    def csr(self):
+        raise TypeError(f"{type(self.model).__name__} takes dense input only.")
+
+    def top(self, first, second, n_top):
+        """Dense input: the terms of a block of rows at a time, their pair
+        differences, and the compiled top-n of each row."""
+        n, d = self.n_samples, self.n_features
+        features = np.empty((n, n_top), dtype=np.int64)
+        values = np.empty((n, n_top))
+        rows = max(1, _TOP_BLOCK_CELLS // max(1, self.k * d))
+        for start in range(0, n, rows):
+            stop = min(n, start + rows)
+            block = self.block(start, stop).dense()
+            index = np.arange(stop - start)
+            with np.errstate(invalid="ignore"):
+                diff = np.ascontiguousarray(block[index, first[start:stop]]
+                                            - block[index, second[start:stop]])
+            _kernels.top_of_rows(diff, features[start:stop], values[start:stop],
+                                 self.n_threads)
+        return features, values
+
+    def block(self, start, stop):
+        """The same terms for rows start:stop."""
+        return type(self)(self.model, None, self.X[start:stop])
+
+
+def _float_view(X):
+    """A dense batch as the kernels read it: float32 or float64 (bool and integer
+    counts as float64)."""
+    if X.dtype in (np.float32, np.float64):
+        return X
+    return np.asarray(X, dtype=np.float64)
+
+
+def _raise_if_infinite(X, name):
+    values = X.data if isinstance(X, CSRInput) else X
+    if values.dtype.kind == "f" and np.isinf(values).any():
+        raise ValueError(f"Input X contains infinity or a value too large for "
+                         f"{values.dtype!r} ({name}).")
+
+
+class GaussianTerms(_Terms):
+    """GaussianNB: base = log prior; the term of feature j is the log density of
+    x_j, -(log(2 pi var_cj) / 2 + (x_j - theta_cj)^2 / (2 var_cj)); a missing
+    value (NaN) adds nothing (its density is marginalised)."""
+
+    def __init__(self, model, X, checked=None):
+        super().__init__(model, X, checked)
+        _raise_if_infinite(self.X, "GaussianNB")
+        self.base = model._log_prior
+
+    def dense(self):
+        m = self.model
+        out = np.empty((self.n_samples, self.k, self.n_features))
+        _kernels.gaussian_dense_values(self.X, m.theta_, m._half_inv_var,
+                                       m._half_log_2pi_var, out, self.n_threads)
+        return out
+
+
+class DiscreteTerms(_Terms):
+    """BernoulliNB, MultinomialNB, ComplementNB: the term of feature j is x_j
+    times its weight (x_j thresholded by BernoulliNB's ``binarize``), so a zero adds
+    nothing. base = the model's bias: the log prior (MultinomialNB; ComplementNB's
+    bias), and for BernoulliNB also sum_j log(1 - p_cj), what every feature adds
+    when absent; a present feature then adds log p_cj - log(1 - p_cj). A missing
+    value (NaN) adds nothing to the likelihood: for BernoulliNB its term takes
+    back the absent term its base holds, -log(1 - p_cj)."""
+
+    def __init__(self, model, X, checked=None):
+        super().__init__(model, X, checked)
+        _raise_if_infinite(self.X, type(model).__name__)
+        threshold = model._threshold()
+        self.binarize = threshold is not None
+        self.threshold = float(threshold) if self.binarize else 0.0
+        self.table = model.__dict__.get("_table")
+        if self.table is not None:
+            cache = model._table_predict_state()
+            self.table_terms = cache["table_terms"]           # base, bias, scale, mult
+            self.entry_weights = cache["table_entry_weights"]
+            self.base = self.table_terms[1]
+        else:
+            self.base = model._bias
+        if not isinstance(self.X, CSRInput):
+            self.X = _float_view(self.X)
+
+    def _csr_input(self):
+        return self.X if isinstance(self.X, CSRInput) else _dense_to_csr(self.X)
+
+    def _table_arrays(self):
+        t = self.table
+        feat_base, _, scale, mult = self.table_terms
+        return (t.feat_start, t.feat_len, t.ent_class, self.entry_weights,
+                np.ascontiguousarray(feat_base, dtype=np.float64),
+                np.ascontiguousarray(scale, dtype=np.float64),
+                np.ascontiguousarray(mult, dtype=np.float64))
+
+    def _missing_fix(self, rows, cols, out_at):
+        """BernoulliNB: a NaN's term is -log(1 - p_cj) (see the class notes)."""
+        terms = self.model._missing_log_terms()
+        if terms is not None and rows.shape[0]:
+            out_at(-terms[:, cols])
+
+    def dense(self):
+        n, k, d = self.n_samples, self.k, self.n_features
+        if self.table is None and not isinstance(self.X, CSRInput):
+            out = np.empty((n, k, d))
+            _kernels.linear_dense_values(self.X, self.model._weights, self.binarize,
+                                         self.threshold, out, self.n_threads)
+            rows, cols = np.nonzero(np.isnan(self.X)) if self.X.dtype.kind == "f" \
+                else (np.zeros(0, np.intp),) * 2
+
+            def put(values):
+                out[rows, :, cols] = values.T
+            self._missing_fix(rows, cols, put)
+            return out
+        X = self._csr_input()
+        values = self._csr_values(X)
+        out = np.zeros((n, k, d))
+        rows = np.repeat(np.arange(n), np.diff(X.indptr))
+        out[rows, :, X.indices] = values.T
+        return out
+
+    def csr(self):
+        if not isinstance(self.X, CSRInput):
+            return super().csr()
+        return self._csr_values(self.X)
+
+    def _csr_values(self, X):
+        out = np.empty((self.k, X.data.shape[0]))
+        if self.table is not None:
+            _kernels.table_csr_values(X.data, X.indices, X.indptr, *self._table_arrays(),
+                                      self.binarize, self.threshold, out, self.n_threads)
+        else:
+            _kernels.linear_csr_values(X.data, X.indices, X.indptr,
+                                       self.model._feature_major_weights(), self.binarize,
+                                       self.threshold, out, self.n_threads)
+        if X.data.dtype.kind == "f":
+            at = np.flatnonzero(np.isnan(X.data))
+            if at.shape[0]:
+                cols = X.indices[at]
+
+                def put(values):
+                    out[:, at] = values
+                self._missing_fix(at, cols, put)
+        return out
+
+    def top(self, first, second, n_top):
+        if self.table is None and not isinstance(self.X, CSRInput):
+            return super().top(first, second, n_top)   # a block of rows at a time
+        X = self._csr_input()
+        features = np.empty((self.n_samples, n_top), dtype=np.int64)
+        values = np.empty((self.n_samples, n_top))
+        if self.model._missing_log_terms() is not None and self._has_missing(X):
+            # BernoulliNB's NaN terms are not zero: the pair's difference at every
+            # stored entry (csr()'s terms), then the top-n of each row
+            terms = self._csr_values(X)
+            rows = np.repeat(np.arange(self.n_samples), np.diff(X.indptr))
+            at = np.arange(rows.shape[0])
+            with np.errstate(invalid="ignore"):
+                diff = terms[first[rows], at] - terms[second[rows], at]
+            _kernels.top_of_csr_rows(diff, X.indices, X.indptr, features, values,
+                                     self.n_threads)
+        elif self.table is not None:
+            # (the kernels skip a NaN: a missing count adds nothing)
+            _kernels.top_table_csr(X.data, X.indices, X.indptr, *self._table_arrays(),
+                                   self.binarize, self.threshold, first, second,
+                                   features, values, self.n_threads)
+        else:
+            _kernels.top_linear_csr(X.data, X.indices, X.indptr,
+                                    self.model._feature_major_weights(), self.binarize,
+                                    self.threshold, first, second, features, values,
+                                    self.n_threads)
+        return features, values
+
+    def _has_missing(self, X):
+        values = X.data if isinstance(X, CSRInput) else X
+        return values.dtype.kind == "f" and bool(np.isnan(values).any())
+
+    def block(self, start, stop):
+        if isinstance(self.X, CSRInput):
+            return super().block(start, stop)
+        return type(self)(self.model, None, self.X[start:stop])
+
+
+class CategoricalTerms(_Terms):
+    """CategoricalNB: base = log prior; the term of feature j is
+    log P(x_j | c) of the value's category (of an unseen category, the smoothed
+    probability the model gives it); a missing value adds nothing."""
+
+    def __init__(self, model, X, checked=None):
+        super().__init__(model, X, checked)
+        self.base = model._predict_tables.class_log_prior
+
+    def dense(self):
+        t = self.model._predict_tables
+        out = np.empty((self.n_samples, self.k, self.n_features))
+        values = np.ascontiguousarray(self.X.values)
+        _kernels.categorical_dense_values(
+            values, self.X.lookup, t.n_categories, t.log_prob, t.block_start,
+            t.row_width, t.hash_keys, t.hash_tags, t.hash_rows, t.hash_start,
+            t.hash_mask, out, self.n_threads)
+        return out
+
+    def block(self, start, stop):
+        X = self.X
+        return type(self)(self.model, None, type(X)(X.values[start:stop], X.lookup))
+
+
+class ColumnwiseTerms(_Terms):
+    """ColumnwiseNB: base = the model's log prior plus each sub-model's base less
+    the log prior that sub-model includes; the term of a column is its
+    sub-model's term."""
+
+    def __init__(self, model, X, checked=None):
+        super().__init__(model, X, checked)
+        self.parts = []
+        base = model._bias.copy()
+        table = self.X
+        for (name, sub, _), positions in zip(model.estimators_, model._positions):
+            categorical = isinstance(sub, CategoricalNB)
+            block = table.block(positions, 0, table.n_samples, categorical, {})
+            terms = terms_of_checked(sub, sub._check_predict_X(block))
+            base = base + terms.base
+            self.parts.append((name, np.asarray(positions, dtype=np.intp), terms))
+        self.base = base
+
+    def dense(self):
+        out = np.empty((self.n_samples, self.k, self.n_features))
+        for _, positions, terms in self.parts:
+            out[:, :, positions] = terms.dense()
+        return out
+
+    def by_estimator(self):
+        return {name: (terms.base, positions, terms.dense())
+                for name, positions, terms in self.parts}
+
+    def block(self, start, stop):
+        return _ColumnwiseBlock(self, start, stop)
+
+
+class _ColumnwiseBlock:
+    def __init__(self, whole, start, stop):
+        self.whole, self.start, self.stop = whole, start, stop
+
+    def dense(self):
+        whole = self.whole
+        out = np.empty((self.stop - self.start, whole.k, whole.n_features))
+        for _, positions, terms in whole.parts:
+            out[:, :, positions] = terms.block(self.start, self.stop).dense()
+        return out
+
+
+def terms_of_checked(model, checked):
+    for kind, terms in _TERMS:
+        if isinstance(model, kind):
+            return terms(model, None, checked)
+    raise TypeError(type(model).__name__)
+
+
+_TERMS = [
+    (GaussianNB, GaussianTerms),
+    ((BernoulliNB, MultinomialNB, ComplementNB), DiscreteTerms),
+    (CategoricalNB, CategoricalTerms),
+    (ColumnwiseNB, ColumnwiseTerms),
+]

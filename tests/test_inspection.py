@@ -1,0 +1,406 @@
+"""fastnb.inspection: exact contributions, top contributions, informative features.
+
+The oracle is the model's own predict_joint_log_proba (the identity base + sum of
+contributions) and, for the five scikit-learn models, the hand computation from
+scikit-learn's fitted attributes."""
+
+import contextlib
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings, strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+
+import fastnb
+from fastnb import _count_table
+from fastnb.inspection import (
+    InformativeFeatures, TopContributions, contributions, informative_features,
+    plot_contributions, plot_informative_features, top_contributions,
+)
+
+sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
+
+COUNT_MODELS = [fastnb.MultinomialNB, fastnb.ComplementNB, fastnb.BernoulliNB]
+
+
+@contextlib.contextmanager
+def table_fits(on):
+    """Every CSR fit of the count models into the sparse count table (on=True)."""
+    saved = (_count_table.TABLE_MIN_CELLS, _count_table.TABLE_MIN_CELLS_PER_NONZERO)
+    if on:
+        _count_table.TABLE_MIN_CELLS = _count_table.TABLE_MIN_CELLS_PER_NONZERO = 0
+    try:
+        yield
+    finally:
+        _count_table.TABLE_MIN_CELLS, _count_table.TABLE_MIN_CELLS_PER_NONZERO = saved
+
+
+def assert_identity(model, X, base, values):
+    jll = model.predict_joint_log_proba(X)
+    if isinstance(values, list):
+        total = np.column_stack([np.asarray(v.sum(axis=1)).ravel() for v in values])
+        scale = np.column_stack([np.asarray(abs(v).sum(axis=1)).ravel()
+                                 for v in values])
+    else:
+        total = values.sum(axis=2)
+        scale = np.abs(values).sum(axis=2)
+    finite = np.isfinite(jll)
+    assert_array_equal(finite, np.isfinite(base + total))
+    # relative to the size of the terms summed (their order differs from predict's)
+    tolerance = 1e-12 * (np.abs(base) + scale + np.abs(jll))
+    assert np.all(np.abs((base + total - jll)[finite]) <= tolerance[finite] + 1e-300)
+
+
+def count_data(rng, n, d, k, nan=False):
+    X = rng.poisson(0.7, size=(n, d)).astype(np.float64)
+    y = rng.integers(0, k, size=n)
+    y[:k] = np.arange(k)
+    if nan:
+        X[rng.random((n, d)) < 0.1] = np.nan
+    return X, y
+
+
+# -- the exact identity ----------------------------------------------------------------
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), kind=st.sampled_from(COUNT_MODELS),
+       sparse=st.booleans(), table=st.booleans(), nan=st.booleans(),
+       weighted=st.booleans(), alpha_array=st.booleans(),
+       dtype=st.sampled_from([np.float32, np.float64]))
+def test_count_models_identity(seed, kind, sparse, table, nan, weighted, alpha_array,
+                               dtype):
+    rng = np.random.default_rng(seed)
+    n, d, k = 40, 7, 3
+    X, y = count_data(rng, n, d, k, nan=nan)
+    w = rng.random(n) + 0.5 if weighted else None
+    params = {"alpha": rng.random(d) + 0.1} if alpha_array else {}
+    Xf = sp.csr_matrix(X.astype(dtype)) if sparse else X.astype(dtype)
+    with table_fits(table and sparse):
+        model = kind(**params).fit(Xf, y, sample_weight=w)
+    # (BernoulliNB keeps an array alpha in dense counts)
+    expect_table = table and sparse and not (alpha_array and kind is fastnb.BernoulliNB)
+    assert (model.__dict__.get("_table") is not None) == expect_table
+    base, values = contributions(model, Xf)
+    assert base.shape == (n, k)
+    if sparse:
+        assert isinstance(values, list) and len(values) == k
+        for v in values:
+            assert sp.issparse(v) and v.shape == (n, d)
+            assert_array_equal(v.indptr, Xf.indptr)
+            assert_array_equal(v.indices, Xf.indices)
+    else:
+        assert values.shape == (n, k, d)
+    assert_identity(model, Xf, base, values)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), nan=st.booleans(), weighted=st.booleans(),
+       priors=st.booleans(), dtype=st.sampled_from([np.float32, np.float64]))
+def test_gaussian_identity(seed, nan, weighted, priors, dtype):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(50, 5)) * [1, 10, 0.1, 3, 1] + [0, 5, 1e3, 0, -2]
+    y = rng.integers(0, 3, size=50)
+    y[:3] = [0, 1, 2]
+    if nan:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    model = fastnb.GaussianNB(priors=[0.2, 0.3, 0.5] if priors else None).fit(
+        X.astype(dtype), y, sample_weight=rng.random(50) + 0.1 if weighted else None)
+    base, values = contributions(model, X.astype(dtype))
+    assert_identity(model, X.astype(dtype), base, values)
+
+
+@settings(max_examples=15, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1), unseen=st.booleans(), strings=st.booleans())
+def test_categorical_identity(seed, unseen, strings):
+    rng = np.random.default_rng(seed)
+    X = rng.integers(0, 4, size=(60, 4))
+    y = rng.integers(0, 3, size=60)
+    y[:3] = [0, 1, 2]
+    Xfit = X.astype(str).astype(object) if strings else X
+    model = fastnb.CategoricalNB().fit(Xfit, y)
+    Xq = X.copy()
+    if unseen:
+        Xq[::5, 1] = 9      # a category never seen in fit
+    Xq = Xq.astype(str).astype(object) if strings else Xq
+    base, values = contributions(model, Xq)
+    assert_identity(model, Xq, base, values)
+
+
+def test_columnwise_identity_and_breakdown(rng):
+    pd = pytest.importorskip("pandas")
+    n = 80
+    frame = pd.DataFrame({
+        "height": rng.normal(170, 10, n),
+        "colour": rng.choice(["red", "green", "blue"], n),
+        "words": rng.poisson(1.0, n).astype(float),
+        "weight": rng.normal(70, 5, n),
+    })
+    frame.loc[::7, "height"] = np.nan
+    y = rng.integers(0, 3, n)
+    model = fastnb.ColumnwiseNB().fit(frame, y)
+    base, values, parts = contributions(model, frame, by_estimator=True)
+    assert values.shape == (n, 3, 4)
+    assert_identity(model, frame, base, values)
+    # each sub-model's part: its own contributions, on its columns
+    for name, (part_base, columns, part_values) in parts.items():
+        assert_allclose(part_values, values[:, :, columns], rtol=0, atol=0)
+        sub = model.named_estimators_[name]
+        assert_allclose(part_base + part_values.sum(axis=2),
+                        sub.predict_joint_log_proba(frame.iloc[:, columns].to_numpy()),
+                        rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.parametrize("kind", COUNT_MODELS + [fastnb.GaussianNB])
+def test_same_bits_for_any_thread_count(kind, rng, parallel_kernels):
+    X, y = count_data(rng, 300, 9, 4)
+    with parallel_kernels():
+        results = []
+        for n_threads in (1, 2, 3):
+            model = kind(n_threads=n_threads).fit(X, y)
+            base, values = contributions(model, X)
+            top = top_contributions(model, X, n=4)
+            results.append((values, top.features, top.values))
+    for values, features, top_values in results[1:]:
+        assert_array_equal(values, results[0][0])
+        assert_array_equal(features, results[0][1])
+        assert_array_equal(top_values, results[0][2])
+
+
+# -- against scikit-learn's fitted attributes ----------------------------------------------
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB", "BernoulliNB"])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_counts_equal_sklearn_hand_computation(name, dtype, rng):
+    X, y = count_data(rng, 60, 6, 3)
+    X = X.astype(dtype)
+    ours = getattr(fastnb, name)().fit(X, y)
+    theirs = getattr(sklearn_nb, name)().fit(X, y)
+    base, values = contributions(ours, X)
+    flp = theirs.feature_log_prob_
+    if name == "BernoulliNB":
+        neg = np.log(1 - np.exp(flp))
+        expected_base = theirs.class_log_prior_ + neg.sum(axis=1)
+        expected = (X > 0)[:, None, :] * (flp - neg)[None]
+    else:
+        expected_base = theirs.class_log_prior_ if name == "MultinomialNB" else 0.0
+        expected = X.astype(np.float64)[:, None, :] * flp[None]
+    assert_allclose(base, np.broadcast_to(expected_base, base.shape), rtol=1e-12)
+    assert_allclose(values, expected, rtol=1e-12, atol=1e-300)
+
+
+def test_gaussian_equals_sklearn_hand_computation(rng):
+    X = rng.normal(size=(60, 4)) + [0, 3, -1, 10]
+    y = rng.integers(0, 3, 60)
+    ours = fastnb.GaussianNB().fit(X, y)
+    theirs = sklearn_nb.GaussianNB().fit(X, y)
+    base, values = contributions(ours, X)
+    expected = -0.5 * np.log(2 * np.pi * theirs.var_)[None] - \
+        (X[:, None, :] - theirs.theta_[None]) ** 2 / (2 * theirs.var_[None])
+    assert_allclose(base, np.broadcast_to(np.log(theirs.class_prior_), base.shape),
+                    rtol=1e-12)
+    assert_allclose(values, expected, rtol=1e-11)
+
+
+def test_categorical_equals_sklearn_hand_computation(rng):
+    X = rng.integers(0, 4, size=(60, 3))
+    y = rng.integers(0, 2, 60)
+    ours = fastnb.CategoricalNB().fit(X, y)
+    theirs = sklearn_nb.CategoricalNB().fit(X, y)
+    base, values = contributions(ours, X)
+    expected = np.stack([theirs.feature_log_prob_[j][:, X[:, j]].T
+                         for j in range(3)], axis=2)
+    assert_allclose(base, np.broadcast_to(theirs.class_log_prior_, base.shape),
+                    rtol=1e-12)
+    assert_allclose(values, expected, rtol=1e-12)
+
+
+# -- top contributions ------------------------------------------------------------------
+def brute_force_top(values_a_minus_b, n):
+    features = np.full((values_a_minus_b.shape[0], n), -1)
+    out = np.zeros((values_a_minus_b.shape[0], n))
+    for i, row in enumerate(values_a_minus_b):
+        candidates = [(-abs(v), j) for j, v in enumerate(row) if v != 0 and v == v]
+        for rank, (_, j) in enumerate(sorted(candidates)[:n]):
+            features[i, rank] = j
+            out[i, rank] = row[j]
+    return features, out
+
+
+@settings(max_examples=20, deadline=None)
+@given(seed=st.integers(0, 2**31 - 1),
+       kind=st.sampled_from(COUNT_MODELS + [fastnb.GaussianNB, fastnb.CategoricalNB]),
+       sparse=st.booleans(), table=st.booleans(), nan=st.booleans(),
+       n=st.integers(1, 8), pair=st.booleans())
+def test_top_contributions_equal_brute_force(seed, kind, sparse, table, nan, n, pair):
+    rng = np.random.default_rng(seed)
+    X, y = count_data(rng, 30, 8, 3, nan=nan and kind is not fastnb.CategoricalNB)
+    if kind is fastnb.CategoricalNB:
+        X = X.astype(np.int64)
+    sparse = sparse and kind in COUNT_MODELS
+    Xf = sp.csr_matrix(X) if sparse else X
+    with table_fits(table and sparse):
+        model = kind().fit(Xf, y)
+    base, values = contributions(model, Xf)
+    dense_values = (np.stack([v.toarray() for v in values], axis=1) if sparse
+                    else values)
+    jll = model.predict_joint_log_proba(Xf)
+    top = top_contributions(model, Xf, n=n, classes=(2, 0) if pair else None)
+    rows = np.arange(X.shape[0])
+    if pair:
+        first, second = np.full(X.shape[0], 2), np.zeros(X.shape[0], dtype=int)
+    else:
+        first = jll.argmax(axis=1)
+        masked = jll.copy()
+        masked[rows, first] = -np.inf
+        second = masked.argmax(axis=1)
+    assert_array_equal(top.explained, model.classes_[first])
+    assert_array_equal(top.against, model.classes_[second])
+    assert_array_equal(top.explained, model.predict(Xf)) if not pair else None
+    diff = dense_values[rows, first] - dense_values[rows, second]
+    features, expected = brute_force_top(diff, n)
+    assert_array_equal(top.features, features)
+    assert_allclose(top.values, expected, rtol=1e-12, atol=0)
+    assert_allclose(top.log_odds, jll[rows, first] - jll[rows, second], rtol=0, atol=0)
+    assert_allclose(top.base, base[rows, first] - base[rows, second], rtol=0, atol=0)
+    # every contribution listed: base + values = log-odds
+    full = top_contributions(model, Xf, n=8, classes=(2, 0) if pair else None)
+    assert_allclose(full.base + full.values.sum(axis=1), full.log_odds,
+                    rtol=1e-12, atol=1e-12)
+
+
+def test_top_contributions_names_and_frame(rng):
+    X, y = count_data(rng, 20, 3, 2)
+    model = fastnb.MultinomialNB().fit(X, y)
+    top = top_contributions(model, X, n=3, feature_names=["a", "b", "c"])
+    assert isinstance(top, TopContributions) and len(top) == 20
+    expected_names = np.where(top.features >= 0,
+                              np.array(["a", "b", "c"], dtype=object)[top.features], "")
+    assert_array_equal(top.names, expected_names)
+    default = top_contributions(model, X, n=3)
+    assert set(default.names.ravel()) <= {"x0", "x1", "x2", ""}
+    frame = top.to_frame()
+    assert len(frame) == int((top.features >= 0).sum())
+    assert_allclose(frame.groupby("row")["value"].sum().to_numpy(),
+                    top.values.sum(axis=1)[np.unique(frame["row"])])
+
+
+def test_feature_names_from_dataframe_and_vectorizer(rng):
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame(rng.normal(size=(30, 3)), columns=["p", "q", "r"])
+    y = rng.integers(0, 2, 30)
+    model = fastnb.GaussianNB().fit(frame, y)
+    assert set(top_contributions(model, frame, n=3).names.ravel()) <= {"p", "q", "r"}
+    from fastnb.text import CountVectorizer
+    docs = ["free offer now", "meeting at noon", "free free offer", "noon meeting"]
+    vectorizer = CountVectorizer()
+    counts = vectorizer.fit_transform(docs)
+    text_model = fastnb.MultinomialNB().fit(counts, [1, 0, 1, 0])
+    best = informative_features(text_model, n=2, feature_names=vectorizer)
+    spam = best.names[list(best.classes).index(1)]
+    assert set(spam) <= {"free", "offer", "now"}
+
+
+# -- informative features -----------------------------------------------------------------
+def brute_force_counts_score(weights, prior, log_mixture):
+    k = weights.shape[0]
+    scores = np.empty_like(weights)
+    for c in range(k):
+        others = [o for o in range(k) if o != c]
+        p = prior[others] / prior[others].sum()
+        if log_mixture:
+            scores[c] = weights[c] - np.log(p @ np.exp(weights[others]))
+        else:
+            scores[c] = weights[c] - p @ weights[others]
+    return scores
+
+
+@pytest.mark.parametrize("kind", COUNT_MODELS)
+@pytest.mark.parametrize("table", [False, True])
+def test_informative_counts_equal_brute_force(kind, table, rng):
+    X, y = count_data(rng, 80, 12, 4)
+    with table_fits(table):
+        model = kind().fit(sp.csr_matrix(X), y)
+    assert (model.__dict__.get("_table") is not None) == table
+    result = informative_features(model, n=5)
+    dense = kind().fit(X, y)
+    scores = brute_force_counts_score(dense._weights, np.exp(dense.class_log_prior_),
+                                      kind is not fastnb.ComplementNB)
+    for c in range(4):
+        order = [j for j in np.lexsort((np.arange(12), -scores[c])) if scores[c, j] > 0][:5]
+        assert_array_equal(result.features[c, :len(order)], order)
+        assert_allclose(result.scores[c, :len(order)], scores[c, order], rtol=1e-9)
+        assert np.all(result.features[c, len(order):] == -1)
+
+
+def test_informative_gaussian_categorical_columnwise(rng):
+    X = rng.normal(size=(90, 4))
+    y = rng.integers(0, 3, 90)
+    X[y == 1, 2] += 3.0
+    model = fastnb.GaussianNB().fit(X, y)
+    result = informative_features(model, n=2)
+    assert isinstance(result, InformativeFeatures)
+    assert result.features[1, 0] == 2 and result.scores[1, 0] > 1.0
+    codes = rng.integers(0, 3, size=(90, 2))
+    codes[y == 2, 0] = 2
+    categorical = fastnb.CategoricalNB().fit(codes, y)
+    best = informative_features(categorical, n=1, feature_names=["shape", "size"])
+    assert best.names[2, 0] == "shape=2"
+    assert best.categories[2, 0] == 2
+    pd = pytest.importorskip("pandas")
+    frame = pd.DataFrame({"a": X[:, 2], "b": codes[:, 0].astype(str)})
+    mixed = fastnb.ColumnwiseNB().fit(frame, y)
+    both = informative_features(mixed, n=2)
+    assert set(both.names[1]) & {"a"} and set(both.names[2]) & {"b=2"}
+
+
+def test_informative_2_threads_same_bits(rng, parallel_kernels):
+    X, y = count_data(rng, 200, 300, 5)
+    with parallel_kernels():
+        one = informative_features(fastnb.MultinomialNB(n_threads=1).fit(X, y), n=7)
+        two = informative_features(fastnb.MultinomialNB(n_threads=2).fit(X, y), n=7)
+    assert_array_equal(one.features, two.features)
+    assert_array_equal(one.scores, two.scores)
+
+
+# -- plots and bad input ------------------------------------------------------------------
+def test_plots(rng):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    X, y = count_data(rng, 30, 5, 3)
+    model = fastnb.MultinomialNB().fit(X, y)
+    axes = plot_informative_features(informative_features(model, n=3))
+    assert len(axes) == 3
+    top = top_contributions(model, X, n=3)
+    ax = plot_contributions(top, row=2)
+    assert len(ax.patches) >= 2
+    with pytest.raises(ValueError, match="row"):
+        plot_contributions(top, row=30)
+
+
+def test_bad_input(rng):
+    X, y = count_data(rng, 20, 3, 2)
+    with pytest.raises(Exception, match="not fitted"):
+        contributions(fastnb.MultinomialNB(), X)
+    model = fastnb.MultinomialNB().fit(X, y)
+    with pytest.raises(ValueError, match="not one of the model's classes_"):
+        top_contributions(model, X, classes=(0, 7))
+    with pytest.raises(ValueError, match="pair"):
+        top_contributions(model, X, classes=(0,))
+    with pytest.raises(ValueError, match="n must be at least 1"):
+        top_contributions(model, X, n=0)
+    assert top_contributions(model, X, n=4).features.shape == (20, 3)
+    with pytest.raises(TypeError, match="n must be an int"):
+        informative_features(model, n=2.5)
+    with pytest.raises(ValueError, match="gives 2 names, but the model has 3"):
+        top_contributions(model, X, feature_names=["a", "b"])
+    with pytest.raises(ValueError, match="3 features"):
+        contributions(model, X[:, :2])
+    with pytest.raises(TypeError, match="explains the fastnb models"):
+        contributions(sklearn_nb.MultinomialNB().fit(X, y), X)
+    with pytest.raises(ValueError, match="by_estimator"):
+        contributions(model, X, by_estimator=True)
+    one_class = fastnb.MultinomialNB().fit(X, np.zeros(20))
+    with pytest.raises(ValueError, match="two classes"):
+        top_contributions(one_class, X)
+    with pytest.raises(ValueError, match="infinity"):
+        contributions(fastnb.GaussianNB().fit(X, y), np.full((1, 3), np.inf))
