@@ -26,6 +26,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 from _common cimport intp_t, floating, block_start
 from _categorical_point cimport value_t, table_row
+from _counts cimport FASTNB_PREFETCH_L1
+from _sparse_slots cimport FeatureSlot
 
 import numpy as np
 
@@ -91,13 +93,51 @@ cdef inline Py_ssize_t heap_push(double* val, int64_t* feat, Py_ssize_t size,
     return size
 
 
+cdef enum:
+    # up to this many terms a row are kept in a sorted array (one comparison
+    # rejects a term, an insertion moves a few): T1's top-10 ~40% faster than
+    # the heap, which keeps a larger n to O(log n) an offer
+    SORTED_MAX = 32
+
+
+cdef inline Py_ssize_t sorted_push(double* val, int64_t* feat, Py_ssize_t size,
+                                   Py_ssize_t n_top, double v, int64_t j) noexcept nogil:
+    """heap_push into an array kept best first."""
+    cdef Py_ssize_t pos
+    if v == 0.0 or v != v:
+        return size
+    if size == n_top:
+        if not worse(val[size - 1], feat[size - 1], v, j):
+            return size
+        pos = size - 1
+    else:
+        pos = size
+        size += 1
+    while pos > 0 and worse(val[pos - 1], feat[pos - 1], v, j):
+        val[pos] = val[pos - 1]
+        feat[pos] = feat[pos - 1]
+        pos -= 1
+    val[pos] = v
+    feat[pos] = j
+    return size
+
+
+cdef inline Py_ssize_t offer(double* val, int64_t* feat, Py_ssize_t size,
+                             Py_ssize_t n_top, double v, int64_t j) noexcept nogil:
+    """Offer the term (v, j) to the best n_top kept so far; the new count."""
+    if n_top <= SORTED_MAX:
+        return sorted_push(val, feat, size, n_top, v, j)
+    return heap_push(val, feat, size, n_top, v, j)
+
+
 cdef inline void heap_finish(double* val, int64_t* feat, Py_ssize_t size,
                              Py_ssize_t n_top) noexcept nogil:
-    """Sort the heap in place, best first, and pad it to n_top (-1, 0.0)."""
+    """Sort the kept terms best first (a heap; a sorted array already is), and
+    pad them to n_top (-1, 0.0)."""
     cdef Py_ssize_t end
     cdef double v
     cdef int64_t f
-    end = size
+    end = size if n_top > SORTED_MAX else 0
     while end > 1:
         end -= 1
         v = val[0]; val[0] = val[end]; val[end] = v
@@ -273,7 +313,7 @@ def top_of_rows(
         for i in prange(m, schedule='static', num_threads=max(n_threads, 1)):
             size = 0
             for j in range(d):
-                size = heap_push(&values[i, 0], &features[i, 0], size, n_top,
+                size = offer(&values[i, 0], &features[i, 0], size, n_top,
                                  diff[i, j], j)
             heap_finish(&values[i, 0], &features[i, 0], size, n_top)
 
@@ -292,7 +332,7 @@ def top_of_csr_rows(
         for i in prange(n, schedule='static', num_threads=max(n_threads, 1)):
             size = 0
             for p in range(indptr[i], indptr[i + 1]):
-                size = heap_push(&values[i, 0], &features[i, 0], size, n_top, diff[p],
+                size = offer(&values[i, 0], &features[i, 0], size, n_top, diff[p],
                                  indices[p])
             heap_finish(&values[i, 0], &features[i, 0], size, n_top)
 
@@ -319,7 +359,7 @@ def top_linear_csr(
                 j = indices[p]
                 x = thresholded(data[p], binarize, threshold)
                 if x != 0.0 and x == x:
-                    size = heap_push(&values[i, 0], &features[i, 0], size, n_top,
+                    size = offer(&values[i, 0], &features[i, 0], size, n_top,
                                      x * weights_fm[j, a] - x * weights_fm[j, b], j)
             heap_finish(&values[i, 0], &features[i, 0], size, n_top)
 
@@ -356,15 +396,101 @@ def top_table_csr(
                 tb = table_term(b, j, x, &feat_start[0], &feat_len[0], &ent_class[0],
                                 &ent_weight[0], &feat_base[0], scalar_base, &scale[0],
                                 &mult[0])
-                size = heap_push(&values[i, 0], &features[i, 0], size, n_top, ta - tb, j)
+                size = offer(&values[i, 0], &features[i, 0], size, n_top, ta - tb, j)
             heap_finish(&values[i, 0], &features[i, 0], size, n_top)
+
+
+cdef enum:
+    SLOT_PREFETCH = 32   # non-zeros ahead whose slot is fetched (as the predictor)
+
+
+cdef inline double slot_term(const FeatureSlot* slot, const double* rows, Py_ssize_t kp,
+                             Py_ssize_t c, double x, const double* scale,
+                             const double* mult) noexcept nogil:
+    """table_term read from feature j's slot (``slot``): the same bits."""
+    cdef Py_ssize_t e
+    cdef double w = 0.0
+    cdef int32_t n = slot.n
+    if n >= 0:
+        for e in range(n):
+            if slot.entry_class[e] == c:
+                w = slot.entry_weight[e]
+                break
+    else:
+        w = rows[(-(n + 1)) * kp + c]
+    return mult[c] * (x * ((slot.base + scale[c]) + w))
+
+
+def top_slots_csr(
+    const floating[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
+    const unsigned char[::1] slots,   # IN: the table's feature slots (fill_slots)
+    const double[:, ::1] rows,        # IN: their dense rows (kp padded classes)
+    const double[::1] scale, const double[::1] mult,
+    bint binarize, double threshold,
+    const intp_t[::1] first, const intp_t[::1] second,
+    int64_t[:, ::1] features, double[:, ::1] values,
+    int n_threads,
+):
+    """top_table_csr over the feature slots: one cache line a non-zero (indices
+    checked by the predict of the same batch)."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, n_top = values.shape[1]
+    cdef Py_ssize_t kp = rows.shape[1], d = slots.shape[0] // sizeof(FeatureSlot)
+    cdef Py_ssize_t i, p, j, size, a, b, ahead
+    cdef const FeatureSlot* slot = <const FeatureSlot*>&slots[0]
+    cdef const double* row0 = &rows[0, 0]
+    cdef double x
+    cdef Py_ssize_t nnz = indptr[n]
+    if n_top == 0:
+        return
+    with nogil:
+        for i in prange(n, schedule='static', num_threads=max(n_threads, 1)):
+            size = 0
+            a = first[i]
+            b = second[i]
+            for p in range(indptr[i], indptr[i + 1]):
+                if p + SLOT_PREFETCH < nnz:   # (across rows: rows are short)
+                    ahead = indices[p + SLOT_PREFETCH]
+                    if 0 <= ahead < d:
+                        FASTNB_PREFETCH_L1(&slot[ahead])
+                j = indices[p]
+                x = thresholded(data[p], binarize, threshold)
+                if x == 0.0 or x != x:
+                    continue
+                size = offer(&values[i, 0], &features[i, 0], size, n_top,
+                                 slot_term(&slot[j], row0, kp, a, x, &scale[0], &mult[0])
+                                 - slot_term(&slot[j], row0, kp, b, x, &scale[0], &mult[0]),
+                                 j)
+            heap_finish(&values[i, 0], &features[i, 0], size, n_top)
+
+
+def top_two(
+    const double[:, ::1] jll,        # IN: (n, k), k >= 2
+    intp_t[::1] first, intp_t[::1] second,   # OUT: (n,) the best class, the runner-up
+    int n_threads,
+):
+    """Each row's best class and runner-up (the first among equals; a NaN score
+    never wins)."""
+    cdef Py_ssize_t n = jll.shape[0], k = jll.shape[1]
+    cdef Py_ssize_t i, c, a, b
+    with nogil:
+        for i in prange(n, schedule='static', num_threads=max(n_threads, 1)):
+            a = 0
+            for c in range(1, k):
+                if jll[i, c] > jll[i, a] or jll[i, a] != jll[i, a]:
+                    a = c
+            b = 1 if a == 0 else 0
+            for c in range(k):
+                if c != a and (jll[i, c] > jll[i, b] or jll[i, b] != jll[i, b]):
+                    b = c
+            first[i] = a
+            second[i] = b
 
 
 # -- the most informative features of a table model ---------------------------------------
 cdef inline void offer_scores(
     const double* w, double* ex, Py_ssize_t k, const double* prior, double total_prior,
     bint log_mixture, int64_t j, double* values, int64_t* features, Py_ssize_t* sizes,
-    Py_ssize_t n_top,
+    Py_ssize_t n_top, const uint8_t* counted, Py_ssize_t counted_stride,
 ) noexcept nogil:
     """Offer feature j's score of each class to that class's heap: w[c] against
     the prior-weighted mix of the other classes' w (log of the mean of exp(w), or
@@ -390,7 +516,7 @@ cdef inline void offer_scores(
         if c != c_max:
             s_max = s_max + ex[c]
     for c in range(k):
-        if total_prior - prior[c] <= 0.0:
+        if total_prior - prior[c] <= 0.0 or not counted[c * counted_stride]:
             continue
         others = s_max if c == c_max else s - ex[c]
         if log_mixture:
@@ -398,7 +524,7 @@ cdef inline void offer_scores(
         else:
             score = w[c] - others / (total_prior - prior[c])
         if score > 0.0:
-            sizes[c] = heap_push(&values[c * n_top], &features[c * n_top], sizes[c],
+            sizes[c] = offer(&values[c * n_top], &features[c * n_top], sizes[c],
                                  n_top, score, j)
 
 
@@ -410,42 +536,79 @@ def table_informative(
     bint log_mixture,                 # IN: log mean exp (else mean) of the others' w
     int64_t[:, :, ::1] features,      # OUT: (n_blocks, k, n_top) each block's best
     double[:, :, ::1] values,         # OUT: (n_blocks, k, n_top) their scores
-    double[:, ::1] scratch,           # SCRATCH: (n_blocks, 2 k)
+    double[:, ::1] scratch,           # SCRATCH: (n_blocks, k)
     intp_t[:, ::1] sizes,             # SCRATCH: (n_blocks, k) zeroed
     int n_threads,
 ):
-    """Per class, the n_top features of largest positive score (offer_scores), w
-    being the weight of one occurrence (the table's term at x = 1), over all d
-    features in O(d k + entries): each block of features keeps its own heaps, which
-    the caller merges (largest first, the smaller feature among equals)."""
+    """offer_scores over the table's entries: each (class, feature) with a count,
+    in O(k + entries) in all. With w_cj = mult_c (b_j + s_c + e_cj) (e_cj = 0
+    without an entry), the mix over every class of feature j is a constant plus
+    one term an entry: log mixture (mult = 1), sum_c p_c exp(w_cj) = exp(b_j + S)
+    (A + sum_e p_c exp(s_c - S) expm1(e_cj)), A = sum_c p_c exp(s_c - S), S = max
+    s_c, b_j cancelling out of the score (one expm1 and one log an entry); mean,
+    sum_c p_c w_cj = b_j P1 + P2 + sum_e p_c mult_c e_cj. The other classes' mix
+    is the total less c's share."""
     cdef Py_ssize_t d = feat_start.shape[0], k = prior.shape[0]
     cdef Py_ssize_t n_blocks = features.shape[0], n_top = values.shape[2]
     cdef Py_ssize_t block, j, c, e, lo, hi
-    cdef double total_prior = 0.0, b
-    cdef double* w
+    cdef double total_prior = 0.0, S = -INFINITY, A = 0.0, P1 = 0.0, P2 = 0.0
+    cdef double U, M, w, b, others, score
+    cdef double* grown
     cdef int64_t start
     cdef bint scalar_base = feat_base.shape[0] == 1
+    # per class: p_c exp(s_c - S), and log of the other classes' prior mass
+    cdef double[::1] weight_arr = np.zeros(k)
+    cdef double[::1] log_rest = np.zeros(k)
     if n_top == 0:
         return
     for c in range(k):
         total_prior += prior[c]
+        if scale[c] > S:
+            S = scale[c]
+    for c in range(k):
+        weight_arr[c] = prior[c] * _exp(scale[c] - S)
+        A += weight_arr[c]
+        P1 += prior[c] * mult[c]
+        P2 += prior[c] * mult[c] * scale[c]
+        log_rest[c] = log(total_prior - prior[c]) if total_prior - prior[c] > 0.0 \
+            else INFINITY
     with nogil:
         for block in prange(n_blocks, schedule='static', num_threads=max(n_threads, 1)):
-            w = &scratch[block, 0]
+            grown = &scratch[block, 0]
             lo = block_start(block, n_blocks, d)
             hi = block_start(block + 1, n_blocks, d)
             for j in range(lo, hi):
-                b = feat_base[0] if scalar_base else feat_base[j]
-                for c in range(k):
-                    w[c] = b + scale[c]
                 start = feat_start[j]
+                if feat_len[j] == 0:
+                    continue
+                U = A
+                M = 0.0
+                b = feat_base[0] if scalar_base else feat_base[j]
                 for e in range(feat_len[j]):
-                    w[ent_class[start + e]] += ent_weight[start + e]
-                for c in range(k):
-                    w[c] = mult[c] * w[c]
-                offer_scores(w, &scratch[block, k], k, &prior[0], total_prior,
-                             log_mixture, j, &values[block, 0, 0],
-                             &features[block, 0, 0], &sizes[block, 0], n_top)
+                    c = ent_class[start + e]
+                    if log_mixture:
+                        grown[e] = weight_arr[c] * _expm1(ent_weight[start + e])
+                        U = U + grown[e]
+                    else:
+                        M = M + prior[c] * mult[c] * ent_weight[start + e]
+                for e in range(feat_len[j]):
+                    c = ent_class[start + e]
+                    if log_rest[c] == INFINITY:
+                        continue   # no other class to compare with
+                    if log_mixture:
+                        # c's share of U is weight_arr[c] exp(e_cj) = its base
+                        # share plus grown[e]
+                        others = U - (weight_arr[c] + grown[e])
+                        score = (scale[c] + ent_weight[start + e]) - (
+                            S + (log(others) - log_rest[c]))
+                    else:
+                        w = mult[c] * ((b + scale[c]) + ent_weight[start + e])
+                        others = ((b * P1 + P2 + M) - prior[c] * w) / (
+                            total_prior - prior[c])
+                        score = w - others
+                    if score > 0.0:
+                        sizes[block, c] = offer(&values[block, c, 0], &features[block, c, 0],
+                                                sizes[block, c], n_top, score, j)
             for c in range(k):
                 heap_finish(&values[block, c, 0], &features[block, c, 0],
                             sizes[block, c], n_top)
@@ -453,6 +616,7 @@ def table_informative(
 
 def dense_informative(
     const double[:, ::1] weights,     # IN: (k, d) the weight of one occurrence
+    const uint8_t[:, ::1] counted,    # IN: (k, d) whether class c has a count of j
     const double[::1] prior, bint log_mixture,
     int64_t[:, :, ::1] features, double[:, :, ::1] values,
     double[:, ::1] scratch, intp_t[:, ::1] sizes, int n_threads,
@@ -477,7 +641,8 @@ def dense_informative(
                     w[c] = weights[c, j]
                 offer_scores(w, &scratch[block, k], k, &prior[0], total_prior,
                              log_mixture, j, &values[block, 0, 0],
-                             &features[block, 0, 0], &sizes[block, 0], n_top)
+                             &features[block, 0, 0], &sizes[block, 0], n_top,
+                             &counted[0, j], d)
             for c in range(k):
                 heap_finish(&values[block, c, 0], &features[block, c, 0],
                             sizes[block, c], n_top)
@@ -485,3 +650,4 @@ def dense_informative(
 
 cdef extern from "math.h" nogil:
     double _exp "exp"(double)
+    double _expm1 "expm1"(double)

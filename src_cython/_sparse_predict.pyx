@@ -23,12 +23,15 @@ from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.math cimport INFINITY
 from libc.string cimport strchr
+import numpy as np
 from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release,
                              PyObject_GetBuffer)
 
 from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
                      row_argmax, MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
+# (FeatureSlot and SLOT_ENTRIES: fastnb.inspection's kernels read the slots too)
+from _sparse_slots cimport FeatureSlot, SLOT_ENTRIES
 from _counts cimport (FASTNB_PREFETCH_L1, Lanes8, Lanes16, Lanes24, Lanes32, Lanes40,
                      Lanes48, lanes_t)
 
@@ -96,19 +99,9 @@ cdef inline int table_predict_row(
 # with a frequent feature's classes summed apart from the inline entries. The
 # model picks the path from the batch alone.
 
-cdef enum:
-    SLOT_ENTRIES = 4
-
 # the widths of a dense row (classes padded to 8) that ``slot_row_lanes`` sums in
 # registers: feature slots are for models of up to 48 classes
 SLOT_ROW_WIDTHS = (8, 16, 24, 32, 40, 48)
-
-ctypedef struct FeatureSlot:
-    int32_t n                        # entries inline, or -(row + 1): a dense row
-    int32_t entry_class[SLOT_ENTRIES]
-    int32_t unused
-    double base                      # the feature's base term
-    double entry_weight[SLOT_ENTRIES]
 
 # slots, and the dense rows they point to, prefetched ahead, in non-zeros
 cdef enum:
@@ -483,6 +476,13 @@ cdef class TablePredictor:
             self.slots = slots
             self.rows = rows
         self.n_features = feat_start.shape[0]
+
+    def slot_arrays(self):
+        """(slots, rows): the feature slots and their dense rows, or None for a
+        predictor without slots (fastnb.inspection reads them)."""
+        if not self.has_slots:
+            return None
+        return np.asarray(self.slots), np.asarray(self.rows)
 
     def predict(
         self,

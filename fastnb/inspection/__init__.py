@@ -191,31 +191,24 @@ def top_contributions(model, X, n=10, *, classes=None, feature_names=None):
     n = _check_n(n, model.n_features_in_)
     names = resolve_feature_names(model, feature_names)
     k = model.classes_.shape[0]
-    terms = terms_of(model, X)
-    jll = model.predict_joint_log_proba(X)
-    rows = np.arange(jll.shape[0])
     if classes is None:
         if k < 2:
             raise ValueError("top_contributions needs a model of two classes or more "
                              "(or classes=(a, b)).")
-        first = np.argmax(jll, axis=1).astype(np.intp)
-        others = jll.copy()
-        others[rows, first] = -np.inf
-        second = np.argmax(others, axis=1).astype(np.intp)
+        pair = None
     else:
-        pair = list(classes) if not isinstance(classes, str) else None
-        if pair is None or len(pair) != 2:
+        labels = list(classes) if not isinstance(classes, str) else None
+        if labels is None or len(labels) != 2:
             raise ValueError(f"classes must be a pair of labels (a, b), got {classes!r}.")
-        index = [_class_index(model, label) for label in pair]
-        first = np.full(jll.shape[0], index[0], dtype=np.intp)
-        second = np.full(jll.shape[0], index[1], dtype=np.intp)
-    features, values = terms.top(first, second, n)
+        pair = [_class_index(model, label) for label in labels]
+    terms = terms_of(model, X)
+    first, second, log_odds, features, values = terms.scored_top(pair, n)
     base = np.asarray(terms.base, dtype=np.float64)
     with np.errstate(invalid="ignore"):
-        log_odds = jll[rows, first] - jll[rows, second]
         base_diff = base[first] - base[second]
     return TopContributions(model.classes_[first], model.classes_[second], log_odds,
-                            base_diff, features, names_at(names, features), values)
+                            base_diff, features, lambda: names_at(names, features),
+                            values)
 
 
 def _class_index(model, label):
@@ -245,8 +238,11 @@ def informative_features(model, n=20, *, feature_names=None):
       ``log P(x_j = v | c) - log P(x_j = v | not c)``; positive scores only;
     - ColumnwiseNB: each column's sub-model's score, largest ``|score|`` first.
 
-    A model of counts is scored by a compiled pass over its features, O(d k) (a
-    model on the sparse count table: O(d k + its entries)).
+    For the models of counts, a class's candidates are the features it has a
+    count of (a feature never seen with a class tells nothing of it, whatever
+    its smoothed weight); they are scored by a compiled pass, O(d k) over dense
+    counts, O(k + entries) over the sparse count table (a model of 2**20 hashed
+    features: its non-zero counts only).
 
     Parameters
     ----------

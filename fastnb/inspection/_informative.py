@@ -51,22 +51,26 @@ def count_model(model, n):
     n_blocks = max(1, min(4 * n_threads, d))
     features = np.empty((n_blocks, k, n), dtype=np.int64)
     values = np.empty((n_blocks, k, n))
-    scratch = np.empty((n_blocks, 2 * k))
     sizes = np.zeros((n_blocks, k), dtype=np.intp)
     table = model.__dict__.get("_table")
     if table is not None:
         cache = model._table_predict_state()
         feat_base, _, scale, mult = cache["table_terms"]
+        mult = np.ascontiguousarray(mult, dtype=np.float64)
+        if not complement and not np.all(mult == 1.0):
+            raise AssertionError("a log-mixture score needs mult == 1")  # pragma: no cover
         _kernels.table_informative(
             table.feat_start, table.feat_len, table.ent_class,
             cache["table_entry_weights"],
             np.ascontiguousarray(feat_base, dtype=np.float64),
-            np.ascontiguousarray(scale, dtype=np.float64),
-            np.ascontiguousarray(mult, dtype=np.float64), prior, not complement,
-            features, values, scratch, sizes, n_threads)
+            np.ascontiguousarray(scale, dtype=np.float64), mult, prior,
+            not complement, features, values, np.empty((n_blocks, k)), sizes,
+            n_threads)
     else:
-        _kernels.dense_informative(model._weights, prior, not complement, features,
-                                   values, scratch, sizes, n_threads)
+        counted = np.ascontiguousarray(model.feature_count_ > 0, dtype=np.uint8)
+        scratch = np.empty((n_blocks, 2 * k))
+        _kernels.dense_informative(model._weights, counted, prior, not complement,
+                                   features, values, scratch, sizes, n_threads)
     merged_f, merged_s = _best(values.transpose(1, 0, 2).reshape(k, -1),
                                features.transpose(1, 0, 2).reshape(k, -1), n)
     return merged_f, merged_s, SCORES["complement" if complement else "counts"], None

@@ -61,8 +61,16 @@ class TopContributions:
         self.log_odds = log_odds
         self.base = base
         self.features = features
-        self.names = names
         self.values = values
+        # names: an array, or a callable that makes it on first use (a million
+        # default "x123" strings cost more than the explanation itself)
+        self._names = names
+
+    @property
+    def names(self):
+        if callable(self._names):
+            self._names = self._names()
+        return self._names
 
     def __len__(self):
         return self.features.shape[0]

@@ -19,10 +19,12 @@ import numpy as np
 from .._categorical import CategoricalNB
 from .._columnwise import ColumnwiseNB
 from .._discrete import BernoulliNB, ComplementNB, MultinomialNB
-from .._discrete._shared import _dense_to_csr
+from .._discrete._shared import TABLE_DENSE_PREDICT_NNZ_RATIO, _dense_to_csr
+from .._discrete._table import SLOT_MAX_CLASSES
 from .._dispatch import load_kernels
 from .._gaussian import GaussianNB
 from .._threads import threads_for
+from .._base import MODE_JLL
 from .._validation import CSRInput
 
 _kernels = load_kernels("_inspection_kernels")
@@ -57,6 +59,25 @@ class _Terms:
 
     def csr(self):
         raise TypeError(f"{type(self.model).__name__} takes dense input only.")
+
+    def scored_top(self, pair, n_top):
+        """(first, second, log_odds, features, values): each row's pair of
+        classes (its best and runner-up, or ``pair``'s indices), the log-odds
+        of the pair from ``predict_joint_log_proba``, and the top-n terms."""
+        n = self.n_samples
+        jll = np.empty((n, self.k))
+        self.model._run_predict_kernel(self.X, MODE_JLL, None, jll)
+        if pair is None:
+            first = np.empty(n, dtype=np.intp)
+            second = np.empty(n, dtype=np.intp)
+            _kernels.top_two(jll, first, second, self.n_threads)
+        else:
+            first = np.full(n, pair[0], dtype=np.intp)
+            second = np.full(n, pair[1], dtype=np.intp)
+        rows = np.arange(n)
+        with np.errstate(invalid="ignore"):
+            log_odds = jll[rows, first] - jll[rows, second]
+        return (first, second, log_odds) + self.top(first, second, n_top)
 
     def top(self, first, second, n_top):
         """Dense input: the terms of a block of rows at a time, their pair
@@ -153,8 +174,10 @@ class DiscreteTerms(_Terms):
 
     def _missing_fix(self, rows, cols, out_at):
         """BernoulliNB: a NaN's term is -log(1 - p_cj) (see the class notes)."""
+        if rows.shape[0] == 0:
+            return
         terms = self.model._missing_log_terms()
-        if terms is not None and rows.shape[0]:
+        if terms is not None:
             out_at(-terms[:, cols])
 
     def dense(self):
@@ -207,7 +230,7 @@ class DiscreteTerms(_Terms):
         X = self._csr_input()
         features = np.empty((self.n_samples, n_top), dtype=np.int64)
         values = np.empty((self.n_samples, n_top))
-        if self.model._missing_log_terms() is not None and self._has_missing(X):
+        if self._has_missing(X) and self.model._missing_log_terms() is not None:
             # BernoulliNB's NaN terms are not zero: the pair's difference at every
             # stored entry (csr()'s terms), then the top-n of each row
             terms = self._csr_values(X)
@@ -217,8 +240,17 @@ class DiscreteTerms(_Terms):
                 diff = terms[first[rows], at] - terms[second[rows], at]
             _kernels.top_of_csr_rows(diff, X.indices, X.indptr, features, values,
                                      self.n_threads)
-        elif self.table is not None:
+        elif self.table is not None and self._slots(X) is not None:
+            # a large batch: the table's feature slots, one cache line a non-zero
             # (the kernels skip a NaN: a missing count adds nothing)
+            slots, rows = self._slots(X)
+            _, _, scale, mult = self.table_terms
+            _kernels.top_slots_csr(X.data, X.indices, X.indptr, slots, rows,
+                                   np.ascontiguousarray(scale, dtype=np.float64),
+                                   np.ascontiguousarray(mult, dtype=np.float64),
+                                   self.binarize, self.threshold, first, second,
+                                   features, values, self.n_threads)
+        elif self.table is not None:
             _kernels.top_table_csr(X.data, X.indices, X.indptr, *self._table_arrays(),
                                    self.binarize, self.threshold, first, second,
                                    features, values, self.n_threads)
@@ -228,6 +260,16 @@ class DiscreteTerms(_Terms):
                                     self.threshold, first, second, features, values,
                                     self.n_threads)
         return features, values
+
+    def _slots(self, X):
+        """The table's feature slots and dense rows, for a batch large enough
+        that predict reads them too (the model's predict cache keeps them), or
+        None."""
+        table = self.table
+        if not (X.data.shape[0] * TABLE_DENSE_PREDICT_NNZ_RATIO >= table.n_features
+                and table.n_classes <= SLOT_MAX_CLASSES):
+            return None
+        return self.model._slot_predictor(self.model._table_predict_state()).slot_arrays()
 
     def _has_missing(self, X):
         values = X.data if isinstance(X, CSRInput) else X
