@@ -113,6 +113,28 @@ def top_table_csr(
     values: _Float64,
     n_threads: int,
 ) -> None: ...
+def top_slots_csr(
+    data: _Floating,
+    indices: _Index,
+    indptr: _Index,
+    slots: NDArray[np.uint8],
+    rows: _Float64,
+    scale: _Float64,
+    mult: _Float64,
+    binarize: bool,
+    threshold: float,
+    first: _Intp,
+    second: _Intp,
+    features: _Int64,
+    values: _Float64,
+    n_threads: int,
+) -> None: ...
+def top_two(
+    jll: _Float64,
+    first: _Intp,
+    second: _Intp,
+    n_threads: int,
+) -> None: ...
 def table_informative(
     feat_start: _Int64,
     feat_len: NDArray[np.int32],
@@ -131,6 +153,7 @@ def table_informative(
 ) -> None: ...
 def dense_informative(
     weights: _Float64,
+    counted: NDArray[np.uint8],
     prior: _Float64,
     log_mixture: bool,
     features: _Int64,
