@@ -23,8 +23,8 @@ This package imports NumPy only. The matrices are SciPy CSR matrices, so
 The package's modules: ``_params`` (parameter validation and documentation),
 ``_preprocessing`` (scikit-learn's text helpers and the Python analysis),
 ``_base`` (the shared vectorizer: analyzer configuration, kernel dispatch),
-``_hashing`` and ``_counting`` (the two vectorizers) and ``_csr`` (the SciPy
-matrix).
+``_hashing`` and ``_counting`` (the two vectorizers), ``_term_names`` (the terms
+behind hashed columns, for fastnb.inspection) and ``_csr`` (the SciPy matrix).
 
 Examples
 --------
@@ -42,11 +42,13 @@ array([[1, 0, 0, 1, 1],
 from .._stop_words import ENGLISH_STOP_WORDS
 from ._counting import CountVectorizer
 from ._hashing import HashingVectorizer
+from ._term_names import HashedTermNames
 from ._preprocessing import strip_accents_ascii, strip_accents_unicode, strip_tags
 
 __all__ = [
     "ENGLISH_STOP_WORDS",
     "CountVectorizer",
+    "HashedTermNames",
     "HashingVectorizer",
     "strip_accents_ascii",
     "strip_accents_unicode",
