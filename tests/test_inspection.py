@@ -406,3 +406,23 @@ def test_bad_input(rng):
         top_contributions(one_class, X)
     with pytest.raises(ValueError, match="infinity"):
         contributions(fastnb.GaussianNB().fit(X, y), np.full((1, 3), np.inf))
+
+
+@pytest.mark.parametrize("kind,sparse,table", [
+    (kind, sparse, table) for kind in (fastnb.MultinomialNB, fastnb.BernoulliNB)
+    for sparse, table in ((False, False), (True, False), (True, True))
+] + [(fastnb.GaussianNB, False, False)])
+def test_blocks_of_rows_give_the_same_bits(kind, sparse, table, rng, monkeypatch):
+    """top_contributions scores and ranks a block of rows at a time: any block
+    size gives the same result."""
+    from fastnb.inspection import _terms
+    X, y = count_data(rng, 50, 6, 3, nan=True)
+    Xf = sp.csr_matrix(X) if sparse else X
+    with table_fits(table):
+        model = kind().fit(Xf, y)
+    whole = top_contributions(model, Xf, n=3)
+    monkeypatch.setattr(_terms, "_SCORE_BLOCK_CELLS", 7)
+    monkeypatch.setattr(_terms, "_TOP_BLOCK_CELLS", 40)
+    blocks = top_contributions(model, Xf, n=3)
+    for name in ("explained", "against", "log_odds", "base", "features", "values"):
+        assert_array_equal(getattr(blocks, name), getattr(whole, name))

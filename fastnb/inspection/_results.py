@@ -75,6 +75,12 @@ class TopContributions:
     def __len__(self):
         return self.features.shape[0]
 
+    @property
+    def nbytes(self):
+        """Bytes of the result's numeric arrays (names excluded)."""
+        return sum(getattr(self, name).nbytes for name in (
+            "explained", "against", "log_odds", "base", "features", "values"))
+
     def __repr__(self):
         n_rows, n = self.features.shape
         return f"TopContributions({n_rows} rows, top {n})"

@@ -31,6 +31,20 @@ _kernels = load_kernels("_inspection_kernels")
 
 # rows of dense input whose (rows, k, d) terms top() holds at once
 _TOP_BLOCK_CELLS = 1 << 22
+# rows whose (rows, k) joint log likelihoods scored_top holds at once
+_SCORE_BLOCK_CELLS = 1 << 18
+
+
+def _row_block(X, start, stop):
+    """Rows start:stop of a checked batch (dense, or CSR with its own indptr)."""
+    if start == 0 and stop == X.shape[0]:
+        return X
+    if isinstance(X, CSRInput):
+        lo, hi = X.indptr[start], X.indptr[stop]
+        indptr = np.ascontiguousarray(X.indptr[start:stop + 1] - lo)
+        return CSRInput(X.data[lo:hi], X.indices[lo:hi], indptr,
+                        (stop - start, X.shape[1]), X.source)
+    return X[start:stop]
 
 
 def terms_of(model, X):
@@ -63,20 +77,31 @@ class _Terms:
     def scored_top(self, pair, n_top):
         """(first, second, log_odds, features, values): each row's pair of
         classes (its best and runner-up, or ``pair``'s indices), the log-odds
-        of the pair from ``predict_joint_log_proba``, and the top-n terms."""
+        of the pair from ``predict_joint_log_proba``, and the top-n terms. The
+        joint log likelihoods are computed a block of rows at a time, so the
+        extra memory is O(n_samples * n_top), not O(n_samples * n_classes)."""
         n = self.n_samples
-        jll = np.empty((n, self.k))
-        self.model._run_predict_kernel(self.X, MODE_JLL, None, jll)
-        if pair is None:
-            first = np.empty(n, dtype=np.intp)
-            second = np.empty(n, dtype=np.intp)
-            _kernels.top_two(jll, first, second, self.n_threads)
-        else:
-            first = np.full(n, pair[0], dtype=np.intp)
-            second = np.full(n, pair[1], dtype=np.intp)
-        rows = np.arange(n)
-        with np.errstate(invalid="ignore"):
-            log_odds = jll[rows, first] - jll[rows, second]
+        first = np.empty(n, dtype=np.intp)
+        second = np.empty(n, dtype=np.intp)
+        log_odds = np.empty(n)
+        rows = max(1, _SCORE_BLOCK_CELLS // max(1, self.k))
+        blocks = [(0, n)] if not isinstance(self.X, (np.ndarray, CSRInput)) else \
+            [(start, min(n, start + rows)) for start in range(0, n, rows)]
+        jll = np.empty((min(n, rows) if len(blocks) > 1 else n, self.k))
+        for start, stop in blocks:
+            block = jll[:stop - start]
+            self.model._run_predict_kernel(_row_block(self.X, start, stop), MODE_JLL,
+                                           None, block)
+            if pair is None:
+                _kernels.top_two(block, first[start:stop], second[start:stop],
+                                 self.n_threads)
+            else:
+                first[start:stop] = pair[0]
+                second[start:stop] = pair[1]
+            at = np.arange(stop - start)
+            with np.errstate(invalid="ignore"):
+                log_odds[start:stop] = (block[at, first[start:stop]]
+                                        - block[at, second[start:stop]])
         return (first, second, log_odds) + self.top(first, second, n_top)
 
     def top(self, first, second, n_top):
