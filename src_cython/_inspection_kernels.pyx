@@ -148,6 +148,42 @@ cdef inline void heap_finish(double* val, int64_t* feat, Py_ssize_t size,
         feat[end] = -1
 
 
+cdef extern from *:
+    """
+    #include <stdint.h>
+    #include <string.h>
+    /* log(x) for a positive normal double, to within 2e-4: the exponent, and the
+       series 2 atanh((m - 1) / (m + 1)) of the mantissa m in [1, 2) to t^5. A
+       filter only: a value it puts near a kept one is computed exactly. */
+    static inline double fastnb_log_approx(double x) {
+        uint64_t u; double m, t, t2;
+        memcpy(&u, &x, sizeof u);
+        int64_t e = (int64_t)((u >> 52) & 0x7ff) - 1023;
+        u = (u & 0x000FFFFFFFFFFFFFULL) | 0x3FF0000000000000ULL;
+        memcpy(&m, &u, sizeof m);
+        t = (m - 1.0) / (m + 1.0);
+        t2 = t * t;
+        return (double)e * 0.6931471805599453 + 2.0 * t * (1.0 + t2 * (1.0 / 3.0 + t2 * 0.2));
+    }
+    """
+    double fastnb_log_approx(double x) nogil
+
+# what fastnb_log_approx may be off by, with room (a score within this of the
+# worst kept one is computed exactly)
+cdef double LOG_APPROX_MARGIN = 1e-3
+
+
+cdef inline double kept_worst(const double* val, Py_ssize_t size,
+                              Py_ssize_t n_top) noexcept nogil:
+    """The smallest |value| of a full list (its last, sorted; its root, a heap),
+    or -1 while it is not full."""
+    cdef double v
+    if size < n_top:
+        return -1.0
+    v = val[n_top - 1] if n_top <= SORTED_MAX else val[0]
+    return v if v >= 0 else -v
+
+
 cdef inline double thresholded(double x, bint binarize, double threshold) noexcept nogil:
     """The value a count model multiplies its weight by (NaN stays NaN: missing)."""
     if binarize and x == x:
@@ -531,6 +567,9 @@ cdef inline void offer_scores(
 def table_informative(
     const int64_t[::1] feat_start, const int32_t[::1] feat_len,
     const int32_t[::1] ent_class, const double[::1] ent_weight,
+    const double[::1] ent_count,      # IN: the entries' counts (with from_counts)
+    const double[::1] alpha,          # IN: (1,) or (d,) (with from_counts)
+    bint from_counts,                 # IN: exp(w_e) - 1 = count / alpha (MultinomialNB)
     const double[::1] feat_base, const double[::1] scale, const double[::1] mult,
     const double[::1] prior,          # IN: (k,) the class priors of the mix
     bint log_mixture,                 # IN: log mean exp (else mean) of the others' w
@@ -545,17 +584,20 @@ def table_informative(
     without an entry), the mix over every class of feature j is a constant plus
     one term an entry: log mixture (mult = 1), sum_c p_c exp(w_cj) = exp(b_j + S)
     (A + sum_e p_c exp(s_c - S) expm1(e_cj)), A = sum_c p_c exp(s_c - S), S = max
-    s_c, b_j cancelling out of the score (one expm1 and one log an entry); mean,
-    sum_c p_c w_cj = b_j P1 + P2 + sum_e p_c mult_c e_cj. The other classes' mix
-    is the total less c's share."""
+    s_c, b_j cancelling out of the score; mean, sum_c p_c w_cj = b_j P1 + P2 +
+    sum_e p_c mult_c e_cj. The other classes' mix is the total less c's share.
+    MultinomialNB's expm1(e_cj) is N_cj / a_j (its entry weight is log(N_cj +
+    a_j) - log a_j): no exp. The log of a score is first taken approximately, and
+    exactly only for a score that may enter its class's list."""
     cdef Py_ssize_t d = feat_start.shape[0], k = prior.shape[0]
     cdef Py_ssize_t n_blocks = features.shape[0], n_top = values.shape[2]
     cdef Py_ssize_t block, j, c, e, lo, hi
     cdef double total_prior = 0.0, S = -INFINITY, A = 0.0, P1 = 0.0, P2 = 0.0
-    cdef double U, M, w, b, others, score
+    cdef double U, M, w, b, others, score, worst
     cdef double* grown
     cdef int64_t start
     cdef bint scalar_base = feat_base.shape[0] == 1
+    cdef bint scalar_alpha = alpha.shape[0] == 1
     # per class: p_c exp(s_c - S), and log of the other classes' prior mass
     cdef double[::1] weight_arr = np.zeros(k)
     cdef double[::1] log_rest = np.zeros(k)
@@ -586,11 +628,15 @@ def table_informative(
                 b = feat_base[0] if scalar_base else feat_base[j]
                 for e in range(feat_len[j]):
                     c = ent_class[start + e]
-                    if log_mixture:
-                        grown[e] = weight_arr[c] * _expm1(ent_weight[start + e])
-                        U = U + grown[e]
-                    else:
+                    if not log_mixture:
                         M = M + prior[c] * mult[c] * ent_weight[start + e]
+                        continue
+                    if from_counts:
+                        grown[e] = weight_arr[c] * (ent_count[start + e] / (
+                            alpha[0] if scalar_alpha else alpha[j]))
+                    else:
+                        grown[e] = weight_arr[c] * _expm1(ent_weight[start + e])
+                    U = U + grown[e]
                 for e in range(feat_len[j]):
                     c = ent_class[start + e]
                     if log_rest[c] == INFINITY:
@@ -599,8 +645,11 @@ def table_informative(
                         # c's share of U is weight_arr[c] exp(e_cj) = its base
                         # share plus grown[e]
                         others = U - (weight_arr[c] + grown[e])
-                        score = (scale[c] + ent_weight[start + e]) - (
-                            S + (log(others) - log_rest[c]))
+                        score = (scale[c] + ent_weight[start + e]) - (S - log_rest[c])
+                        worst = kept_worst(&values[block, c, 0], sizes[block, c], n_top)
+                        if score - fastnb_log_approx(others) < worst - LOG_APPROX_MARGIN:
+                            continue
+                        score = score - log(others)
                     else:
                         w = mult[c] * ((b + scale[c]) + ent_weight[start + e])
                         others = ((b * P1 + P2 + M) - prior[c] * w) / (

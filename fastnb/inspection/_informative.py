@@ -4,7 +4,7 @@ import numpy as np
 
 from .._categorical import CategoricalNB
 from .._columnwise import ColumnwiseNB
-from .._discrete import ComplementNB
+from .._discrete import ComplementNB, MultinomialNB
 from .._gaussian import GaussianNB
 from .._threads import threads_for
 from ._names import names_at
@@ -59,9 +59,13 @@ def count_model(model, n):
         mult = np.ascontiguousarray(mult, dtype=np.float64)
         if not complement and not np.all(mult == 1.0):
             raise AssertionError("a log-mixture score needs mult == 1")  # pragma: no cover
+        # MultinomialNB's entry weights are log(N + a) - log a: exp(w) - 1 = N / a
+        from_counts = isinstance(model, MultinomialNB)
+        alpha = np.atleast_1d(np.asarray(getattr(model, "_table_alpha", 1.0),
+                                         dtype=np.float64))
         _kernels.table_informative(
             table.feat_start, table.feat_len, table.ent_class,
-            cache["table_entry_weights"],
+            cache["table_entry_weights"], table.ent_count, alpha, from_counts,
             np.ascontiguousarray(feat_base, dtype=np.float64),
             np.ascontiguousarray(scale, dtype=np.float64), mult, prior,
             not complement, features, values, np.empty((n_blocks, k)), sizes,

@@ -135,9 +135,20 @@ def _float_view(X):
     return np.asarray(X, dtype=np.float64)
 
 
+def _all_finite(values):
+    """Whether a float array holds no NaN and no infinity, without a temporary
+    of its size: its sum is finite (a sum that overflows is checked exactly)."""
+    if values.dtype.kind != "f":
+        return True
+    with np.errstate(over="ignore", invalid="ignore"):
+        if np.isfinite(np.add.reduce(values, axis=None)):
+            return True
+    return bool(np.isfinite(values).all())
+
+
 def _raise_if_infinite(X, name):
     values = X.data if isinstance(X, CSRInput) else X
-    if values.dtype.kind == "f" and np.isinf(values).any():
+    if not _all_finite(values) and np.isinf(values).any():
         raise ValueError(f"Input X contains infinity or a value too large for "
                          f"{values.dtype!r} ({name}).")
 
@@ -211,8 +222,8 @@ class DiscreteTerms(_Terms):
             out = np.empty((n, k, d))
             _kernels.linear_dense_values(self.X, self.model._weights, self.binarize,
                                          self.threshold, out, self.n_threads)
-            rows, cols = np.nonzero(np.isnan(self.X)) if self.X.dtype.kind == "f" \
-                else (np.zeros(0, np.intp),) * 2
+            rows, cols = (np.nonzero(np.isnan(self.X)) if not _all_finite(self.X)
+                          else (np.zeros(0, np.intp),) * 2)
 
             def put(values):
                 out[rows, :, cols] = values.T
@@ -240,7 +251,8 @@ class DiscreteTerms(_Terms):
                                        self.model._feature_major_weights(), self.binarize,
                                        self.threshold, out, self.n_threads)
         if X.data.dtype.kind == "f":
-            at = np.flatnonzero(np.isnan(X.data))
+            at = (np.zeros(0, dtype=np.intp) if _all_finite(X.data)
+                  else np.flatnonzero(np.isnan(X.data)))
             if at.shape[0]:
                 cols = X.indices[at]
 
@@ -298,7 +310,7 @@ class DiscreteTerms(_Terms):
 
     def _has_missing(self, X):
         values = X.data if isinstance(X, CSRInput) else X
-        return values.dtype.kind == "f" and bool(np.isnan(values).any())
+        return not _all_finite(values) and bool(np.isnan(values).any())
 
     def block(self, start, stop):
         if isinstance(self.X, CSRInput):
