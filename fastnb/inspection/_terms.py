@@ -77,21 +77,26 @@ class _Terms:
     def scored_top(self, pair, n_top):
         """(first, second, log_odds, features, values): each row's pair of
         classes (its best and runner-up, or ``pair``'s indices), the log-odds
-        of the pair from ``predict_joint_log_proba``, and the top-n terms. The
-        joint log likelihoods are computed a block of rows at a time, so the
-        extra memory is O(n_samples * n_top), not O(n_samples * n_classes)."""
+        of the pair from ``predict_joint_log_proba``, and the top-n terms.
+
+        A block of rows at a time: its joint log likelihoods (so the extra
+        memory is O(n_samples * n_top), not O(n_samples * n_classes)), then its
+        top-n, while what the block's predict read is still in cache."""
         n = self.n_samples
         first = np.empty(n, dtype=np.intp)
         second = np.empty(n, dtype=np.intp)
         log_odds = np.empty(n)
+        features = np.empty((n, n_top), dtype=np.int64)
+        values = np.empty((n, n_top))
         rows = max(1, _SCORE_BLOCK_CELLS // max(1, self.k))
         blocks = [(0, n)] if not isinstance(self.X, (np.ndarray, CSRInput)) else \
             [(start, min(n, start + rows)) for start in range(0, n, rows)]
         jll = np.empty((min(n, rows) if len(blocks) > 1 else n, self.k))
         for start, stop in blocks:
             block = jll[:stop - start]
-            self.model._run_predict_kernel(_row_block(self.X, start, stop), MODE_JLL,
-                                           None, block)
+            part = self if len(blocks) == 1 else type(self)(
+                self.model, None, _row_block(self.X, start, stop))
+            self.model._run_predict_kernel(part.X, MODE_JLL, None, block)
             if pair is None:
                 _kernels.top_two(block, first[start:stop], second[start:stop],
                                  self.n_threads)
@@ -102,7 +107,9 @@ class _Terms:
             with np.errstate(invalid="ignore"):
                 log_odds[start:stop] = (block[at, first[start:stop]]
                                         - block[at, second[start:stop]])
-        return (first, second, log_odds) + self.top(first, second, n_top)
+            features[start:stop], values[start:stop] = part.top(
+                first[start:stop], second[start:stop], n_top)
+        return first, second, log_odds, features, values
 
     def top(self, first, second, n_top):
         """Dense input: the terms of a block of rows at a time, their pair
