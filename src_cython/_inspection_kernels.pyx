@@ -440,21 +440,29 @@ cdef enum:
     SLOT_PREFETCH = 32   # non-zeros ahead whose slot is fetched (as the predictor)
 
 
-cdef inline double slot_term(const FeatureSlot* slot, const double* rows, Py_ssize_t kp,
-                             Py_ssize_t c, double x, const double* scale,
-                             const double* mult) noexcept nogil:
-    """table_term read from feature j's slot (``slot``): the same bits."""
+cdef inline double slot_pair_term(const FeatureSlot* slot, const double* rows,
+                                  Py_ssize_t kp, Py_ssize_t a, Py_ssize_t b, double x,
+                                  const double* scale, const double* mult) noexcept nogil:
+    """table_term(a) - table_term(b) of the slot's feature, its entries scanned
+    once: the same bits as table_csr_values' terms."""
     cdef Py_ssize_t e
-    cdef double w = 0.0
+    cdef double wa = 0.0, wb = 0.0
     cdef int32_t n = slot.n
+    cdef const double* row
+    if a == b:
+        return 0.0
     if n >= 0:
         for e in range(n):
-            if slot.entry_class[e] == c:
-                w = slot.entry_weight[e]
-                break
+            if slot.entry_class[e] == a:
+                wa = slot.entry_weight[e]
+            elif slot.entry_class[e] == b:
+                wb = slot.entry_weight[e]
     else:
-        w = rows[(-(n + 1)) * kp + c]
-    return mult[c] * (x * ((slot.base + scale[c]) + w))
+        row = rows + (-(n + 1)) * kp
+        wa = row[a]
+        wb = row[b]
+    return (mult[a] * (x * ((slot.base + scale[a]) + wa))
+            - mult[b] * (x * ((slot.base + scale[b]) + wb)))
 
 
 def top_slots_csr(
@@ -493,9 +501,8 @@ def top_slots_csr(
                 if x == 0.0 or x != x:
                     continue
                 size = offer(&values[i, 0], &features[i, 0], size, n_top,
-                                 slot_term(&slot[j], row0, kp, a, x, &scale[0], &mult[0])
-                                 - slot_term(&slot[j], row0, kp, b, x, &scale[0], &mult[0]),
-                                 j)
+                             slot_pair_term(&slot[j], row0, kp, a, b, x, &scale[0],
+                                            &mult[0]), j)
             heap_finish(&values[i, 0], &features[i, 0], size, n_top)
 
 

@@ -426,3 +426,13 @@ def test_blocks_of_rows_give_the_same_bits(kind, sparse, table, rng, monkeypatch
     blocks = top_contributions(model, Xf, n=3)
     for name in ("explained", "against", "log_odds", "base", "features", "values"):
         assert_array_equal(getattr(blocks, name), getattr(whole, name))
+
+
+@pytest.mark.parametrize("table", [False, True])
+def test_a_class_against_itself_has_nothing_to_explain(table, rng):
+    X, y = count_data(rng, 30, 5, 3)
+    with table_fits(table):
+        model = fastnb.MultinomialNB().fit(sp.csr_matrix(X), y)
+    top = top_contributions(model, sp.csr_matrix(X), n=3, classes=(1, 1))
+    assert np.all(top.features == -1) and np.all(top.values == 0)
+    assert np.all(top.log_odds == 0) and np.all(top.base == 0)
