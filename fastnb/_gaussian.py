@@ -361,8 +361,7 @@ class GaussianNB(_BaseNB):
     def _check_state_invariants(cls, classes, arrays, n_features):
         """Raise a ValueError naming the member and the rule where the saved state
         breaks what the kernels rely on: class_count_ sums to a positive finite
-        total, feature_count within class_count_ of its class, seen_count within
-        the total, and the variances the state implies (class_ssd / feature_count,
+        total, feature_count within class_count_ of its class, and the variances the state implies (class_ssd / feature_count,
         seen_ssd / seen_count) finite: a denormal count (5e-324) made them
         infinite, and every prediction NaN."""
         row_count = arrays["class_count_"]
@@ -370,8 +369,8 @@ class GaussianNB(_BaseNB):
         count = arrays["feature_count"]
         rules.counts_within("feature_count", count, row_count[:, None],
                             "class_count_ of its class")
-        rules.counts_within("seen_count", arrays["seen_count"], float(np.sum(row_count)),
-                            "the sum of class_count_")
+        # (seen_count counts rows, unweighted, for epsilon_ as scikit-learn's:
+        # with sample weights it has no bound in class_count_, which sums weights)
         for ssd_name, count_name in (("class_ssd", "feature_count"),
                                      ("seen_ssd", "seen_count")):
             ssd, n = arrays[ssd_name], arrays[count_name]
