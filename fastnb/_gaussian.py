@@ -6,6 +6,7 @@ import numpy as np
 from . import _invariants as rules
 from ._dispatch import load_kernels
 from ._params import (
+    check_bool_param,
     check_n_threads,
     check_non_negative_float_param,
     check_prior_param,
@@ -84,6 +85,15 @@ class GaussianNB(_BaseNB):
         Threads for the kernels: None or -1 means all usable cores (honouring
         ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
         Results are the same bits whatever the number of threads.
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` may meet classes it was not told of. False:
+        scikit-learn's contract (``classes`` on the first call, the same ones
+        after). True: the first call may omit ``classes`` (its labels, and any
+        ``classes`` given, are the classes), and a later batch (or ``classes``)
+        may bring new labels: ``classes_`` stays sorted, each new class enters
+        with zero statistics at its sorted place, at a cost of O(classes x
+        features) once, and the model equals one told of every class up front.
+        Fixed priors must then have one entry per class of the grown model.
 
     Attributes
     ----------
@@ -146,10 +156,12 @@ class GaussianNB(_BaseNB):
         "seen_ssd": ((1, "d"), ("finite", "nonneg")),
     }
 
-    def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None):
+    def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None,
+                 grow_classes=False):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.n_threads = n_threads
+        self.grow_classes = grow_classes
 
     # -- fitting ---------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -194,7 +206,9 @@ class GaussianNB(_BaseNB):
         self : object
             Returns the instance itself.
         """
-        return self._fit(X, y, classes, sample_weight, refit=False)
+        if self.grow_classes:
+            return self._partial_fit_growing(X, y, classes, sample_weight)
+        return self._partial_fit(X, y, classes, sample_weight)
 
     def _update_tags(self, tags):
         tags.input_tags.allow_nan = True
@@ -203,6 +217,7 @@ class GaussianNB(_BaseNB):
         check_non_negative_float_param(self.var_smoothing, "var_smoothing", "GaussianNB")
         check_prior_param(self.priors, "priors", "GaussianNB")
         check_n_threads(self.n_threads, "GaussianNB")
+        check_bool_param(self.grow_classes, "grow_classes", "GaussianNB")
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, run the kernel, and only then update the model (atomically)."""

@@ -50,6 +50,9 @@ __all__ = ["FORMAT_VERSION", "load", "merge", "save"]
 # models at text scale save their sparse count table's entries, not k x d arrays.
 # Version 1 files (fastnb 0.1) are the dense layout and still load.
 FORMAT_VERSION = 2
+# Estimator parameters added after fastnb 0.1 wrote its first files; a file
+# without them loads with their defaults.
+_PARAMS_ADDED_SINCE_0_1 = frozenset({"grow_classes"})
 _READABLE_VERSIONS = (1, 2)
 _FORMAT_NAME = "fastnb-model"
 # Guards against hostile files. The header is read whole before anything else.
@@ -297,7 +300,10 @@ def _load(handle):
 
     params = header.get("params")
     valid_params = set(cls._get_param_names())
-    if not isinstance(params, dict) or set(params) != valid_params:
+    # a file written before a parameter existed lacks it: it takes the default
+    # (the behaviour such a file was written with); any other difference is refused
+    if (not isinstance(params, dict) or not set(params) <= valid_params
+            or not valid_params - set(params) <= _PARAMS_ADDED_SINCE_0_1):
         raise _Invalid(f"parameters {params!r} do not match {sorted(valid_params)}")
     model = cls(**{k: _param_from_json(k, v) for k, v in params.items()})
     try:

@@ -105,6 +105,15 @@ class CategoricalNB(_BaseNB):
         Threads for the kernels: None or -1 means all usable cores (honouring
         ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
         Results are the same bits whatever the number of threads.
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` may meet classes it was not told of. False:
+        scikit-learn's contract (``classes`` on the first call, the same ones
+        after). True: the first call may omit ``classes`` (its labels, and any
+        ``classes`` given, are the classes), and a later batch (or ``classes``)
+        may bring new labels: ``classes_`` stays sorted, each new class enters
+        with zero statistics at its sorted place, at a cost of O(classes x
+        features) once, and the model equals one told of every class up front.
+        Fixed priors must then have one entry per class of the grown model.
 
     Attributes
     ----------
@@ -210,6 +219,7 @@ class CategoricalNB(_BaseNB):
         min_categories=None,
         hash_buckets=None,
         n_threads=None,
+        grow_classes=False,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -218,6 +228,7 @@ class CategoricalNB(_BaseNB):
         self.min_categories = min_categories
         self.hash_buckets = hash_buckets
         self.n_threads = n_threads
+        self.grow_classes = grow_classes
 
     def _update_tags(self, tags):
         tags.input_tags.categorical = True
@@ -232,6 +243,7 @@ class CategoricalNB(_BaseNB):
         check_bool_param(self.fit_prior, "fit_prior", name)
         check_prior_param(self.class_prior, "class_prior", name)
         check_n_threads(self.n_threads, name)
+        check_bool_param(self.grow_classes, "grow_classes", name)
         buckets = self.hash_buckets
         if buckets is not None:
             if not isinstance(buckets, Integral) or isinstance(buckets, bool) or not (
@@ -338,6 +350,11 @@ class CategoricalNB(_BaseNB):
         self : object
             Returns the instance itself.
         """
+        if self.grow_classes:
+            return self._partial_fit_growing(X, y, classes, sample_weight)
+        return self._partial_fit(X, y, classes, sample_weight)
+
+    def _partial_fit(self, X, y, classes, sample_weight):
         if sample_weight is None and self._added_small_batch(X, y, classes):
             return self
         return self._fit(X, y, classes, sample_weight, refit=False)

@@ -52,12 +52,13 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     _missing_count = _table_backed("_missing_count", "Weight of the missing values.")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
-                 class_prior=None, n_threads=None):
+                 class_prior=None, n_threads=None, grow_classes=False):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.n_threads = n_threads
+        self.grow_classes = grow_classes
 
     # -- model-specific hooks ----------------------------------------------------------
     def _threshold(self):
@@ -87,6 +88,7 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         check_bool_param(self.force_alpha, "force_alpha", owner)
         check_prior_param(self.class_prior, "class_prior", owner)
         check_n_threads(self.n_threads, owner)
+        check_bool_param(self.grow_classes, "grow_classes", owner)
 
     def _class_log_prior(self, class_count):
         n_classes = class_count.shape[0]
@@ -144,7 +146,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         self : object
             Returns the instance itself.
         """
-        return self._fit(X, y, classes, sample_weight, refit=False)
+        if self.grow_classes:
+            return self._partial_fit_growing(X, y, classes, sample_weight)
+        return self._partial_fit(X, y, classes, sample_weight)
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, run the kernel on copies, and only then commit the new state."""
