@@ -72,6 +72,31 @@ class _FastnbParams(HasFeaturesCol, HasInputCols, HasInputCol, HasLabelCol, HasW
         return estimator
 
 
+def _setter(name):
+    def set_param(self, value):
+        return self._set(**{name: value})
+
+    set_param.__name__ = f"set{name[0].upper()}{name[1:]}"
+    set_param.__doc__ = f"""Set ``{name}``.
+
+    Parameters
+    ----------
+    value : the new value
+
+    Returns
+    -------
+    self
+    """
+    return set_param
+
+
+for _name in ("featuresCol", "inputCols", "inputCol", "vectorizer", "labelCol", "weightCol",
+              "predictionCol", "probabilityCol", "rawPredictionCol"):
+    _set = _setter(_name)
+    setattr(_FastnbParams, _set.__name__, _set)
+del _name, _set
+
+
 def _init_params(stage, kwargs):
     stage._setDefault(vectorizer=None, **stage._fastnb_defaults)
     unknown = sorted(set(kwargs) - {p.name for p in stage.params})
