@@ -37,7 +37,8 @@ Examples
 ...                             ("cheap cheap offer", "spam"), ("lunch at noon", "ham")],
 ...                            ["text", "label"])
 >>> nb = fastnb.spark.MultinomialNB(
-...     inputCol="text", vectorizer=fastnb.text.HashingVectorizer(n_features=2**10))
+...     inputCol="text",
+...     vectorizer=fastnb.text.HashingVectorizer(n_features=2**10, alternate_sign=False))
 >>> model = nb.fit(df)
 >>> model.transform(df).select("prediction").collect()[0].prediction
 'spam'
