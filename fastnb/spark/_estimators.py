@@ -395,6 +395,7 @@ def _predict_batches(arrays, *, task, names):
 
     blob = task.keywords["blob"]
     model = _persist.from_bytes(blob)
+    model.set_params(n_threads=1)  # Spark runs one task per core: one kernel thread each
     run = functools.partial(task.func, **{k: v for k, v in task.keywords.items()
                                           if k != "blob"})
     for arrays_of_batch in arrays:
