@@ -209,26 +209,16 @@ def _table(spark, rng, n=200):
     return spark.createDataFrame(rows, schema).repartition(3)
 
 
-def test_categorical_on_string_columns_with_nulls(spark, rng):
+@pytest.mark.parametrize("name, cols", [("CategoricalNB", ["colour", "level"]),
+                                        ("ColumnwiseNB", ["colour", "size", "big", "level"])])
+def test_raw_columns_with_strings_and_nulls(spark, rng, name, cols):
     df = _table(spark, rng)
-    cols = ["colour", "level"]
-    model = fs.CategoricalNB(inputCols=cols).fit(df)
+    model = getattr(fs, name)(inputCols=cols).fit(df)
     pdf = df.toPandas()
-    local = fastnb.CategoricalNB().fit(pdf[cols], pdf["label"])
+    # ColumnwiseNB picked its sub-models from the first rows: the same ones locally
+    params = model.fastnb_model.get_params(deep=False)
+    local = getattr(fastnb, name)(**params).fit(pdf[cols], pdf["label"])
     assert_array_equal(model.fastnb_model.classes_, local.classes_)
-    out = model.transform(df).toPandas()
-    assert_array_equal(out["prediction"], local.predict(out[cols]))
-    assert_allclose(np.array([v.toArray() for v in out["probability"]]),
-                    local.predict_proba(out[cols]), rtol=1e-10)
-
-
-def test_columnwise_on_a_mixed_table(spark, rng):
-    df = _table(spark, rng)
-    cols = ["colour", "size", "big", "level"]
-    model = fs.ColumnwiseNB(inputCols=cols).fit(df)
-    local_params = model.fastnb_model.get_params(deep=False)
-    pdf = df.toPandas()
-    local = fastnb.ColumnwiseNB(**local_params).fit(pdf[cols], pdf["label"])
     out = model.transform(df).toPandas()
     assert_array_equal(out["prediction"], local.predict(out[cols]))
     assert_allclose(np.array([v.toArray() for v in out["probability"]]),

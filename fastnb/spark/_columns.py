@@ -129,6 +129,17 @@ def _doubles(values):
     return np.asarray(values.to_numpy(zero_copy_only=False), dtype=np.float64)
 
 
+def _width(sizes, name):
+    """The number of features of a column whose non-null rows have ``sizes``."""
+    if sizes.size == 0:
+        raise ValueError(f"Column {name!r} holds only null vectors: no feature count.")
+    d = int(sizes[0])
+    if np.any(sizes != d):
+        raise ValueError(f"Column {name!r} holds vectors of sizes {np.unique(sizes)}; "
+                         "every row needs the same number of features.")
+    return d
+
+
 def _array_rows(array, name):
     """A list<double> column (an array column, or vector_to_array's output) as a
     dense (n, d) matrix; a null row is a row of missing values."""
@@ -137,13 +148,7 @@ def _array_rows(array, name):
         else None
     offsets, values = _flat_lists(array)
     lengths = np.diff(offsets)
-    present = lengths if null_rows is None else lengths[~null_rows]
-    if present.size == 0:
-        raise ValueError(f"Column {name!r} holds only null vectors: no feature count.")
-    d = int(present[0])
-    if np.any(present != d):
-        raise ValueError(f"Column {name!r} holds vectors of lengths {np.unique(present)}; "
-                         "every row needs the same number of features.")
+    d = _width(lengths if null_rows is None else lengths[~null_rows], name)
     flat = _doubles(values)
     if null_rows is None:
         return flat.reshape(n, d)
@@ -165,13 +170,7 @@ def _vector_rows(array, name):
     lengths = np.diff(offsets)
     sparse_rows = (kinds == _SPARSE) & ~null_rows
     sizes = array.field("size").fill_null(-1).to_numpy(zero_copy_only=False)
-    widths = np.where(sparse_rows, sizes, lengths)[~null_rows]
-    if widths.size == 0:
-        raise ValueError(f"Column {name!r} holds only null vectors: no feature count.")
-    d = int(widths[0])
-    if np.any(widths != d):
-        raise ValueError(f"Column {name!r} holds vectors of sizes {np.unique(widths)}; "
-                         "every row needs the same number of features.")
+    d = _width(np.where(sparse_rows, sizes, lengths)[~null_rows], name)
     flat = _doubles(values)
     if not sparse_rows.any() and not null_rows.any():
         return flat.reshape(n, d)

@@ -106,7 +106,35 @@ def _init_params(stage, kwargs):
     stage._set(**kwargs)
 
 
-class _SparkEstimator(Estimator, _FastnbParams, MLWritable, MLReadable):
+class _Persistable(MLWritable, MLReadable):
+    """Spark's save and load for estimators and models (fastnb.spark._persistence)."""
+
+    def write(self):
+        """A writer that saves this stage (``.write().save(path)``): its parameters,
+        and a model's fastnb model file.
+
+        Returns
+        -------
+        MLWriter
+        """
+        from ._persistence import StageWriter
+
+        return StageWriter(self)
+
+    @classmethod
+    def read(cls):
+        """A reader of saved stages of this class (``Stage.load(path)``).
+
+        Returns
+        -------
+        MLReader
+        """
+        from ._persistence import StageReader
+
+        return StageReader(cls)
+
+
+class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
     def __init__(self, **kwargs):
         super().__init__()
         _init_params(self, kwargs)
@@ -203,32 +231,8 @@ class _SparkEstimator(Estimator, _FastnbParams, MLWritable, MLReadable):
             models.append(stage._finalised(passes[key], stage))
         return iter(list(enumerate(models)))
 
-    # -- persistence ------------------------------------------------------------------
-    def write(self):
-        """A writer that saves this estimator's parameters (``.save(path)``).
 
-        Returns
-        -------
-        MLWriter
-        """
-        from ._persistence import StageWriter
-
-        return StageWriter(self)
-
-    @classmethod
-    def read(cls):
-        """A reader of saved estimators of this class (``.load(path)``).
-
-        Returns
-        -------
-        MLReader
-        """
-        from ._persistence import StageReader
-
-        return StageReader(cls)
-
-
-class _SparkModel(Model, _FastnbParams, MLWritable, MLReadable):
+class _SparkModel(Model, _FastnbParams, _Persistable):
     def __init__(self, _fastnb_model=None, _label_type=None, **kwargs):
         super().__init__()
         _init_params(self, kwargs)
@@ -277,29 +281,6 @@ class _SparkModel(Model, _FastnbParams, MLWritable, MLReadable):
                 value = F.col(f"{scratch}.{field}")
                 out = out.withColumn(name, array_to_vector(value) if vector else value)
         return out.drop(scratch)
-
-    def write(self):
-        """A writer that saves the model: parameters and fastnb's model file.
-
-        Returns
-        -------
-        MLWriter
-        """
-        from ._persistence import StageWriter
-
-        return StageWriter(self)
-
-    @classmethod
-    def read(cls):
-        """A reader of saved models of this class (``.load(path)``).
-
-        Returns
-        -------
-        MLReader
-        """
-        from ._persistence import StageReader
-
-        return StageReader(cls)
 
 
 def _arrow_iter():
