@@ -352,3 +352,37 @@ def test_a_negative_count_names_the_column(spark, rng):
     table = _table(spark, rng).withColumn("neg", F.col("level") - 5)
     with pytest.raises(Exception, match="Column 'neg' holds a negative value"):
         fs.MultinomialNB(inputCols=["level", "neg"]).fit(table)
+
+
+_CONNECT_SCRIPT = """
+import sys
+from pyspark.sql import SparkSession
+from pyspark.ml.linalg import Vectors
+import fastnb.spark as fs
+spark = (SparkSession.builder.remote("local[2]").config("spark.ui.enabled", "false")
+         .config("spark.driver.host", "127.0.0.1")
+         .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
+assert "connect" in type(spark).__module__
+df = spark.createDataFrame([(Vectors.dense([5.0, 0.0]), "spam"),
+                            (Vectors.sparse(2, {1: 5.0}), "ham")] * 3, ["features", "label"])
+model = fs.MultinomialNB().fit(df)
+model.write().save(sys.argv[1])
+loaded = fs.MultinomialNBModel.load(sys.argv[1])
+print(sorted({r.prediction for r in loaded.transform(df).collect()}))
+spark.stop()
+"""
+
+
+def test_fit_transform_save_and_load_under_spark_connect(tmp_path):
+    """No SparkContext, RDD or py4j: the same code runs on a Spark Connect session
+    (a subprocess: one process holds either kind of session)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("grpc", reason="Spark Connect needs pyspark[connect] (grpcio)")
+    pytest.importorskip("google.protobuf", reason="Spark Connect needs protobuf")
+    result = subprocess.run([sys.executable, "-P", "-c", _CONNECT_SCRIPT,
+                             str(tmp_path / "model")], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "['ham', 'spam']"
