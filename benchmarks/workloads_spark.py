@@ -61,6 +61,14 @@ def session():
     if "spark" not in _SESSION:
         from pyspark.sql import SparkSession
 
+        # The Python workers unpickle this module's task functions by reference:
+        # they need this folder on their path, and this interpreter (its fastnb).
+        here = str(pathlib.Path(__file__).resolve().parent)
+        paths = [here] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                          if p]
+        os.environ["PYTHONPATH"] = os.pathsep.join(paths)
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+
         _SESSION["spark"] = (
             SparkSession.builder.master("local[2]").appName("fastnb-K1")
             .config("spark.driver.host", "127.0.0.1")
@@ -68,6 +76,7 @@ def session():
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "2")
             .config("spark.driver.memory", "2g")
+            .config("spark.ui.showConsoleProgress", "false")
             .getOrCreate())
         _SESSION["spark"].sparkContext.setLogLevel("ERROR")
     return _SESSION["spark"]
@@ -152,9 +161,9 @@ def transfer_floor_fit(df, column="features"):
 
 def _floor_udf():
     import pyarrow as pa
-    from pyspark.sql.functions import arrow_udf
+    from pyspark.sql.functions import ArrowUDFType, arrow_udf
 
-    @arrow_udf("double")
+    @arrow_udf("double", ArrowUDFType.SCALAR_ITER)
     def first_value(iterator):
         for array in iterator:
             values = np.asarray(array.values.to_numpy(zero_copy_only=False))
