@@ -43,7 +43,7 @@ def labels(df, column="label"):
     return np.array([row[0] for row in df.orderBy("id").select(column).collect()])
 
 
-def frames(spark, n_text=4000, n_dense=4000, seed=0):
+def frames(spark, n_text=2000, n_dense=2000, seed=0):
     """The cached train/test DataFrames the comparison fits on: HashingTF 2**18 counts
     (and their 0/1 version), dense Gaussian vectors, and the same shifted by 1e7
     and 1e8 (where E[x^2] - mean^2 loses the variance). Every frame has ``id``,
