@@ -86,14 +86,9 @@ class GaussianNB(_BaseNB):
         ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
         Results are the same bits whatever the number of threads.
     grow_classes : bool, default=False
-        Whether ``partial_fit`` may meet classes it was not told of. False:
-        scikit-learn's contract (``classes`` on the first call, the same ones
-        after). True: the first call may omit ``classes`` (its labels, and any
-        ``classes`` given, are the classes), and a later batch (or ``classes``)
-        may bring new labels: ``classes_`` stays sorted, each new class enters
-        with zero statistics at its sorted place, at a cost of O(classes x
-        features) once, and the model equals one told of every class up front.
-        Fixed priors must then have one entry per class of the grown model.
+        Whether ``partial_fit`` may meet classes it was not told of: the first
+        call may then omit ``classes``, and a later batch may bring new labels
+        (see :class:`~fastnb.MultinomialNB`).
 
     Attributes
     ----------

@@ -1,3 +1,4 @@
+import contextlib
 import os
 import sys
 
@@ -79,3 +80,25 @@ def dense_first_fits(monkeypatch):
     for tests whose first fit must keep dense counts."""
     for name, value in _DEFAULT_TABLE_THRESHOLDS.items():
         monkeypatch.setattr(_count_table_module, name, value)
+
+
+@contextlib.contextmanager
+def _table_fits(on=True):
+    """Every CSR fit of the count models into the sparse count table (``on``),
+    for a block of a test (a hypothesis test's examples too)."""
+    saved = (_count_table_module.TABLE_MIN_CELLS,
+             _count_table_module.TABLE_MIN_CELLS_PER_NONZERO)
+    if on:
+        _count_table_module.TABLE_MIN_CELLS = 0
+        _count_table_module.TABLE_MIN_CELLS_PER_NONZERO = 0
+    try:
+        yield
+    finally:
+        (_count_table_module.TABLE_MIN_CELLS,
+         _count_table_module.TABLE_MIN_CELLS_PER_NONZERO) = saved
+
+
+@pytest.fixture(scope="session")
+def table_fits():
+    """The ``_table_fits(on)`` context manager."""
+    return _table_fits

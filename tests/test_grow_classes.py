@@ -3,7 +3,6 @@
 The oracle: the same stream fed to a model told of every class on its first
 partial_fit, whose fitted attributes must be equal to 1e-12."""
 
-import contextlib
 
 import numpy as np
 import pytest
@@ -12,24 +11,12 @@ from hypothesis import given, settings, strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
-from fastnb import _count_table
 
 MODELS = [fastnb.GaussianNB, fastnb.MultinomialNB, fastnb.ComplementNB,
           fastnb.BernoulliNB, fastnb.CategoricalNB, fastnb.ColumnwiseNB]
 ATTRIBUTES = ["classes_", "class_count_", "theta_", "var_", "epsilon_", "class_prior_",
               "class_log_prior_", "feature_count_", "feature_log_prob_",
               "category_count_"]
-
-
-@contextlib.contextmanager
-def table_fits(on):
-    saved = (_count_table.TABLE_MIN_CELLS, _count_table.TABLE_MIN_CELLS_PER_NONZERO)
-    if on:
-        _count_table.TABLE_MIN_CELLS = _count_table.TABLE_MIN_CELLS_PER_NONZERO = 0
-    try:
-        yield
-    finally:
-        _count_table.TABLE_MIN_CELLS, _count_table.TABLE_MIN_CELLS_PER_NONZERO = saved
 
 
 def stream(kind, rng, n=90, d=4, nan=False):
@@ -62,7 +49,7 @@ def assert_same_model(a, b):
        sparse=st.booleans(), table=st.booleans(), weighted=st.booleans(),
        nan=st.booleans(), n_batches=st.integers(1, 6), shuffle=st.booleans())
 def test_grown_equals_declared_up_front(seed, kind, sparse, table, weighted, nan,
-                                        n_batches, shuffle):
+                                        n_batches, shuffle, table_fits):
     rng = np.random.default_rng(seed)
     X, y = stream(kind, rng, nan=nan and kind is not fastnb.CategoricalNB)
     if shuffle:   # any arrival order of the classes

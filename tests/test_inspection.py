@@ -4,7 +4,6 @@ The oracle is the model's own predict_joint_log_proba (the identity base + sum o
 contributions) and, for the five scikit-learn models, the hand computation from
 scikit-learn's fitted attributes."""
 
-import contextlib
 
 import numpy as np
 import pytest
@@ -13,7 +12,6 @@ from hypothesis import given, settings, strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
-from fastnb import _count_table
 from fastnb.inspection import (
     InformativeFeatures, TopContributions, contributions, informative_features,
     plot_contributions, plot_informative_features, top_contributions,
@@ -22,18 +20,6 @@ from fastnb.inspection import (
 sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
 
 COUNT_MODELS = [fastnb.MultinomialNB, fastnb.ComplementNB, fastnb.BernoulliNB]
-
-
-@contextlib.contextmanager
-def table_fits(on):
-    """Every CSR fit of the count models into the sparse count table (on=True)."""
-    saved = (_count_table.TABLE_MIN_CELLS, _count_table.TABLE_MIN_CELLS_PER_NONZERO)
-    if on:
-        _count_table.TABLE_MIN_CELLS = _count_table.TABLE_MIN_CELLS_PER_NONZERO = 0
-    try:
-        yield
-    finally:
-        _count_table.TABLE_MIN_CELLS, _count_table.TABLE_MIN_CELLS_PER_NONZERO = saved
 
 
 def assert_identity(model, X, base, values):
@@ -68,7 +54,7 @@ def count_data(rng, n, d, k, nan=False):
        weighted=st.booleans(), alpha_array=st.booleans(),
        dtype=st.sampled_from([np.float32, np.float64]))
 def test_count_models_identity(seed, kind, sparse, table, nan, weighted, alpha_array,
-                               dtype):
+                               dtype, table_fits):
     rng = np.random.default_rng(seed)
     n, d, k = 40, 7, 3
     X, y = count_data(rng, n, d, k, nan=nan)
@@ -230,7 +216,8 @@ def brute_force_top(values_a_minus_b, n):
        kind=st.sampled_from(COUNT_MODELS + [fastnb.GaussianNB, fastnb.CategoricalNB]),
        sparse=st.booleans(), table=st.booleans(), nan=st.booleans(),
        n=st.integers(1, 8), pair=st.booleans())
-def test_top_contributions_equal_brute_force(seed, kind, sparse, table, nan, n, pair):
+def test_top_contributions_equal_brute_force(seed, kind, sparse, table, nan, n, pair,
+                                            table_fits):
     rng = np.random.default_rng(seed)
     X, y = count_data(rng, 30, 8, 3, nan=nan and kind is not fastnb.CategoricalNB)
     if kind is fastnb.CategoricalNB:
@@ -315,7 +302,7 @@ def brute_force_counts_score(weights, prior, log_mixture):
 
 @pytest.mark.parametrize("kind", COUNT_MODELS)
 @pytest.mark.parametrize("table", [False, True])
-def test_informative_counts_equal_brute_force(kind, table, rng):
+def test_informative_counts_equal_brute_force(kind, table, rng, table_fits):
     X, y = count_data(rng, 80, 12, 4)
     with table_fits(table):
         model = kind().fit(sp.csr_matrix(X), y)
@@ -412,7 +399,8 @@ def test_bad_input(rng):
     (kind, sparse, table) for kind in (fastnb.MultinomialNB, fastnb.BernoulliNB)
     for sparse, table in ((False, False), (True, False), (True, True))
 ] + [(fastnb.GaussianNB, False, False)])
-def test_blocks_of_rows_give_the_same_bits(kind, sparse, table, rng, monkeypatch):
+def test_blocks_of_rows_give_the_same_bits(kind, sparse, table, rng, monkeypatch,
+                                           table_fits):
     """top_contributions scores and ranks a block of rows at a time: any block
     size gives the same result."""
     from fastnb.inspection import _terms
@@ -429,7 +417,7 @@ def test_blocks_of_rows_give_the_same_bits(kind, sparse, table, rng, monkeypatch
 
 
 @pytest.mark.parametrize("table", [False, True])
-def test_a_class_against_itself_has_nothing_to_explain(table, rng):
+def test_a_class_against_itself_has_nothing_to_explain(table, rng, table_fits):
     X, y = count_data(rng, 30, 5, 3)
     with table_fits(table):
         model = fastnb.MultinomialNB().fit(sp.csr_matrix(X), y)
