@@ -12,6 +12,7 @@ from ._params import (
     resolve_priors,
 )
 from ._base import _BaseNB
+from ._forgetting import check_half_life_param, decay_factor, forgets, row_weights
 from ._persist import union_classes
 from ._threads import threads_for
 from ._validation import (
@@ -84,11 +85,21 @@ class GaussianNB(_BaseNB):
         Threads for the kernels: None or -1 means all usable cores (honouring
         ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
         Results are the same bits whatever the number of threads.
+    half_life : float, default=None
+        Exponential forgetting, in rows: each row counts with weight
+        ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
+        rows seen after it, so that the model follows a drifting stream. The
+        counts, means and variances are exact under these weights, for any
+        split of the stream into ``partial_fit`` batches; ``epsilon_`` is
+        ``var_smoothing`` times the largest variance of all rows seen under
+        these weights (sample weights included).
+        None (or ``inf``) forgets nothing.
 
     Attributes
     ----------
     class_count_ : ndarray of shape (n_classes,)
-        Weighted number of training samples observed in each class.
+        Weighted number of training samples observed in each class (decayed
+        under ``half_life``).
     class_prior_ : ndarray of shape (n_classes,)
         Probability of each class.
     classes_ : ndarray of shape (n_classes,)
@@ -146,10 +157,12 @@ class GaussianNB(_BaseNB):
         "seen_ssd": ((1, "d"), ("finite", "nonneg")),
     }
 
-    def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None):
+    def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None,
+                 half_life=None):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.n_threads = n_threads
+        self.half_life = half_life
 
     # -- fitting ---------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -203,6 +216,7 @@ class GaussianNB(_BaseNB):
         check_non_negative_float_param(self.var_smoothing, "var_smoothing", "GaussianNB")
         check_prior_param(self.priors, "priors", "GaussianNB")
         check_n_threads(self.n_threads, "GaussianNB")
+        check_half_life_param(self.half_life, "GaussianNB")
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, run the kernel, and only then update the model (atomically)."""
@@ -212,7 +226,8 @@ class GaussianNB(_BaseNB):
         X = X if _in_place(X) else check_dense_X(X, name)
         n_samples, n_features = X.shape
         y = check_y(y, n_samples, name)
-        weights = check_sample_weight(sample_weight, n_samples)
+        weights = row_weights(self.half_life, check_sample_weight(sample_weight, n_samples),
+                              n_samples)
 
         fitted_classes, codes = self._encode_targets(
             y, classes, refit=refit, first_call=first_call, n_features=n_features)
@@ -220,8 +235,10 @@ class GaussianNB(_BaseNB):
         priors = resolve_priors(self.priors, n_classes, name="priors", sum_to_one=True)
 
         # With weights, epsilon still comes from the unweighted variance of X (as in
-        # scikit-learn), so the kernel keeps one extra all-rows slot for it.
-        track_unweighted = weights is not None
+        # scikit-learn), so the kernel keeps one extra all-rows slot for it. Under
+        # forgetting it comes from the variance of all rows under their decayed
+        # weights: the moments of the classes merged, which decay with them.
+        track_unweighted = weights is not None and not forgets(self.half_life)
         n_slots = n_classes + int(track_unweighted)
         n_threads = threads_for(self.n_threads, n_samples * n_features, "gaussian_fit")
         n_chunks = _fit_chunk_count(n_samples, n_slots, n_features)
@@ -257,12 +274,16 @@ class GaussianNB(_BaseNB):
         if not first_call:
             # Merge with what was learned before, on copies: the model changes only
             # once everything has succeeded.
-            old = (self._feature_count.copy(), self.theta_.copy(), self._class_ssd.copy())
+            # (under forgetting, the counts and squared deviations learned before
+            # are scaled by the batch's decay; the means keep their values)
+            decay = decay_factor(self.half_life, n_samples)
+            old = (self._feature_count * decay, self.theta_.copy(),
+                   self._class_ssd * decay)
             _kernels.merge_moments(*old, count, mean, ssd)
-            row_count = self.class_count_ + row_count
+            row_count = self.class_count_ * decay + row_count
             count, mean, ssd = old
-            old_seen = (self._seen_count.copy(), self._seen_mean.copy(),
-                        self._seen_ssd.copy())
+            old_seen = (self._seen_count * decay, self._seen_mean.copy(),
+                        self._seen_ssd * decay)
             _kernels.merge_moments(*old_seen, *seen)
             seen = old_seen
 

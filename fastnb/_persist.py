@@ -88,6 +88,8 @@ def _json_param(name, value):
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, (float, np.floating)):
+        if name == "half_life" and value == math.inf:
+            return None  # no forgetting, as None is (JSON has no infinity)
         if not math.isfinite(value):
             raise ValueError(f"Cannot save parameter {name}={value!r}: not finite.")
         return float(value)

@@ -9,6 +9,7 @@ import numpy as np
 from .._base import _BaseNB
 from .._categorical import CategoricalNB
 from .._discrete import ComplementNB
+from .._forgetting import check_half_life_param
 from .._params import check_n_threads, check_prior_param, param_error, resolve_priors
 from .._threads import threads_for
 from .._validation import check_y, feature_names_of, plain
@@ -79,6 +80,12 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         replaces their own ``n_threads``): None or -1 means all usable cores, -2
         all but one, and so on. Prediction shares blocks of rows out to the
         threads. Results are the same bits whatever the number.
+    half_life : float, default=None
+        Exponential forgetting, in rows, of ColumnwiseNB and of every sub-model
+        (it replaces their own ``half_life``): each row counts with weight
+        ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
+        rows seen after it (see the sub-models). None (or ``inf``) forgets
+        nothing.
 
     Attributes
     ----------
@@ -154,11 +161,12 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     }
 
     def __init__(self, estimators="auto", *, priors=None, remainder="error",
-                 n_threads=None):
+                 n_threads=None, half_life=None):
         self.estimators = estimators
         self.priors = priors
         self.remainder = remainder
         self.n_threads = n_threads
+        self.half_life = half_life
 
     # -- parameters -----------------------------------------------------------------
     def get_params(self, deep=True):
@@ -228,6 +236,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     def _validate_params(self):
         owner = type(self).__name__
         check_n_threads(self.n_threads, owner)
+        check_half_life_param(self.half_life, owner)
         check_prior_param(self.priors, "priors", owner)
         if self.remainder not in ("error", "drop"):
             raise param_error(owner, "remainder", "a str among {'error', 'drop'}",
@@ -289,7 +298,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
             for j in range(table.n_columns):
                 label = self._label(table, j)
                 groups.setdefault(_auto_kind(table.column(j), label), []).append(j)
-            return [(name, cls(n_threads=self.n_threads),
+            return [(name, cls(n_threads=self.n_threads, half_life=self.half_life),
                      np.array(groups[name], dtype=np.intp))
                     for name, cls in _AUTO_ESTIMATORS if name in groups]
         plan, owner_of = [], {}
@@ -308,6 +317,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
                 continue  # "drop", or an empty selection: nothing to model
             model = type(estimator)(**estimator.get_params(deep=False))
             model.n_threads = self.n_threads
+            model.half_life = self.half_life
             plan.append((name, model, positions))
         rest = [j for j in range(table.n_columns) if j not in owner_of]
         if rest and self.remainder == "error":
@@ -332,7 +342,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         return type(self)([(name, model, positions.tolist())
                            for name, model, positions in plan],
                           priors=self.priors, remainder=self.remainder,
-                          n_threads=self.n_threads)
+                          n_threads=self.n_threads, half_life=self.half_life)
 
     @staticmethod
     def _label(table, j):
@@ -406,6 +416,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
                 sub_name, model, _), positions in zip(self.estimators_, self._positions)]
             for _, model, _ in plan:
                 model.n_threads = self.n_threads
+                model.half_life = self.half_life
         for sub_name, model, positions in plan:
             try:
                 block = table.block(positions, 0, table.n_samples,

@@ -46,6 +46,13 @@ class BernoulliNB(_BaseDiscreteNB):
         adjusted according to the data.
     n_threads : int, default=None
         Threads for the kernels (see :class:`MultinomialNB`).
+    half_life : float, default=None
+        Exponential forgetting, in rows: each row counts with weight
+        ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
+        rows seen after it, so that the model follows a drifting stream; the
+        fitted counts are these decayed sums, for any split of the stream into
+        ``partial_fit`` batches, and ``alpha`` smooths them as usual. None (or
+        ``inf``) forgets nothing.
 
     Attributes
     ----------
@@ -104,9 +111,10 @@ class BernoulliNB(_BaseDiscreteNB):
     _table_keeps_weights = False
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
-                 class_prior=None, n_threads=None):
+                 class_prior=None, n_threads=None,
+                 half_life=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior, n_threads=n_threads)
+                         class_prior=class_prior, n_threads=n_threads, half_life=half_life)
         self.binarize = binarize
 
     def _validate_params(self):

@@ -48,6 +48,13 @@ class MultinomialNB(_BaseDiscreteNB):
         Threads for the kernels: None or -1 means all usable cores (honouring
         ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
         Results are the same bits whatever the number of threads.
+    half_life : float, default=None
+        Exponential forgetting, in rows: each row counts with weight
+        ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
+        rows seen after it, so that the model follows a drifting stream; the
+        fitted counts are these decayed sums, for any split of the stream into
+        ``partial_fit`` batches, and ``alpha`` smooths them as usual. None (or
+        ``inf``) forgets nothing.
 
     Attributes
     ----------
@@ -92,9 +99,10 @@ class MultinomialNB(_BaseDiscreteNB):
     _table_model = "multinomial"
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
-                 class_prior=None, n_threads=None):
+                 class_prior=None, n_threads=None,
+                 half_life=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior, n_threads=n_threads)
+                         class_prior=class_prior, n_threads=n_threads, half_life=half_life)
 
     def _table_fill_weights(self, alpha):
         return FILL_MULTINOMIAL, alpha, None, None, None
@@ -187,6 +195,13 @@ class ComplementNB(_BaseDiscreteNB):
         Whether or not a second normalization of the weights is performed.
     n_threads : int, default=None
         Threads for the kernels (see :class:`MultinomialNB`).
+    half_life : float, default=None
+        Exponential forgetting, in rows: each row counts with weight
+        ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
+        rows seen after it, so that the model follows a drifting stream; the
+        fitted counts are these decayed sums, for any split of the stream into
+        ``partial_fit`` batches, and ``alpha`` smooths them as usual. None (or
+        ``inf``) forgets nothing.
 
     Attributes
     ----------
@@ -228,9 +243,10 @@ class ComplementNB(_BaseDiscreteNB):
     feature_all_ = _table_backed("feature_all_", "Weighted count of each feature.")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
-                 class_prior=None, norm=False, n_threads=None):
+                 class_prior=None, norm=False, n_threads=None,
+                 half_life=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior, n_threads=n_threads)
+                         class_prior=class_prior, n_threads=n_threads, half_life=half_life)
         self.norm = norm
 
     def _reset_table_terms(self, n_features, alpha, built=False):
