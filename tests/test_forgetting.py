@@ -231,3 +231,11 @@ def test_merge_adds_streams_aligned_at_their_ends(kind):
                               decayed(np.ones(60), 60, 20.0)])
     reference = theirs().fit(X, y, sample_weight=weights)
     assert_same_model(kind, merged, reference, rtol=1e-10)
+
+
+def test_dask_fit_refuses_a_model_that_forgets():
+    pytest.importorskip("dask")
+    import fastnb.dask
+
+    with pytest.raises(ValueError, match="half_life"):
+        fastnb.dask.fit(GaussianNB(half_life=100.0), None, None)
