@@ -43,11 +43,11 @@ def _synthetic_streams(n):
     return {
         "SEA abrupt": (*_river_rows(synth.ConceptDriftStream(
             synth.SEA(variant=0, seed=1), synth.SEA(variant=3, seed=2),
-            position=middle, width=1, seed=1), n), "abrupt"),
+            position=middle, width=100, seed=1), n), "abrupt"),
         "Agrawal abrupt": (*_river_rows(synth.ConceptDriftStream(
             synth.Agrawal(classification_function=0, seed=1),
             synth.Agrawal(classification_function=2, seed=2),
-            position=middle, width=1, seed=1), n), "abrupt"),
+            position=middle, width=100, seed=1), n), "abrupt"),
         "RandomRBFDrift": (*_river_rows(synth.RandomRBFDrift(
             seed_model=1, seed_sample=1, n_classes=3, n_features=10, n_centroids=50,
             change_speed=0.001, n_drift_centroids=50), n), "gradual"),
@@ -69,13 +69,17 @@ def _text_stream(n, seed=0, n_topics=4, words_per_doc=40):
     background = rng.dirichlet(np.full(TEXT_FEATURES, 0.5))
     y = rng.integers(0, n_topics, n)
     topic = np.where(np.arange(n) < n // 2, y, (y + 1) % n_topics)
-    rows, cols = [], []
-    for i in range(n):
-        mix = 0.5 * topics[topic[i]] + 0.5 * background
-        words = rng.choice(TEXT_FEATURES, words_per_doc, p=mix)
-        rows.append(np.full(words_per_doc, i))
-        cols.append(words)
-    rows, cols = np.concatenate(rows), np.concatenate(cols)
+    # each document's words drawn from its topic mixed half and half with a
+    # background, by inverting the cumulative distribution of its mixture
+    cdf = np.cumsum(0.5 * topics + 0.5 * background, axis=1)
+    cdf /= cdf[:, -1:]
+    draws = rng.random((n, words_per_doc))
+    cols = np.empty((n, words_per_doc), dtype=np.int64)
+    for t in range(n_topics):
+        mine = topic == t
+        cols[mine] = np.searchsorted(cdf[t], draws[mine], side="right")
+    cols = np.minimum(cols, TEXT_FEATURES - 1).ravel()
+    rows = np.repeat(np.arange(n), words_per_doc)
     X = sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n, TEXT_FEATURES))
     X.sum_duplicates()
     return X, y

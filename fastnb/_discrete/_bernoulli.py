@@ -48,11 +48,7 @@ class BernoulliNB(_BaseDiscreteNB):
         Threads for the kernels (see :class:`MultinomialNB`).
     half_life : float, default=None
         Exponential forgetting, in rows: each row counts with weight
-        ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
-        rows seen after it, so that the model follows a drifting stream; the
-        fitted counts are these decayed sums, for any split of the stream into
-        ``partial_fit`` batches, and ``alpha`` smooths them as usual. None (or
-        ``inf``) forgets nothing.
+        ``sample_weight * 2**(-age / half_life)`` (see :class:`MultinomialNB`).
 
     Attributes
     ----------
