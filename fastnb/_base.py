@@ -160,6 +160,11 @@ class _BaseNB:
                 UserWarning,
                 stacklevel=2,
             )
+        # a model pickled before a parameter existed has its default
+        names = self._get_param_names()
+        for name, value in _persist.LATER_PARAMS.items():
+            if name in names:
+                state.setdefault(name, value)
         self.__dict__.update(state)
 
     # -- persistence and merging ---------------------------------------------------

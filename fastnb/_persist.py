@@ -81,6 +81,22 @@ class _Invalid(FileFormatError):
     pass
 
 
+# Constructor parameters added after files were first written, with the value
+# that means what those files meant: a file without one has its default.
+LATER_PARAMS = {"half_life": None}
+
+
+def with_later_params(params, cls):
+    """A file's ``params`` (any JSON value) with the ``LATER_PARAMS`` of ``cls``
+    it lacks filled in by their defaults; anything else as it was."""
+    if not isinstance(params, dict):
+        return params
+    names = cls._get_param_names()
+    missing = {name: value for name, value in LATER_PARAMS.items()
+               if name in names and name not in params}
+    return {**params, **missing} if missing else params
+
+
 def _json_param(name, value):
     """A parameter value as JSON, or an error naming it."""
     if value is None or isinstance(value, (bool, str)):
@@ -297,7 +313,7 @@ def _load(handle):
             f"{['header'] + expected}"
         )
 
-    params = header.get("params")
+    params = with_later_params(header.get("params"), cls)
     valid_params = set(cls._get_param_names())
     if not isinstance(params, dict) or set(params) != valid_params:
         raise _Invalid(f"parameters {params!r} do not match {sorted(valid_params)}")

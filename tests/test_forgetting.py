@@ -239,3 +239,18 @@ def test_dask_fit_refuses_a_model_that_forgets():
 
     with pytest.raises(ValueError, match="half_life"):
         fastnb.dask.fit(GaussianNB(half_life=100.0), None, None)
+
+
+def test_a_model_from_before_half_life_has_its_default(tmp_path):
+    """Files and pickles written before the parameter existed load as models
+    that do not forget (files: tests/test_categorical_compat.py)."""
+    X, y = make_data("gaussian", 50, 1)
+    state = GaussianNB().fit(X, y).__getstate__()
+    del state["half_life"]
+    old = GaussianNB.__new__(GaussianNB)
+    old.__setstate__(state)
+    assert old.half_life is None
+    old.partial_fit(X, y)
+    members = tmp_path / "old.npz"
+    old.save(members)
+    assert fastnb.load(members).half_life is None

@@ -9,7 +9,7 @@ from .. import _invariants as rules
 from .._forgetting import check_half_life_param
 from .._params import check_n_threads, check_prior_param
 from .._persist import (_json_param, _param_from_json, check_state, merge,
-                        parse_json_bytes, union_classes)
+                        parse_json_bytes, union_classes, with_later_params)
 from ._columns import _SUB_MODELS
 
 
@@ -114,7 +114,7 @@ class _FileFormat:
         cls = _SUB_MODELS.get(entry["estimator"])
         if cls is None or not isinstance(entry["name"], str):
             raise ValueError(f"unknown sub-estimator {entry['estimator']!r}")
-        params = entry["params"]
+        params = with_later_params(entry["params"], cls)
         if not isinstance(params, dict) or set(params) != set(cls._get_param_names()):
             raise ValueError(f"the parameters of {entry['name']!r} do not match "
                              f"{cls.__name__}'s")
