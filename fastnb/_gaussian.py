@@ -265,7 +265,8 @@ class GaussianNB(_BaseNB):
         else:
             seen = _kernels.merge_all_slots(count, mean, ssd)
         seen = tuple(np.ascontiguousarray(a) for a in seen)
-        self._raise_if_variance_underflows(X, seen[2])
+        self._raise_if_variance_underflows(X, seen[2], weights if forgets(self.half_life)
+                                           else None)
         row_count, count = row_count.copy(), np.ascontiguousarray(count)
         mean, ssd = np.ascontiguousarray(mean), np.ascontiguousarray(ssd)
         if first_call and row_count.sum() <= 0:
@@ -305,11 +306,17 @@ class GaussianNB(_BaseNB):
             )
 
     @staticmethod
-    def _raise_if_variance_underflows(X, ssd):
-        """Values so small (~1e-160 and below) that their spread squares to zero."""
+    def _raise_if_variance_underflows(X, ssd, weights=None):
+        """Values so small (~1e-160 and below) that their spread squares to zero.
+        ``weights``: the rows' decayed weights under forgetting, where a row too
+        old to count (weight below 1e-150) may differ from the rows that count."""
         flat = np.flatnonzero(ssd[0] < np.finfo(np.float64).tiny)
         if flat.size == 0:
             return
+        if weights is not None:
+            X = X[weights >= 1e-150]
+            if X.shape[0] == 0:
+                return
         # Those features are constant (fine) or their variance underflowed (not):
         # only they are looked at again.
         with np.errstate(invalid="ignore"):

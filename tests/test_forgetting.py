@@ -254,3 +254,15 @@ def test_a_model_from_before_half_life_has_its_default(tmp_path):
     members = tmp_path / "old.npz"
     old.save(members)
     assert fastnb.load(members).half_life is None
+
+
+def test_rows_too_old_to_count_are_not_an_underflow():
+    """A feature constant over the rows that still count is a zero variance,
+    not values too small, even where rows forgotten to weight 0 differ."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    X[1000:, 0] = 5.0
+    y = rng.integers(0, 2, 3000)
+    model = GaussianNB(half_life=1.0).fit(X, y)
+    assert_allclose(model.theta_[:, 0], 5.0)
+    assert np.all(model.var_[:, 0] - model.epsilon_ <= 1e-300)
