@@ -53,7 +53,10 @@ def row_weights(half_life, weights, n_rows):
     if not forgets(half_life):
         return weights
     ages = np.arange(n_rows - 1, -1, -1, dtype=np.float64)
-    decay = np.exp2(ages * (-1.0 / float(half_life)))
+    # (ages / half_life, not ages * (1 / half_life): a denormal half-life makes
+    # that inf, and the last row's 0 * inf NaN)
+    with np.errstate(over="ignore"):
+        decay = np.exp2(-(ages / float(half_life)))
     if weights is None:
         return decay
     return np.asarray(weights, dtype=np.float64) * decay

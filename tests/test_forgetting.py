@@ -266,3 +266,11 @@ def test_rows_too_old_to_count_are_not_an_underflow():
     model = GaussianNB(half_life=1.0).fit(X, y)
     assert_allclose(model.theta_[:, 0], 5.0)
     assert np.all(model.var_[:, 0] - model.epsilon_ <= 1e-300)
+
+
+def test_a_denormal_half_life_forgets_all_but_the_last_row():
+    X, y = make_data("gaussian", 20, 3)
+    model = GaussianNB(half_life=5e-324).partial_fit(X, y, classes=CLASSES)
+    model.partial_fit(X, y)
+    assert model.class_count_.sum() == 1.0
+    assert np.all(np.isfinite(model.predict_proba(X)))

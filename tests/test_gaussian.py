@@ -289,7 +289,8 @@ def test_works_inside_sklearn_tools(rng):
     expected = cross_val_score(sklearn_nb.GaussianNB(), X, y, cv=3)
     assert_allclose(scores, expected)
     cloned = clone(GaussianNB(var_smoothing=0.5, n_threads=1))
-    assert cloned.get_params() == {"priors": None, "var_smoothing": 0.5, "n_threads": 1}
+    assert cloned.get_params() == {"priors": None, "var_smoothing": 0.5, "n_threads": 1,
+                                   "half_life": None}
     assert repr(cloned) == "GaussianNB(n_threads=1, var_smoothing=0.5)"
 
 
