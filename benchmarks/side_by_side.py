@@ -18,7 +18,9 @@ speedup is the median of per-pair ratios measured alternately in this process;
 "pairs" gives the lowest and highest of those ratios.
 Workloads live in ``workloads_*.py`` beside this file; each defines ``cases()``
 and optionally ``memory_cases()`` and ``accuracy_tables()`` (figures that are
-not timings, printed after the tables).
+not timings, printed after the tables). A module that sets ``ONLY_WHEN_NAMED`` (a
+workload prefix) runs only when ``--only`` names it: K1 starts a Spark JVM,
+``--only K1``.
 """
 
 import argparse
@@ -48,9 +50,13 @@ def format_time(seconds):
     return f"{seconds:.2f} s"
 
 
-def _workload_modules():
+def _workload_modules(prefixes=()):
     for path in sorted(HERE.glob("workloads_*.py")):
-        yield importlib.import_module(path.stem)
+        module = importlib.import_module(path.stem)
+        only = getattr(module, "ONLY_WHEN_NAMED", None)
+        if only and not any(only.startswith(p) or p.startswith(only) for p in prefixes):
+            continue
+        yield module
 
 
 def main(argv=None):
@@ -85,7 +91,7 @@ def main(argv=None):
           "pairs | target | met |")
     print("|---|---|---|---|---|---|---|---|---|")
     results, memory = [], []
-    for module in _workload_modules():
+    for module in _workload_modules(prefixes):
         for case in module.cases(quick=args.quick):
             if prefixes and not case.workload.startswith(prefixes):
                 continue

@@ -21,6 +21,18 @@ from ._validation import check_feature_names, not_fitted_error
 
 __all__ = ["_BaseNB"]
 
+
+def _batch_labels(y, classes):
+    """The sorted labels of a batch, with the ``classes`` given (grow_classes)."""
+    try:
+        labels = np.unique(np.asarray(y).ravel())
+        if classes is not None:
+            labels = np.union1d(labels, np.asarray(classes).ravel())
+        return labels
+    except TypeError as error:
+        raise TypeError(f"the labels of y (and classes) do not compare with each "
+                        f"other: {error}") from error
+
 MODE_ARGMAX = _runtime.PREDICT_MODES["argmax"]
 MODE_JLL = _runtime.PREDICT_MODES["jll"]
 MODE_LOG_PROBA = _runtime.PREDICT_MODES["log_proba"]
@@ -160,11 +172,11 @@ class _BaseNB:
                 UserWarning,
                 stacklevel=2,
             )
-        # a model pickled before a parameter existed has its default
-        names = self._get_param_names()
-        for name, value in _persist.LATER_PARAMS.items():
-            if name in names:
-                state.setdefault(name, value)
+        # a pickle made before a parameter existed: the default (its behaviour then)
+        for name, parameter in inspect.signature(type(self).__init__).parameters.items():
+            if (name != "self" and name not in state
+                    and parameter.default is not inspect.Parameter.empty):
+                state[name] = parameter.default
         self.__dict__.update(state)
 
     # -- persistence and merging ---------------------------------------------------
@@ -261,7 +273,9 @@ class _BaseNB:
         first_call = refit or not hasattr(self, "classes_")
         if not refit:
             if first_call and classes is None:
-                raise ValueError("classes must be passed on the first call to partial_fit.")
+                raise ValueError("classes must be passed on the first call to partial_fit "
+                                 "(or set grow_classes=True: the first batch's labels "
+                                 "are then the classes, and later batches may add some).")
             if not first_call:
                 self._check_same_classes(classes)
         return first_call
@@ -286,6 +300,65 @@ class _BaseNB:
                 f"is expecting {self.n_features_in_} features as input."
             )
         return self.classes_, encode_with_classes(y, self.classes_)
+
+    # -- classes that appear later (grow_classes=True) ------------------------------
+    def _partial_fit(self, X, y, classes, sample_weight):
+        """partial_fit with scikit-learn's contract on classes (a subclass may
+        take a shorter path for some batches)."""
+        return self._fit(X, y, classes, sample_weight, refit=False)
+
+    def _partial_fit_growing(self, X, y, classes, sample_weight):
+        """partial_fit under ``grow_classes=True``: the first call may omit
+        ``classes`` (y's labels, and any given, are the classes), and a later
+        batch or ``classes`` may bring new labels. A batch with a new class is
+        fitted into a copy grown to the union (``_grown_to``, O(classes x
+        features) once), committed only when the fit succeeded; a batch without
+        one costs what plain ``partial_fit`` costs."""
+        labels = _batch_labels(y, classes)
+        if not hasattr(self, "classes_"):
+            return self._partial_fit(X, y, labels, sample_weight)
+        try:
+            new = np.setdiff1d(labels, self.classes_)
+            union = np.union1d(self.classes_, new) if new.shape[0] else None
+        except TypeError as error:
+            raise TypeError(
+                f"the labels of this batch do not compare with the fitted classes_ "
+                f"{self.classes_!r}: {error}") from error
+        if union is None:
+            return self._partial_fit(X, y, None, sample_weight)
+        grown = self._grown_to(union)
+        grown._partial_fit(X, y, None, sample_weight)
+        # the fit succeeded: this model becomes the grown one
+        self.__dict__.clear()
+        self.__dict__.update(grown.__dict__)
+        return self
+
+    def _grown_to(self, classes):
+        """A copy of this fitted model whose classes are ``classes`` (sorted, a
+        superset of ``classes_``), the new classes with zero statistics: the
+        sufficient state with a zero row inserted at each new class (and the
+        sparse count table's entry classes renumbered), rebuilt by the model's
+        own restore, the path a saved file takes."""
+        at = np.searchsorted(classes, self.classes_)
+        state = self._sufficient_state()
+        spec = self._state_spec_for(["classes"] + sorted(state), _persist.FORMAT_VERSION)
+        k = classes.shape[0]
+        arrays = {}
+        for name, value in state.items():
+            value = np.asarray(value)
+            axes = spec[name][0]
+            if axes and axes[0] == "k":
+                grown = np.zeros((k,) + value.shape[1:], dtype=value.dtype)
+                grown[at] = value
+            elif name.endswith("_class"):   # a class index per table entry
+                grown = at[value].astype(value.dtype)
+            else:
+                grown = value
+            arrays[name] = grown
+        model = type(self)(**self.get_params(deep=False))
+        model._restore(classes, arrays, self.n_features_in_,
+                       getattr(self, "feature_names_in_", None))
+        return model
 
     def _check_same_classes(self, classes):
         """A later partial_fit may repeat ``classes``, exactly: the fitted classes,

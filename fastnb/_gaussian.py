@@ -6,6 +6,7 @@ import numpy as np
 from . import _invariants as rules
 from ._dispatch import load_kernels
 from ._params import (
+    check_bool_param,
     check_n_threads,
     check_non_negative_float_param,
     check_prior_param,
@@ -85,6 +86,15 @@ class GaussianNB(_BaseNB):
         Threads for the kernels: None or -1 means all usable cores (honouring
         ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
         Results are the same bits whatever the number of threads.
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` may meet classes it was not told of. False:
+        scikit-learn's contract (``classes`` on the first call, the same ones
+        after). True: the first call may omit ``classes`` (its labels, and any
+        ``classes`` given, are the classes), and a later batch (or ``classes``)
+        may bring new labels: ``classes_`` stays sorted, each new class enters
+        with zero statistics at its sorted place, at a cost of O(classes x
+        features) once, and the model equals one told of every class up front.
+        Fixed priors must then have one entry per class of the grown model.
     half_life : float, default=None
         Exponential forgetting, in rows: each row counts with weight
         ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
@@ -158,10 +168,11 @@ class GaussianNB(_BaseNB):
     }
 
     def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None,
-                 half_life=None):
+                 grow_classes=False, half_life=None):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.n_threads = n_threads
+        self.grow_classes = grow_classes
         self.half_life = half_life
 
     # -- fitting ---------------------------------------------------------------------
@@ -207,7 +218,9 @@ class GaussianNB(_BaseNB):
         self : object
             Returns the instance itself.
         """
-        return self._fit(X, y, classes, sample_weight, refit=False)
+        if self.grow_classes:
+            return self._partial_fit_growing(X, y, classes, sample_weight)
+        return self._partial_fit(X, y, classes, sample_weight)
 
     def _update_tags(self, tags):
         tags.input_tags.allow_nan = True
@@ -216,6 +229,7 @@ class GaussianNB(_BaseNB):
         check_non_negative_float_param(self.var_smoothing, "var_smoothing", "GaussianNB")
         check_prior_param(self.priors, "priors", "GaussianNB")
         check_n_threads(self.n_threads, "GaussianNB")
+        check_bool_param(self.grow_classes, "grow_classes", "GaussianNB")
         check_half_life_param(self.half_life, "GaussianNB")
 
     def _fit(self, X, y, classes, sample_weight, refit):
@@ -389,8 +403,7 @@ class GaussianNB(_BaseNB):
     def _check_state_invariants(cls, classes, arrays, n_features):
         """Raise a ValueError naming the member and the rule where the saved state
         breaks what the kernels rely on: class_count_ sums to a positive finite
-        total, feature_count within class_count_ of its class, seen_count within
-        the total, and the variances the state implies (class_ssd / feature_count,
+        total, feature_count within class_count_ of its class, and the variances the state implies (class_ssd / feature_count,
         seen_ssd / seen_count) finite: a denormal count (5e-324) made them
         infinite, and every prediction NaN."""
         row_count = arrays["class_count_"]
@@ -398,8 +411,8 @@ class GaussianNB(_BaseNB):
         count = arrays["feature_count"]
         rules.counts_within("feature_count", count, row_count[:, None],
                             "class_count_ of its class")
-        rules.counts_within("seen_count", arrays["seen_count"], float(np.sum(row_count)),
-                            "the sum of class_count_")
+        # (seen_count counts rows, unweighted, for epsilon_ as scikit-learn's:
+        # with sample weights it has no bound in class_count_, which sums weights)
         for ssd_name, count_name in (("class_ssd", "feature_count"),
                                      ("seen_ssd", "seen_count")):
             ssd, n = arrays[ssd_name], arrays[count_name]

@@ -35,6 +35,7 @@ the underlying error, if any):
 about to write and refuses, with a ValueError, a model that load would refuse.
 """
 
+import io
 import json
 import math
 import os
@@ -44,12 +45,15 @@ import numpy as np
 from ._npz import FileFormatError, NpzReader
 from ._version import __version__
 
-__all__ = ["FORMAT_VERSION", "load", "merge", "save"]
+__all__ = ["FORMAT_VERSION", "from_bytes", "load", "merge", "save", "to_bytes"]
 
 # 2: a model may be saved in one of its layouts (``_state_spec_for``): the count
 # models at text scale save their sparse count table's entries, not k x d arrays.
 # Version 1 files (fastnb 0.1) are the dense layout and still load.
 FORMAT_VERSION = 2
+# Estimator parameters added after fastnb 0.1 wrote its first files; a file
+# without them loads with their defaults.
+_PARAMS_ADDED_SINCE_0_1 = frozenset({"grow_classes"})
 _READABLE_VERSIONS = (1, 2)
 _FORMAT_NAME = "fastnb-model"
 # Guards against hostile files. The header is read whole before anything else.
@@ -83,7 +87,7 @@ class _Invalid(FileFormatError):
 
 # Constructor parameters added after files were first written, with the value
 # that means what those files meant: a file without one has its default.
-LATER_PARAMS = {"half_life": None}
+LATER_PARAMS = {"grow_classes": False, "half_life": None}
 
 
 def with_later_params(params, cls):
@@ -149,6 +153,25 @@ def save(model, path):
 
     Raises ValueError, and writes nothing, for a model that ``load`` would refuse
     (such as one whose statistics overflowed to infinity)."""
+    arrays = _file_arrays(model)
+    with open(path, "wb") as handle:
+        np.savez(handle, **arrays)
+
+
+def to_bytes(model):
+    """``save``'s file as bytes (fastnb.spark ships per-partition models so)."""
+    handle = io.BytesIO()
+    np.savez(handle, **_file_arrays(model))
+    return handle.getvalue()
+
+
+def from_bytes(blob):
+    """The model in bytes written by ``to_bytes``, checked as ``load`` checks a file."""
+    return _load_checked(io.BytesIO(blob), "not a valid fastnb model")
+
+
+def _file_arrays(model):
+    """The members of ``model``'s file, header first, once load's checks pass."""
     model._check_fitted()
     classes, classes_kind = _classes_for_file(model.classes_)
     state = {name: np.ascontiguousarray(value)
@@ -181,8 +204,7 @@ def save(model, path):
     blob = np.frombuffer(json.dumps(header).encode("utf-8"), dtype=np.uint8)
     arrays = {"header": blob, "classes": classes}
     arrays.update(state)
-    with open(path, "wb") as handle:
-        np.savez(handle, **arrays)
+    return arrays
 
 
 def _params_for_file(model):
@@ -233,14 +255,17 @@ def load(path):
         raise ValueError(f"{path}: not a valid fastnb model file: cannot be read "
                          f"({error})") from error
     with handle:
-        try:
-            return _load(handle)
-        except FileFormatError as error:
-            raise ValueError(f"{path}: not a valid fastnb model file: {error}") from error
-        except Exception as error:  # any other failure of a check is the file's too
-            raise ValueError(
-                f"{path}: not a valid fastnb model file ({type(error).__name__}: "
-                f"{error})") from error
+        return _load_checked(handle, f"{path}: not a valid fastnb model file")
+
+
+def _load_checked(handle, what):
+    """``_load``, every failure a ValueError that starts with ``what``."""
+    try:
+        return _load(handle)
+    except FileFormatError as error:
+        raise ValueError(f"{what}: {error}") from error
+    except Exception as error:  # any other failure of a check is the file's too
+        raise ValueError(f"{what} ({type(error).__name__}: {error})") from error
 
 
 def _reject_constant(name):
@@ -315,7 +340,10 @@ def _load(handle):
 
     params = with_later_params(header.get("params"), cls)
     valid_params = set(cls._get_param_names())
-    if not isinstance(params, dict) or set(params) != valid_params:
+    # a file written before a parameter existed lacks it: it takes the default
+    # (the behaviour such a file was written with); any other difference is refused
+    if (not isinstance(params, dict) or not set(params) <= valid_params
+            or not valid_params - set(params) <= _PARAMS_ADDED_SINCE_0_1):
         raise _Invalid(f"parameters {params!r} do not match {sorted(valid_params)}")
     model = cls(**{k: _param_from_json(k, v) for k, v in params.items()})
     try:

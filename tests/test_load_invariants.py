@@ -272,6 +272,17 @@ def test_gaussian_denormal_counts_are_refused(member, tmp_path):
     _refused(path, "(seen|class)_ssd", "overflows float64")
 
 
+def test_gaussian_fitted_with_small_weights_saves_and_loads(tmp_path):
+    # seen_count counts rows (unweighted); class_count_ sums the weights: a
+    # rule tying them refused every model fitted with weights below 1
+    rng = np.random.default_rng(3)
+    X, y = rng.normal(size=(50, 4)), rng.integers(0, 2, 50)
+    model = fastnb.GaussianNB().fit(X, y, sample_weight=rng.random(50) * 0.5)
+    loaded = fastnb.load(_saved(model, tmp_path))
+    np.testing.assert_array_equal(loaded.predict_joint_log_proba(X),
+                                  model.predict_joint_log_proba(X))
+
+
 @pytest.mark.parametrize("member", ["theta_", "seen_mean"])
 def test_gaussian_means_whose_deviations_overflow_are_refused(member, tmp_path):
     # Loaded and predicted before; the next partial_fit made every probability NaN.

@@ -126,6 +126,21 @@ def test_save_load_round_trip_is_bit_exact(name, rng, tmp_path):
 
 
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_bytes_round_trip_is_the_file(name, rng, tmp_path):
+    """to_bytes/from_bytes (fastnb.spark ships partition models so): the bytes are
+    save's file, and they are checked as load checks a file."""
+    from fastnb import _persist
+
+    model, X, _ = fitted(name, rng)
+    blob = _persist.to_bytes(model)
+    assert_same_model(model, _persist.from_bytes(blob), X)
+    model.save(tmp_path / "model.npz")
+    assert_same_model(model, _persist.from_bytes((tmp_path / "model.npz").read_bytes()), X)
+    with pytest.raises(ValueError, match="not a valid fastnb model"):
+        _persist.from_bytes(blob[: len(blob) // 2])
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_save_load_keeps_labels_and_feature_names(name, rng, tmp_path):
     pd = pytest.importorskip("pandas")
     factory, make = ESTIMATORS[name]

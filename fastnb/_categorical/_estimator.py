@@ -106,6 +106,15 @@ class CategoricalNB(_BaseNB):
         Threads for the kernels: None or -1 means all usable cores (honouring
         ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
         Results are the same bits whatever the number of threads.
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` may meet classes it was not told of. False:
+        scikit-learn's contract (``classes`` on the first call, the same ones
+        after). True: the first call may omit ``classes`` (its labels, and any
+        ``classes`` given, are the classes), and a later batch (or ``classes``)
+        may bring new labels: ``classes_`` stays sorted, each new class enters
+        with zero statistics at its sorted place, at a cost of O(classes x
+        features) once, and the model equals one told of every class up front.
+        Fixed priors must then have one entry per class of the grown model.
     half_life : float, default=None
         Exponential forgetting, in rows: each row counts with weight
         ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
@@ -218,6 +227,7 @@ class CategoricalNB(_BaseNB):
         min_categories=None,
         hash_buckets=None,
         n_threads=None,
+        grow_classes=False,
         half_life=None,
     ):
         self.alpha = alpha
@@ -227,6 +237,7 @@ class CategoricalNB(_BaseNB):
         self.min_categories = min_categories
         self.hash_buckets = hash_buckets
         self.n_threads = n_threads
+        self.grow_classes = grow_classes
         self.half_life = half_life
 
     def _update_tags(self, tags):
@@ -242,6 +253,7 @@ class CategoricalNB(_BaseNB):
         check_bool_param(self.fit_prior, "fit_prior", name)
         check_prior_param(self.class_prior, "class_prior", name)
         check_n_threads(self.n_threads, name)
+        check_bool_param(self.grow_classes, "grow_classes", name)
         check_half_life_param(self.half_life, name)
         buckets = self.hash_buckets
         if buckets is not None:
@@ -349,6 +361,11 @@ class CategoricalNB(_BaseNB):
         self : object
             Returns the instance itself.
         """
+        if self.grow_classes:
+            return self._partial_fit_growing(X, y, classes, sample_weight)
+        return self._partial_fit(X, y, classes, sample_weight)
+
+    def _partial_fit(self, X, y, classes, sample_weight):
         if (sample_weight is None and not forgets(self.half_life)
                 and self._added_small_batch(X, y, classes)):
             return self

@@ -10,7 +10,8 @@ from .._base import _BaseNB
 from .._categorical import CategoricalNB
 from .._discrete import ComplementNB
 from .._forgetting import check_half_life_param
-from .._params import check_n_threads, check_prior_param, param_error, resolve_priors
+from .._params import (check_bool_param, check_n_threads, check_prior_param, param_error,
+                       resolve_priors)
 from .._threads import threads_for
 from .._validation import check_y, feature_names_of, plain
 from ._columns import (
@@ -80,6 +81,15 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         replaces their own ``n_threads``): None or -1 means all usable cores, -2
         all but one, and so on. Prediction shares blocks of rows out to the
         threads. Results are the same bits whatever the number.
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` may meet classes it was not told of. False:
+        scikit-learn's contract (``classes`` on the first call, the same ones
+        after). True: the first call may omit ``classes`` (its labels, and any
+        ``classes`` given, are the classes), and a later batch (or ``classes``)
+        may bring new labels: ``classes_`` stays sorted, each new class enters
+        with zero statistics at its sorted place, at a cost of O(classes x
+        features) once, and the model equals one told of every class up front.
+        Fixed priors must then have one entry per class of the grown model.
     half_life : float, default=None
         Exponential forgetting, in rows, of ColumnwiseNB and of every sub-model
         (it replaces their own ``half_life``): each row counts with weight
@@ -161,11 +171,13 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     }
 
     def __init__(self, estimators="auto", *, priors=None, remainder="error",
-                 n_threads=None, half_life=None):
+                 n_threads=None, grow_classes=False,
+                 half_life=None):
         self.estimators = estimators
         self.priors = priors
         self.remainder = remainder
         self.n_threads = n_threads
+        self.grow_classes = grow_classes
         self.half_life = half_life
 
     # -- parameters -----------------------------------------------------------------
@@ -238,6 +250,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         check_n_threads(self.n_threads, owner)
         check_half_life_param(self.half_life, owner)
         check_prior_param(self.priors, "priors", owner)
+        check_bool_param(self.grow_classes, "grow_classes", owner)
         if self.remainder not in ("error", "drop"):
             raise param_error(owner, "remainder", "a str among {'error', 'drop'}",
                               self.remainder)
@@ -393,7 +406,9 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         self : object
             Returns the instance itself.
         """
-        return self._fit(X, y, classes, sample_weight, refit=False)
+        if self.grow_classes:
+            return self._partial_fit_growing(X, y, classes, sample_weight)
+        return self._partial_fit(X, y, classes, sample_weight)
 
     def _update_tags(self, tags):
         tags.input_tags.categorical = True
@@ -442,6 +457,20 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         columns = [self._label(table, j) for j in positions.tolist()]
         return type(error)(f"{type(self).__name__} sub-estimator {sub_name!r} (columns "
                            f"{columns}): {error}")
+
+    def _grown_to(self, classes):
+        """grow_classes: each sub-model grown to ``classes`` (its own
+        ``_grown_to``), recombined with zero counts for the new classes."""
+        at = np.searchsorted(classes, self.classes_)
+        plan = [(sub_name, model._grown_to(classes), positions)
+                for (sub_name, model, _), positions in zip(self.estimators_,
+                                                            self._positions)]
+        class_count = np.zeros(classes.shape[0])
+        class_count[at] = self.class_count_
+        grown = type(self)(**self.get_params(deep=False))
+        grown._commit(plan, classes, class_count, self.n_features_in_,
+                      getattr(self, "feature_names_in_", None))
+        return grown
 
     def _commit(self, plan, classes, class_count, n_features, names):
         """Derive the priors and set the fitted state (validation all done)."""

@@ -53,12 +53,14 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     _missing_count = _table_backed("_missing_count", "Weight of the missing values.")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
-                 class_prior=None, n_threads=None, half_life=None):
+                 class_prior=None, n_threads=None, grow_classes=False,
+                 half_life=None):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.n_threads = n_threads
+        self.grow_classes = grow_classes
         self.half_life = half_life
 
     # -- model-specific hooks ----------------------------------------------------------
@@ -89,6 +91,7 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         check_bool_param(self.force_alpha, "force_alpha", owner)
         check_prior_param(self.class_prior, "class_prior", owner)
         check_n_threads(self.n_threads, owner)
+        check_bool_param(self.grow_classes, "grow_classes", owner)
         check_half_life_param(self.half_life, owner)
 
     def _class_log_prior(self, class_count):
@@ -147,7 +150,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         self : object
             Returns the instance itself.
         """
-        return self._fit(X, y, classes, sample_weight, refit=False)
+        if self.grow_classes:
+            return self._partial_fit_growing(X, y, classes, sample_weight)
+        return self._partial_fit(X, y, classes, sample_weight)
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, run the kernel on copies, and only then commit the new state."""

@@ -46,6 +46,15 @@ class BernoulliNB(_BaseDiscreteNB):
         adjusted according to the data.
     n_threads : int, default=None
         Threads for the kernels (see :class:`MultinomialNB`).
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` may meet classes it was not told of. False:
+        scikit-learn's contract (``classes`` on the first call, the same ones
+        after). True: the first call may omit ``classes`` (its labels, and any
+        ``classes`` given, are the classes), and a later batch (or ``classes``)
+        may bring new labels: ``classes_`` stays sorted, each new class enters
+        with zero statistics at its sorted place, at a cost of O(classes x
+        features) once, and the model equals one told of every class up front.
+        Fixed priors must then have one entry per class of the grown model.
     half_life : float, default=None
         Exponential forgetting, in rows: each row counts with weight
         ``sample_weight * 2**(-age / half_life)`` (see :class:`MultinomialNB`).
@@ -107,10 +116,11 @@ class BernoulliNB(_BaseDiscreteNB):
     _table_keeps_weights = False
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
-                 class_prior=None, n_threads=None,
+                 class_prior=None, n_threads=None, grow_classes=False,
                  half_life=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior, n_threads=n_threads, half_life=half_life)
+                         class_prior=class_prior, n_threads=n_threads,
+                         grow_classes=grow_classes, half_life=half_life)
         self.binarize = binarize
 
     def _validate_params(self):

@@ -48,6 +48,15 @@ class MultinomialNB(_BaseDiscreteNB):
         Threads for the kernels: None or -1 means all usable cores (honouring
         ``OMP_NUM_THREADS`` and threadpoolctl limits), -2 all but one, and so on.
         Results are the same bits whatever the number of threads.
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` may meet classes it was not told of. False:
+        scikit-learn's contract (``classes`` on the first call, the same ones
+        after). True: the first call may omit ``classes`` (its labels, and any
+        ``classes`` given, are the classes), and a later batch (or ``classes``)
+        may bring new labels: ``classes_`` stays sorted, each new class enters
+        with zero statistics at its sorted place, at a cost of O(classes x
+        features) once, and the model equals one told of every class up front.
+        Fixed priors must then have one entry per class of the grown model.
     half_life : float, default=None
         Exponential forgetting, in rows: each row counts with weight
         ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
@@ -99,10 +108,11 @@ class MultinomialNB(_BaseDiscreteNB):
     _table_model = "multinomial"
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
-                 class_prior=None, n_threads=None,
+                 class_prior=None, n_threads=None, grow_classes=False,
                  half_life=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior, n_threads=n_threads, half_life=half_life)
+                         class_prior=class_prior, n_threads=n_threads,
+                         grow_classes=grow_classes, half_life=half_life)
 
     def _table_fill_weights(self, alpha):
         return FILL_MULTINOMIAL, alpha, None, None, None
@@ -195,6 +205,15 @@ class ComplementNB(_BaseDiscreteNB):
         Whether or not a second normalization of the weights is performed.
     n_threads : int, default=None
         Threads for the kernels (see :class:`MultinomialNB`).
+    grow_classes : bool, default=False
+        Whether ``partial_fit`` may meet classes it was not told of. False:
+        scikit-learn's contract (``classes`` on the first call, the same ones
+        after). True: the first call may omit ``classes`` (its labels, and any
+        ``classes`` given, are the classes), and a later batch (or ``classes``)
+        may bring new labels: ``classes_`` stays sorted, each new class enters
+        with zero statistics at its sorted place, at a cost of O(classes x
+        features) once, and the model equals one told of every class up front.
+        Fixed priors must then have one entry per class of the grown model.
     half_life : float, default=None
         Exponential forgetting, in rows: each row counts with weight
         ``sample_weight * 2**(-age / half_life)`` (see :class:`MultinomialNB`).
@@ -239,10 +258,11 @@ class ComplementNB(_BaseDiscreteNB):
     feature_all_ = _table_backed("feature_all_", "Weighted count of each feature.")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
-                 class_prior=None, norm=False, n_threads=None,
+                 class_prior=None, norm=False, n_threads=None, grow_classes=False,
                  half_life=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
-                         class_prior=class_prior, n_threads=n_threads, half_life=half_life)
+                         class_prior=class_prior, n_threads=n_threads,
+                         grow_classes=grow_classes, half_life=half_life)
         self.norm = norm
 
     def _reset_table_terms(self, n_features, alpha, built=False):

@@ -1,0 +1,513 @@
+"""The pyspark.ml Estimators and Models, generated from fastnb's estimators.
+
+Each Spark estimator carries its fastnb class (``fastnb_class``) and has one Spark
+``Param`` per parameter of that class, made from the class's own parameter names
+and defaults, and checked by the class's own validators when ``fit`` starts; the
+column parameters are Spark's shared ones.
+"""
+
+import functools
+import inspect
+import json
+
+import numpy as np
+from pyspark.ml import Estimator, Model
+from pyspark.ml.param import Param, Params
+from pyspark.ml.param.shared import (
+    HasFeaturesCol,
+    HasInputCol,
+    HasInputCols,
+    HasLabelCol,
+    HasPredictionCol,
+    HasProbabilityCol,
+    HasRawPredictionCol,
+    HasWeightCol,
+)
+from pyspark.ml.util import MLReadable, MLWritable
+
+from .. import _persist
+from .._categorical import CategoricalNB as _CategoricalNB
+from .._columnwise import ColumnwiseNB as _ColumnwiseNB
+from .._discrete import BernoulliNB as _BernoulliNB
+from .._discrete import ComplementNB as _ComplementNB
+from .._discrete import MultinomialNB as _MultinomialNB
+from .._gaussian import GaussianNB as _GaussianNB
+from . import _columns
+from ._columns import FEATURES, LABEL, WEIGHT
+
+# The parameters that do not change the statistics, only the model made from them:
+# fitMultiple over a grid of these counts once.
+_FINALISING = frozenset({"alpha", "force_alpha", "fit_prior", "class_prior", "priors",
+                         "var_smoothing", "norm", "n_threads", "predictionCol",
+                         "probabilityCol", "rawPredictionCol"})
+# Rows of Arrow data a task gathers before one fit (and one merge): merging per
+# 10,000-row Arrow batch would cost a k x d merge each time.
+_BUFFER_BYTES = 64 << 20
+
+
+class _FastnbParams(HasFeaturesCol, HasInputCols, HasInputCol, HasLabelCol, HasWeightCol,
+                    HasPredictionCol, HasProbabilityCol, HasRawPredictionCol):
+    """The column parameters, the vectorizer, and the fastnb class's parameters."""
+
+    vectorizer = Param(
+        Params._dummy(), "vectorizer",
+        "a fastnb.text vectorizer (HashingVectorizer, or CountVectorizer with a fixed "
+        "vocabulary) that turns inputCol's documents into counts inside each task")
+    fastnb_class = None
+    takes_counts = False
+    takes_raw_columns = False
+
+    def _fastnb_params(self):
+        return {name: self.getOrDefault(name)
+                for name in self.fastnb_class._get_param_names()}
+
+    def _fastnb_estimator(self):
+        """An unfitted fastnb estimator with this stage's parameters, validated."""
+        estimator = self.fastnb_class(**self._fastnb_params())
+        estimator._validate_params()
+        vectorizer = self.getOrDefault("vectorizer")
+        if vectorizer is not None and not hasattr(vectorizer, "transform"):
+            raise TypeError(f"vectorizer must be a fastnb.text vectorizer, got "
+                            f"{type(vectorizer).__name__}.")
+        return estimator
+
+
+def _setter(name):
+    def set_param(self, value):
+        return self._set(**{name: value})
+
+    set_param.__name__ = f"set{name[0].upper()}{name[1:]}"
+    set_param.__doc__ = f"""Set ``{name}``.
+
+    Parameters
+    ----------
+    value : the new value
+
+    Returns
+    -------
+    self
+    """
+    return set_param
+
+
+for _name in ("featuresCol", "inputCols", "inputCol", "vectorizer", "labelCol", "weightCol",
+              "predictionCol", "probabilityCol", "rawPredictionCol"):
+    _set = _setter(_name)
+    setattr(_FastnbParams, _set.__name__, _set)
+del _name, _set
+
+
+def _init_params(stage, kwargs):
+    stage._setDefault(vectorizer=None, **stage._fastnb_defaults)
+    unknown = sorted(set(kwargs) - {p.name for p in stage.params})
+    if unknown:
+        raise TypeError(f"{type(stage).__name__} got unexpected parameters {unknown}; "
+                        f"its parameters are {sorted(p.name for p in stage.params)}.")
+    stage._set(**kwargs)
+
+
+class _Persistable(MLWritable, MLReadable):
+    """Spark's save and load for estimators and models (fastnb.spark._persistence)."""
+
+    def write(self):
+        """A writer that saves this stage (``.write().save(path)``): its parameters,
+        and a model's fastnb model file.
+
+        Returns
+        -------
+        MLWriter
+        """
+        from ._persistence import StageWriter
+
+        return StageWriter(self)
+
+    @classmethod
+    def read(cls):
+        """A reader of saved stages of this class (``Stage.load(path)``).
+
+        Returns
+        -------
+        MLReader
+        """
+        from ._persistence import StageReader
+
+        return StageReader(cls)
+
+
+class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
+    def __init__(self, **kwargs):
+        super().__init__()
+        _init_params(self, kwargs)
+
+    def setParams(self, **kwargs):
+        """Set parameters by name (fastnb's and the column parameters).
+
+        Returns
+        -------
+        self
+        """
+        _init_params(self, kwargs)
+        return self
+
+    # -- fitting ----------------------------------------------------------------------
+    def _fit(self, dataset):
+        return self._finalised(self._statistics(dataset), self)
+
+    def _statistics(self, dataset):
+        """One pass over ``dataset``: the merged model of every partition's data,
+        fitted with one kernel thread per task."""
+        template = self._fastnb_estimator()
+        kind, columns = _columns.input_spec(self, dataset.schema, with_label=True)
+        label_type = dataset.schema[self.getLabelCol()].dataType
+        exprs = _columns.feature_exprs(kind, columns)
+        exprs.append(dataset[self.getLabelCol()].alias(LABEL))
+        if self.isSet("weightCol") and self.getWeightCol():
+            exprs.append(dataset[self.getWeightCol()].cast("double").alias(WEIGHT))
+        frame = dataset.select(*exprs)
+        template.set_params(n_threads=1)
+        if hasattr(template, "_with_fixed_plan"):
+            # estimators="auto" picks sub-models from the data: pick once, from the
+            # first rows, so that every task fits the same ones and they merge
+            template = template._with_fixed_plan(
+                frame.select(*columns).limit(1000).toArrow().to_pandas())
+        task = functools.partial(
+            _fit_task, template=template, kind=kind, columns=columns,
+            vectorizer=self.getOrDefault("vectorizer"),
+            nonnegative=self.fastnb_class in (_MultinomialNB, _ComplementNB),
+            takes_raw=self.takes_raw_columns, label=self.getLabelCol(),
+            weight=self.getWeightCol() if self.isSet("weightCol") else None)
+        blobs = [row[0] for row in frame.mapInArrow(task, "model binary").collect()]
+        if not blobs:
+            raise ValueError("The DataFrame has no rows: nothing to fit.")
+        return _tree_merge([_persist.from_bytes(bytes(blob)) for blob in blobs]), \
+            kind, columns, label_type, template
+
+    def _finalised(self, statistics, stage):
+        """The Spark model of ``statistics`` with ``stage``'s finalising parameters."""
+        merged, kind, columns, label_type, template = statistics
+        params = {name: value for name, value in stage._fastnb_params().items()
+                  if name in _FINALISING}
+        if isinstance(merged, _ColumnwiseNB):
+            local = _ColumnwiseNB._copy_of(merged)
+            local.set_params(n_threads=params["n_threads"])
+        else:
+            local = _with_params(merged, params)
+        model = self.model_class(_fastnb_model=local, _label_type=label_type)
+        stage._copyValues(model)
+        if template is not None and isinstance(local, _ColumnwiseNB):
+            model._set(estimators=local.estimators)
+        return model
+
+    def fitMultiple(self, dataset, paramMaps):
+        """Fit one model per parameter map, counting once per distinct statistics.
+
+        Parameter maps that differ only in how statistics become a model
+        (``alpha``, ``force_alpha``, ``fit_prior``, ``class_prior``, ``priors``,
+        ``var_smoothing``, ``norm``, the output columns) share one pass over the
+        data; each map's model is then made from the merged statistics, as a
+        separate fit would make it.
+
+        Parameters
+        ----------
+        dataset : pyspark.sql.DataFrame
+        paramMaps : sequence of dict
+            Parameter maps (``{estimator.alpha: 0.5, ...}``).
+
+        Returns
+        -------
+        iterator of (index, model)
+            As ``pyspark.ml.Estimator.fitMultiple``: thread-safe, one model per map.
+        """
+        stages = [self.copy(param_map) for param_map in paramMaps]
+        fixed = self.fastnb_class is not _ColumnwiseNB
+        passes = {}
+        models = []
+        for stage in stages:
+            key = json.dumps(
+                {p.name: repr(v) for p, v in stage.extractParamMap().items()
+                 if not (fixed and p.name in _FINALISING)}, sort_keys=True)
+            if key not in passes:
+                passes[key] = stage._statistics(dataset)
+            models.append(stage._finalised(passes[key], stage))
+        return iter(list(enumerate(models)))
+
+
+class _SparkModel(Model, _FastnbParams, _Persistable):
+    def __init__(self, _fastnb_model=None, _label_type=None, **kwargs):
+        super().__init__()
+        _init_params(self, kwargs)
+        self._local = _fastnb_model
+        self._label_type = _label_type
+
+    @property
+    def fastnb_model(self):
+        """The fitted fastnb model, for local use (an ordinary fastnb estimator)."""
+        return self._local
+
+    @property
+    def classes_(self):
+        """The class labels, sorted (``fastnb_model.classes_``)."""
+        return self._local.classes_
+
+    def _transform(self, dataset):
+        from pyspark.ml.functions import array_to_vector
+        from pyspark.sql import functions as F
+        from pyspark.sql.functions import arrow_udf
+        from pyspark.sql.pandas.types import to_arrow_type
+        from pyspark.sql.types import ArrayType, DoubleType, StructField, StructType
+
+        kind, columns = _columns.input_spec(self, dataset.schema, with_label=False)
+        out_type = StructType([
+            StructField("prediction", self._label_type),
+            StructField("probability", ArrayType(DoubleType(), False)),
+            StructField("rawPrediction", ArrayType(DoubleType(), False)),
+        ])
+        task = functools.partial(
+            _predict_task, blob=_persist.to_bytes(self._local), kind=kind,
+            columns=columns, vectorizer=self.getOrDefault("vectorizer"),
+            takes_raw=self.takes_raw_columns,
+            label_type=to_arrow_type(self._label_type))
+        names = [FEATURES] if kind != _columns.COLUMNS else columns
+        predict = arrow_udf(functools.partial(_predict_batches, task=task, names=names),
+                            out_type, functionType=_arrow_iter())
+        exprs = [e for e in _columns.feature_exprs(kind, columns)]
+        scratch = "__fastnb_out"
+        out = dataset.withColumn(scratch, predict(*exprs))
+        for param, field, vector in ((self.rawPredictionCol, "rawPrediction", True),
+                                     (self.probabilityCol, "probability", True),
+                                     (self.predictionCol, "prediction", False)):
+            name = self.getOrDefault(param)
+            if name:
+                value = F.col(f"{scratch}.{field}")
+                out = out.withColumn(name, array_to_vector(value) if vector else value)
+        return out.drop(scratch)
+
+
+def _arrow_iter():
+    from pyspark.sql.functions import ArrowUDFType
+
+    return ArrowUDFType.SCALAR_ITER
+
+
+def _with_params(model, params):
+    """A new fitted model with ``model``'s statistics and these parameter values,
+    its derived attributes recomputed as fit computes them."""
+    new = type(model)(**{**model.get_params(deep=False), **params})
+    new._validate_params()
+    state = {name: np.array(value, copy=True)
+             for name, value in model._sufficient_state().items()}
+    new._restore(model.classes_, state, int(model.n_features_in_),
+                 getattr(model, "feature_names_in_", None))
+    return new
+
+
+def _tree_merge(models):
+    """Merge pairwise, level by level: each model takes part in log2(n) merges."""
+    while len(models) > 1:
+        models = [_persist.merge(models[i], models[i + 1]) if i + 1 < len(models)
+                  else models[i] for i in range(0, len(models), 2)]
+    return models[0]
+
+
+def _gathered(batches):
+    """The task's Arrow batches, joined into record batches of about
+    ``_BUFFER_BYTES``, so that a task fits (and merges) a few times, not once per
+    batch."""
+    import pyarrow as pa
+
+    pending, size = [], 0
+    for batch in batches:
+        if batch.num_rows == 0:
+            continue
+        pending.append(batch)
+        size += batch.nbytes
+        if size >= _BUFFER_BYTES:
+            yield pa.Table.from_batches(pending).combine_chunks().to_batches()[0]
+            pending, size = [], 0
+    if pending:
+        yield pa.Table.from_batches(pending).combine_chunks().to_batches()[0]
+
+
+def _fit_task(batches, *, template, kind, columns, vectorizer, nonnegative, takes_raw,
+              label, weight):
+    """mapInArrow: one task's rows to one fastnb model, as the bytes of its file."""
+    import pyarrow as pa
+
+    model = None
+    name = type(template).__name__
+    for batch in _gathered(batches):
+        X = _columns.features(batch, kind, columns, takes_raw=takes_raw,
+                              vectorizer=vectorizer)
+        if nonnegative:
+            _columns.check_counts(X, columns, kind, name)
+        if takes_raw and kind == _columns.COLUMNS:
+            X = X.to_pandas()
+        part = type(template)(**template.get_params(deep=False)).fit(
+            X, _columns.labels(batch, label), sample_weight=_columns.weights(batch, weight))
+        model = part if model is None else _persist.merge(model, part)
+    if model is not None:
+        yield pa.RecordBatch.from_pydict({"model": [_persist.to_bytes(model)]},
+                                         schema=pa.schema([("model", pa.binary())]))
+
+
+def _predict_task(batch, model, *, kind, columns, vectorizer, takes_raw, label_type):
+    import pyarrow as pa
+
+    X = _columns.features(batch, kind, columns, takes_raw=takes_raw, vectorizer=vectorizer)
+    if takes_raw and kind == _columns.COLUMNS:
+        X = X.to_pandas()
+    jll = model.predict_joint_log_proba(X)
+    top = jll.max(axis=1, keepdims=True)
+    proba = np.exp(jll - top)
+    proba /= proba.sum(axis=1, keepdims=True)
+    n, k = jll.shape
+    offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
+    prediction = pa.array(model.classes_[np.argmax(jll, axis=1)], type=label_type)
+    return pa.StructArray.from_arrays(
+        [prediction, pa.ListArray.from_arrays(offsets, pa.array(proba.ravel())),
+         pa.ListArray.from_arrays(offsets, pa.array(jll.ravel()))],
+        names=["prediction", "probability", "rawPrediction"])
+
+
+def _predict_batches(arrays, *, task, names):
+    """The arrow UDF: the model is read once per task from the bytes shipped with
+    the function, then predicts each batch."""
+    import pyarrow as pa
+
+    blob = task.keywords["blob"]
+    model = _persist.from_bytes(blob)
+    model.set_params(n_threads=1)  # Spark runs one task per core: one kernel thread each
+    run = functools.partial(task.func, **{k: v for k, v in task.keywords.items()
+                                          if k != "blob"})
+    for arrays_of_batch in arrays:
+        if not isinstance(arrays_of_batch, (tuple, list)):
+            arrays_of_batch = (arrays_of_batch,)
+        batch = pa.RecordBatch.from_arrays(list(arrays_of_batch), names=names)
+        yield run(batch, model)
+
+
+def _make(fastnb_class, *, takes_counts=False, takes_raw_columns=False):
+    """The Estimator and Model classes for ``fastnb_class``."""
+    signature = inspect.signature(fastnb_class.__init__).parameters
+    names = fastnb_class._get_param_names()
+    params = {name: Param(Params._dummy(), name,
+                          f"fastnb.{fastnb_class.__name__}'s {name} parameter")
+              for name in names}
+    shared = dict(params, fastnb_class=fastnb_class, takes_counts=takes_counts,
+                  takes_raw_columns=takes_raw_columns,
+                  _fastnb_defaults={name: signature[name].default for name in names})
+    name = fastnb_class.__name__
+    model_class = type(f"{name}Model", (_SparkModel,), dict(
+        shared, __module__="fastnb.spark", __qualname__=f"{name}Model",
+        __doc__=_model_doc(fastnb_class)))
+    estimator = type(name, (_SparkEstimator,), dict(
+        shared, model_class=model_class, __module__="fastnb.spark", __qualname__=name,
+        __doc__=_estimator_doc(fastnb_class, names)))
+    return estimator, model_class
+
+
+_EXAMPLE = """
+Examples
+--------
+>>> from pyspark.sql import SparkSession
+>>> from pyspark.ml.linalg import Vectors
+>>> import fastnb.spark
+>>> spark = (SparkSession.builder.master("local[2]")
+...          .config("spark.ui.enabled", "false").getOrCreate())
+>>> df = spark.createDataFrame(
+...     [(Vectors.dense([{a}]), "spam"), (Vectors.dense([{b}]), "ham"),
+...      (Vectors.dense([{a}]), "spam"), (Vectors.dense([{b}]), "ham")],
+...     ["features", "label"])
+>>> model = fastnb.spark.{name}().fit(df)
+>>> model.fastnb_model.classes_.tolist()
+['ham', 'spam']
+>>> [row.prediction for row in model.transform(df).select("prediction").collect()]
+['spam', 'ham', 'spam', 'ham']
+"""
+_COLUMNWISE_EXAMPLE = """
+Examples
+--------
+>>> from pyspark.sql import SparkSession
+>>> import fastnb.spark
+>>> spark = (SparkSession.builder.master("local[2]")
+...          .config("spark.ui.enabled", "false").getOrCreate())
+>>> df = spark.createDataFrame(
+...     [(0.1, "red", "spam"), (3.0, "blue", "ham"), (0.2, None, "spam"),
+...      (3.1, "blue", "ham")], ["size", "colour", "label"])
+>>> model = fastnb.spark.ColumnwiseNB(inputCols=["size", "colour"]).fit(df)
+>>> [name for name, _, _ in model.fastnb_model.estimators]
+['gaussian', 'categorical']
+>>> [row.prediction for row in model.transform(df).select("prediction").collect()]
+['spam', 'ham', 'spam', 'ham']
+"""
+_EXAMPLE_ROWS = {"GaussianNB": ("0.1, 0.2", "3.0, 4.0"),
+                 "CategoricalNB": ("0.0, 1.0", "1.0, 0.0"),
+                 "ColumnwiseNB": ("0.1, 0.2", "3.0, 4.0")}
+
+
+def _estimator_doc(fastnb_class, names):
+    name = fastnb_class.__name__
+    a, b = _EXAMPLE_ROWS.get(name, ("5.0, 0.0", "0.0, 5.0"))
+    example = _EXAMPLE.format(name=name, a=a, b=b)
+    if name == "ColumnwiseNB":
+        example = _COLUMNWISE_EXAMPLE
+    listed = ", ".join(f"``{n}``" for n in names)
+    return f"""fastnb's {name} as a pyspark.ml Estimator: one pass over a DataFrame.
+
+Each Spark task fits a fastnb.{name} on its partition's Arrow batches with the
+compiled kernels (one thread per task); the partition models travel as fastnb's
+pickle-free bytes and the driver merges them exactly (``fastnb.merge``), so the
+model equals a local fit of the collected data to rounding.
+
+Parameters
+----------
+{listed}
+    The parameters of ``fastnb.{name}``, with its defaults, checked by its own
+    validators when ``fit`` starts.
+featuresCol : str, default="features"
+    A vector column (``VectorUDT``, dense or sparse: sparse vectors are read
+    as CSR, never densified) or an array of numbers. Used unless inputCols or
+    inputCol is set.
+inputCols : list of str, optional
+    Separate columns instead of a vector: numbers, and for CategoricalNB and
+    ColumnwiseNB strings and booleans too; nulls are missing values.
+inputCol : str, optional
+    A string column of documents, turned into counts in each task by
+    ``vectorizer`` (MultinomialNB, ComplementNB, BernoulliNB).
+vectorizer : fastnb.text vectorizer, optional
+    ``fastnb.text.HashingVectorizer``, or a ``CountVectorizer`` with a fixed
+    ``vocabulary``.
+labelCol : str, default="label"
+    The labels, of any type (strings, ints, doubles, booleans).
+weightCol : str, optional
+    Sample weights.
+predictionCol, probabilityCol, rawPredictionCol : str
+    The model's output columns: the predicted label in the label column's
+    type, the class probabilities and the joint log likelihoods as vectors
+    (``""`` leaves one out).
+{example}"""
+
+
+def _model_doc(fastnb_class):
+    name = fastnb_class.__name__
+    return f"""A fitted fastnb.spark.{name}: a Transformer, and the local fastnb model.
+
+``transform`` adds ``predictionCol`` (the label column's type),
+``probabilityCol`` and ``rawPredictionCol`` (vectors of the class
+probabilities and joint log likelihoods, classes in ``classes_`` order), with
+the compiled predict run on each Arrow batch by a Spark arrow UDF; the model
+travels once per task, as fastnb's file bytes. ``fastnb_model`` is the fitted
+``fastnb.{name}``.
+
+Examples
+--------
+See ``fastnb.spark.{name}``.
+"""
+
+
+GaussianNB, GaussianNBModel = _make(_GaussianNB)
+MultinomialNB, MultinomialNBModel = _make(_MultinomialNB, takes_counts=True)
+ComplementNB, ComplementNBModel = _make(_ComplementNB, takes_counts=True)
+BernoulliNB, BernoulliNBModel = _make(_BernoulliNB, takes_counts=True)
+CategoricalNB, CategoricalNBModel = _make(_CategoricalNB, takes_raw_columns=True)
+ColumnwiseNB, ColumnwiseNBModel = _make(_ColumnwiseNB, takes_raw_columns=True)

@@ -1,0 +1,388 @@
+"""fastnb.spark: a Spark fit equals the local fit of the collected data.
+
+One SparkSession on local[2] (loopback, UI off) for the module; skipped only where
+pyspark, pyarrow or Java is missing. Every comparison is against fastnb fitted
+locally on the same rows (``toPandas``), rtol 1e-12, same classes.
+"""
+
+import os
+import shutil
+
+import numpy as np
+import pytest
+from numpy.testing import assert_allclose, assert_array_equal
+
+import fastnb
+
+pyspark = pytest.importorskip("pyspark", reason="fastnb.spark needs pyspark")
+pytest.importorskip("pyarrow", reason="fastnb.spark needs pyarrow")
+sparse = pytest.importorskip("scipy.sparse")
+if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+    pytest.skip("Spark needs Java, which is not installed", allow_module_level=True)
+
+import fastnb.spark as fs  # noqa: E402
+import fastnb.text  # noqa: E402
+from pyspark.ml import Pipeline, PipelineModel  # noqa: E402
+from pyspark.ml.feature import HashingTF, Tokenizer, VectorAssembler  # noqa: E402
+from pyspark.ml.linalg import SparseVector, Vectors, VectorUDT  # noqa: E402
+from pyspark.sql import SparkSession  # noqa: E402
+from pyspark.sql import functions as F  # noqa: E402
+from pyspark.sql.types import (  # noqa: E402
+    ArrayType,
+    DoubleType,
+    StringType,
+    StructField,
+    StructType,
+)
+
+RTOL = 1e-12
+
+
+@pytest.fixture(scope="module")
+def spark():
+    session = (SparkSession.builder.master("local[2]")
+               .appName("fastnb-tests")
+               .config("spark.driver.host", "127.0.0.1")
+               .config("spark.driver.bindAddress", "127.0.0.1")
+               .config("spark.ui.enabled", "false")
+               .config("spark.sql.shuffle.partitions", "2")
+               .config("spark.driver.memory", "2g")
+               .getOrCreate())
+    yield session
+    session.stop()
+
+
+def _state_equal(spark_model, local_model):
+    assert_array_equal(spark_model.classes_, local_model.classes_)
+    a, b = spark_model._sufficient_state(), local_model._sufficient_state()
+    assert a.keys() == b.keys()
+    for name in a:
+        assert_allclose(np.asarray(a[name], dtype=float), np.asarray(b[name], dtype=float),
+                        rtol=RTOL, atol=1e-300, err_msg=name)
+
+
+def _counts(rng, n=300, d=8, k=3):
+    y = rng.integers(0, k, n)
+    X = rng.poisson(1.0 + y[:, None] * np.linspace(0, 2, d), size=(n, d)).astype(float)
+    return X, y
+
+
+def _vector_frame(spark, X, y, *, sparse_rows=False, partitions=2, weights=None):
+    rows = []
+    for i, (x, label) in enumerate(zip(X, y)):
+        if sparse_rows and i % 2:
+            nz = np.flatnonzero(x)
+            vector = SparseVector(len(x), nz.tolist(), x[nz].tolist())
+        else:
+            vector = Vectors.dense(x.tolist())
+        row = (vector, label.item() if hasattr(label, "item") else label)
+        rows.append(row + ((float(weights[i]),) if weights is not None else ()))
+    fields = [StructField("features", VectorUDT()), StructField("label", _type_of(y))]
+    if weights is not None:
+        fields.append(StructField("w", DoubleType()))
+    return spark.createDataFrame(rows, StructType(fields)).repartition(partitions)
+
+
+def _type_of(y):
+    from pyspark.sql.types import LongType
+
+    return StringType() if np.asarray(y).dtype.kind in "OU" else (
+        DoubleType() if np.asarray(y).dtype.kind == "f" else LongType())
+
+
+def _collected(df, cols=("features",)):
+    """The rows of df as the Spark fit saw them (partition order is irrelevant)."""
+    pdf = df.toPandas()
+    X = np.array([np.asarray(v.toArray()) for v in pdf[cols[0]]])
+    return X, pdf
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+@pytest.mark.parametrize("sparse_rows", [False, True])
+def test_multinomial_on_vectors_equals_the_local_fit(spark, rng, partitions, sparse_rows):
+    X, y = _counts(rng)
+    df = _vector_frame(spark, X, y, sparse_rows=sparse_rows, partitions=partitions)
+    model = fs.MultinomialNB(alpha=0.5).fit(df)
+    Xc, pdf = _collected(df)
+    local = fastnb.MultinomialNB(alpha=0.5).fit(Xc, pdf["label"].to_numpy())
+    _state_equal(model.fastnb_model, local)
+    out = model.transform(df).toPandas()
+    Xo = np.array([v.toArray() for v in out["features"]])
+    assert_array_equal(out["prediction"].to_numpy(), local.predict(Xo))
+    proba = np.array([v.toArray() for v in out["probability"]])
+    assert_allclose(proba, local.predict_proba(Xo), rtol=1e-10)
+    raw = np.array([v.toArray() for v in out["rawPrediction"]])
+    assert_allclose(raw, local.predict_joint_log_proba(Xo), rtol=1e-10)
+
+
+@pytest.mark.parametrize("name", ["GaussianNB", "BernoulliNB", "ComplementNB",
+                                  "CategoricalNB"])
+def test_every_vector_model_equals_the_local_fit(spark, rng, name):
+    X, y = _counts(rng, n=200)
+    df = _vector_frame(spark, X, y.astype(str), sparse_rows=True, partitions=3)
+    model = getattr(fs, name)().fit(df)
+    Xc, pdf = _collected(df)
+    local = getattr(fastnb, name)().fit(Xc, pdf["label"].to_numpy())
+    _state_equal(model.fastnb_model, local)
+    out = model.transform(df).toPandas()
+    Xo = np.array([v.toArray() for v in out["features"]])
+    assert_array_equal(out["prediction"].to_numpy(), local.predict(Xo))
+    assert_allclose(np.array([v.toArray() for v in out["probability"]]),
+                    local.predict_proba(Xo), rtol=1e-9)
+
+
+@pytest.mark.parametrize("labels", ["int", "double", "string"])
+def test_labels_keep_their_type(spark, rng, labels):
+    X, y = _counts(rng, n=120, d=4)
+    y = {"int": y, "double": y.astype(float), "string": np.array(["a", "b", "c"])[y]}[labels]
+    df = _vector_frame(spark, X, y, partitions=2)
+    model = fs.GaussianNB().fit(df)
+    out = model.transform(df)
+    assert out.schema["prediction"].dataType == df.schema["label"].dataType
+    assert isinstance(out.schema["probability"].dataType, VectorUDT)
+    assert isinstance(out.schema["rawPrediction"].dataType, VectorUDT)
+    assert set(out.toPandas()["prediction"]) <= set(y.tolist())
+
+
+def test_empty_partitions_and_a_class_in_one_partition(spark, rng):
+    X, y = _counts(rng, n=60, d=5)
+    df = _vector_frame(spark, X, y, partitions=2).repartition(7, "label")
+    sizes = df.groupBy(F.spark_partition_id().alias("p")).count().collect()
+    assert len(sizes) < 7   # some partitions are empty, each class is in one
+    model = fs.MultinomialNB().fit(df)
+    Xc, pdf = _collected(df)
+    _state_equal(model.fastnb_model, fastnb.MultinomialNB().fit(Xc, pdf["label"]))
+
+
+def test_weights(spark, rng):
+    X, y = _counts(rng, n=150, d=5)
+    w = rng.uniform(0.1, 3.0, size=150)
+    df = _vector_frame(spark, X, y, partitions=3, weights=w)
+    for name in ("MultinomialNB", "GaussianNB"):
+        model = getattr(fs, name)(weightCol="w").fit(df)
+        Xc, pdf = _collected(df)
+        local = getattr(fastnb, name)().fit(Xc, pdf["label"], sample_weight=pdf["w"])
+        _state_equal(model.fastnb_model, local)
+
+
+def test_array_column_with_nulls_is_missing_values(spark, rng):
+    X, y = _counts(rng, n=150, d=4)
+    X[rng.random(X.shape) < 0.2] = np.nan
+    rows = [([None if np.isnan(v) else float(v) for v in x], int(label))
+            for x, label in zip(X, y)]
+    df = spark.createDataFrame(rows, "features array<double>, label long").repartition(3)
+    pdf = df.toPandas()
+    Xc = np.array([[np.nan if v is None else v for v in r] for r in pdf["features"]],
+                  dtype=float)
+    for name in ("GaussianNB", "MultinomialNB", "BernoulliNB"):
+        model = getattr(fs, name)().fit(df)
+        local = getattr(fastnb, name)().fit(Xc, pdf["label"])
+        _state_equal(model.fastnb_model, local)
+        out = model.transform(df).toPandas()
+        Xo = np.array([[np.nan if v is None else v for v in r] for r in out["features"]],
+                      dtype=float)
+        assert_array_equal(out["prediction"], local.predict(Xo))
+
+
+def test_null_vectors_are_rows_of_missing_values(spark, rng):
+    X, y = _counts(rng, n=80, d=4)
+    rows = [(None if i % 9 == 0 else Vectors.sparse(4, {0: x[0], 2: x[2]}), int(label))
+            for i, (x, label) in enumerate(zip(X, y))]
+    schema = StructType([StructField("features", VectorUDT()),
+                         StructField("label", _type_of(y))])
+    df = spark.createDataFrame(rows, schema).repartition(2)
+    pdf = df.toPandas()
+    Xc = np.array([np.full(4, np.nan) if v is None else v.toArray()
+                   for v in pdf["features"]])
+    model = fs.MultinomialNB().fit(df)
+    _state_equal(model.fastnb_model, fastnb.MultinomialNB().fit(Xc, pdf["label"]))
+
+
+def _table(spark, rng, n=200):
+    y = rng.integers(0, 3, n)
+    colour = np.array(["red", "green", "blue", "grey"])[(y + rng.integers(0, 2, n)) % 4]
+    size = rng.normal(y * 2.0, 1.0)
+    rows = [(None if i % 11 == 0 else str(c), None if i % 13 == 0 else float(s),
+             bool(s > 1), int(i % 3 + y[i]), ["x", "y", "z"][y[i]])
+            for i, (c, s) in enumerate(zip(colour, size))]
+    schema = "colour string, size double, big boolean, level long, label string"
+    return spark.createDataFrame(rows, schema).repartition(3)
+
+
+@pytest.mark.parametrize("name, cols", [("CategoricalNB", ["colour", "level"]),
+                                        ("ColumnwiseNB", ["colour", "size", "big", "level"])])
+def test_raw_columns_with_strings_and_nulls(spark, rng, name, cols):
+    df = _table(spark, rng)
+    model = getattr(fs, name)(inputCols=cols).fit(df)
+    pdf = df.toPandas()
+    # ColumnwiseNB picked its sub-models from the first rows: the same ones locally
+    params = model.fastnb_model.get_params(deep=False)
+    local = getattr(fastnb, name)(**params).fit(pdf[cols], pdf["label"])
+    assert_array_equal(model.fastnb_model.classes_, local.classes_)
+    out = model.transform(df).toPandas()
+    assert_array_equal(out["prediction"], local.predict(out[cols]))
+    assert_allclose(np.array([v.toArray() for v in out["probability"]]),
+                    local.predict_proba(out[cols]), rtol=1e-9)
+
+
+def test_gaussian_on_numeric_input_columns(spark, rng):
+    df = _table(spark, rng)
+    model = fs.GaussianNB(inputCols=["size", "level"]).fit(df)
+    pdf = df.toPandas()
+    X = pdf[["size", "level"]].to_numpy(dtype=float)
+    _state_equal(model.fastnb_model, fastnb.GaussianNB().fit(X, pdf["label"]))
+
+
+def _documents(rng, n=300):
+    words = np.array(["cheap", "pills", "offer", "now", "meeting", "noon", "lunch", "report",
+                      "team", "win"])
+    y = rng.integers(0, 2, n)
+    docs = [" ".join(words[rng.integers(0, 5, 8) + 5 * label]) for label in y]
+    return docs, y
+
+
+def test_text_column_with_a_vectorizer(spark, rng):
+    docs, y = _documents(rng)
+    df = spark.createDataFrame(list(zip(docs, y.tolist())), "text string, label long")
+    df = df.repartition(3)
+    vectorizer = fastnb.text.HashingVectorizer(n_features=2**12, alternate_sign=False,
+                                               norm=None)
+    model = fs.MultinomialNB(inputCol="text", vectorizer=vectorizer).fit(df)
+    pdf = df.toPandas()
+    local = fastnb.MultinomialNB().fit(vectorizer.transform(pdf["text"].tolist()),
+                                       pdf["label"])
+    _state_equal(model.fastnb_model, local)
+    out = model.transform(df).toPandas()
+    assert_array_equal(out["prediction"],
+                       local.predict(vectorizer.transform(out["text"].tolist())))
+
+
+def test_fit_multiple_counts_once_and_equals_separate_fits(spark, rng):
+    from pyspark.ml.tuning import ParamGridBuilder
+
+    X, y = _counts(rng, n=150, d=5)
+    df = _vector_frame(spark, X, y, partitions=2).cache()
+    for estimator, param, values in (
+            (fs.MultinomialNB(), "alpha", [0.1, 0.5, 1.0, 2.0]),
+            (fs.GaussianNB(), "var_smoothing", [1e-9, 1e-3, 0.1])):
+        grid = ParamGridBuilder().addGrid(estimator.getParam(param), values).build()
+        models = dict(estimator.fitMultiple(df, grid))
+        assert sorted(models) == list(range(len(values)))
+        for i, value in enumerate(values):
+            separate = estimator.copy({estimator.getParam(param): value}).fit(df)
+            assert getattr(models[i].fastnb_model, param) == value
+            for attr in ("feature_log_prob_", "theta_", "var_", "class_log_prior_"):
+                if hasattr(separate.fastnb_model, attr):
+                    assert_allclose(getattr(models[i].fastnb_model, attr),
+                                    getattr(separate.fastnb_model, attr), rtol=RTOL)
+    df.unpersist()
+
+
+def test_save_and_load_a_model(spark, rng, tmp_path):
+    X, y = _counts(rng, n=100, d=5)
+    df = _vector_frame(spark, X, y.astype(str), partitions=2)
+    model = fs.ComplementNB(alpha=0.3, norm=True, predictionCol="guess").fit(df)
+    model.write().save(str(tmp_path / "model"))
+    loaded = fs.ComplementNBModel.load(str(tmp_path / "model"))
+    assert loaded.uid == model.uid and loaded.getPredictionCol() == "guess"
+    assert loaded.fastnb_model.alpha == 0.3 and loaded.fastnb_model.norm is True
+    _state_equal(loaded.fastnb_model, model.fastnb_model)
+    a = model.transform(df).select("guess").toPandas()
+    b = loaded.transform(df).select("guess").toPandas()
+    assert_array_equal(a["guess"], b["guess"])
+    fs.GaussianNB(var_smoothing=0.5).write().save(str(tmp_path / "estimator"))
+    assert fs.GaussianNB.load(str(tmp_path / "estimator")).getOrDefault(
+        "var_smoothing") == 0.5
+
+
+def test_pipelines_save_load_and_predict_the_same(spark, rng, tmp_path):
+    table = _table(spark, rng).na.fill({"size": 0.0})
+    docs, y = _documents(rng, n=120)
+    text = spark.createDataFrame(list(zip(docs, y.tolist())), "text string, label long")
+    for pipeline, df in (
+            (Pipeline(stages=[VectorAssembler(inputCols=["size", "level"],
+                                              outputCol="features"), fs.GaussianNB()]),
+             table),
+            (Pipeline(stages=[Tokenizer(inputCol="text", outputCol="words"),
+                              HashingTF(inputCol="words", outputCol="features",
+                                        numFeatures=2**10),
+                              fs.MultinomialNB()]), text),
+            (Pipeline(stages=[fs.MultinomialNB(
+                inputCol="text", vectorizer=fastnb.text.HashingVectorizer(
+                    n_features=2**10, alternate_sign=False, norm=None))]), text)):
+        fitted = pipeline.fit(df)
+        path = str(tmp_path / f"pipeline{len(os.listdir(tmp_path))}")
+        fitted.write().save(path)
+        loaded = PipelineModel.load(path)
+        a = fitted.transform(df).select("prediction", "probability").toPandas()
+        b = loaded.transform(df).select("prediction", "probability").toPandas()
+        assert_array_equal(a["prediction"], b["prediction"])
+        assert_array_equal(np.array([v.toArray() for v in a["probability"]]),
+                           np.array([v.toArray() for v in b["probability"]]))
+
+
+def test_bad_input_fails_before_any_job(spark, rng):
+    X, y = _counts(rng, n=20, d=3)
+    df = _vector_frame(spark, X, y, partitions=1)
+    with pytest.raises(ValueError, match="'nope' is not a column"):
+        fs.MultinomialNB(featuresCol="nope").fit(df)
+    with pytest.raises(ValueError, match="labelCol='y'"):
+        fs.MultinomialNB(labelCol="y").fit(df)
+    with pytest.raises(TypeError, match="featuresCol 'label' is bigint"):
+        fs.GaussianNB(featuresCol="label").fit(df)
+    with pytest.raises(ValueError, match="alpha"):
+        fs.MultinomialNB(alpha=-1.0).fit(df)
+    with pytest.raises(TypeError, match="unexpected parameters"):
+        fs.MultinomialNB(alhpa=1.0)
+    table = _table(spark, rng)
+    with pytest.raises(TypeError, match="'colour' is string"):
+        fs.GaussianNB(inputCols=["colour"]).fit(table)
+    with pytest.raises(ValueError, match="needs a vectorizer"):
+        fs.MultinomialNB(inputCol="label").fit(table)
+    with pytest.raises(ValueError, match="'nope' is not a column"):
+        fs.MultinomialNB().fit(df).setFeaturesCol("nope").transform(df)
+
+
+def test_a_negative_count_names_the_column(spark, rng):
+    X, y = _counts(rng, n=20, d=3)
+    X[5, 1] = -2.0
+    df = _vector_frame(spark, X, y, partitions=1)
+    with pytest.raises(Exception, match="Column 'features' holds a negative value"):
+        fs.MultinomialNB().fit(df)
+    table = _table(spark, rng).withColumn("neg", F.col("level") - 5)
+    with pytest.raises(Exception, match="Column 'neg' holds a negative value"):
+        fs.MultinomialNB(inputCols=["level", "neg"]).fit(table)
+
+
+_CONNECT_SCRIPT = """
+import sys
+from pyspark.sql import SparkSession
+from pyspark.ml.linalg import Vectors
+import fastnb.spark as fs
+spark = (SparkSession.builder.remote("local[2]").config("spark.ui.enabled", "false")
+         .config("spark.driver.host", "127.0.0.1")
+         .config("spark.driver.bindAddress", "127.0.0.1").getOrCreate())
+assert "connect" in type(spark).__module__
+df = spark.createDataFrame([(Vectors.dense([5.0, 0.0]), "spam"),
+                            (Vectors.sparse(2, {1: 5.0}), "ham")] * 3, ["features", "label"])
+model = fs.MultinomialNB().fit(df)
+model.write().save(sys.argv[1])
+loaded = fs.MultinomialNBModel.load(sys.argv[1])
+print(sorted({r.prediction for r in loaded.transform(df).collect()}))
+spark.stop()
+"""
+
+
+def test_fit_transform_save_and_load_under_spark_connect(tmp_path):
+    """No SparkContext, RDD or py4j: the same code runs on a Spark Connect session
+    (a subprocess: one process holds either kind of session)."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("grpc", reason="Spark Connect needs pyspark[connect] (grpcio)")
+    pytest.importorskip("google.protobuf", reason="Spark Connect needs protobuf")
+    result = subprocess.run([sys.executable, "-P", "-c", _CONNECT_SCRIPT,
+                             str(tmp_path / "model")], capture_output=True, text=True,
+                            timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip().splitlines()[-1] == "['ham', 'spam']"
