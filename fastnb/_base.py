@@ -312,26 +312,44 @@ class _BaseNB:
         ``classes`` (y's labels, and any given, are the classes), and a later
         batch or ``classes`` may bring new labels. A batch with a new class is
         fitted into a copy grown to the union (``_grown_to``, O(classes x
-        features) once), committed only when the fit succeeded; a batch without
-        one costs what plain ``partial_fit`` costs."""
-        labels = _batch_labels(y, classes)
+        features) once), committed only when the fit succeeded. A batch
+        without ``classes`` first goes the plain way, which checks its labels
+        anyway: one without a new class costs exactly what plain
+        ``partial_fit`` costs, and only a refused batch looks for new labels."""
         if not hasattr(self, "classes_"):
-            return self._partial_fit(X, y, labels, sample_weight)
-        try:
-            new = np.setdiff1d(labels, self.classes_)
-            union = np.union1d(self.classes_, new) if new.shape[0] else None
-        except TypeError as error:
-            raise TypeError(
-                f"the labels of this batch do not compare with the fitted classes_ "
-                f"{self.classes_!r}: {error}") from error
-        if union is None:
-            return self._partial_fit(X, y, None, sample_weight)
+            return self._partial_fit(X, y, _batch_labels(y, classes), sample_weight)
+        if classes is None:
+            try:
+                return self._partial_fit(X, y, None, sample_weight)
+            except ValueError:
+                # (the plain call left the model as it was)
+                union = self._classes_with(_batch_labels(y, None))
+                if union is None:
+                    raise       # refused for another reason than a new label
+        else:
+            union = self._classes_with(_batch_labels(y, classes))
+            if union is None:
+                return self._partial_fit(X, y, None, sample_weight)
         grown = self._grown_to(union)
         grown._partial_fit(X, y, None, sample_weight)
         # the fit succeeded: this model becomes the grown one
         self.__dict__.clear()
         self.__dict__.update(grown.__dict__)
         return self
+
+    def _classes_with(self, labels):
+        """The sorted union of classes_ and ``labels`` (sorted), or None when
+        every label is a class (both sorted: a searchsorted, not setdiff1d's
+        second sort)."""
+        try:
+            at = np.searchsorted(self.classes_, labels)
+            known = at < self.classes_.shape[0]
+            known[known] = self.classes_[at[known]] == labels[known]
+            return None if known.all() else np.union1d(self.classes_, labels[~known])
+        except TypeError as error:
+            raise TypeError(
+                f"the labels of this batch do not compare with the fitted classes_ "
+                f"{self.classes_!r}: {error}") from error
 
     def _grown_to(self, classes):
         """A copy of this fitted model whose classes are ``classes`` (sorted, a
