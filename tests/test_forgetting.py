@@ -274,3 +274,15 @@ def test_a_denormal_half_life_forgets_all_but_the_last_row():
     model.partial_fit(X, y)
     assert model.class_count_.sum() == 1.0
     assert np.all(np.isfinite(model.predict_proba(X)))
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_forgetting_with_grown_classes_equals_classes_up_front(kind):
+    ours, _ = MODELS[kind]
+    X, y = make_data(kind, 200, 12)
+    y = np.where(np.arange(200) < 100, y % 2, y)  # class 2 first seen at row 100
+    grown = ours(grow_classes=True, half_life=10.0)
+    for start in range(0, 200, 30):
+        grown.partial_fit(X[start:start + 30], y[start:start + 30])
+    whole = ours(half_life=10.0).fit(X, y)
+    assert_same_model(kind, grown, whole, rtol=1e-12)
