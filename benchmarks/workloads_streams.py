@@ -20,7 +20,7 @@ Two parts:
 import numpy as np
 import scipy.sparse as sp
 
-from harness import Case
+from harness import Case, streamer
 
 HALF_LIFE = 2000.0
 N_ROWS, BATCH, MIDDLE = 30_000, 200, 15_000
@@ -193,30 +193,19 @@ def _lazy(make):
     return call
 
 
-def _streamer(model, X, y, batch, classes):
-    batches = [(X[a:a + batch], y[a:a + batch]) for a in range(0, X.shape[0], batch)]
-    state = {"i": 0}
-
-    def step():
-        Xb, yb = batches[state["i"] % len(batches)]
-        state["i"] += 1
-        model.partial_fit(Xb, yb, classes=classes)
-
-    return step
-
-
 def _forgetting_pair(make, data, batch, n_classes):
     """Streamers of one model with HALF_LIFE and one without (fitted on
     ``data()`` first), built at their first call."""
     cache = {}
 
-    def streamer(half_life):
+    def stream_of(half_life):
         if "data" not in cache:
             cache["data"] = data()
         X, y = cache["data"]
-        return _streamer(make(half_life).fit(X, y), X, y, batch, np.arange(n_classes))
+        batches = [(X[a:a + batch], y[a:a + batch]) for a in range(0, X.shape[0], batch)]
+        return streamer(make(half_life).fit(X, y), batches, np.arange(n_classes))
 
-    return (_lazy(lambda: streamer(HALF_LIFE)), _lazy(lambda: streamer(None)))
+    return (_lazy(lambda: stream_of(HALF_LIFE)), _lazy(lambda: stream_of(None)))
 
 
 def _gaussian_data():
