@@ -17,7 +17,8 @@ Each row is the median of ``--repeats`` (>= 5) timings after a warm-up, and the
 speedup is the median of per-pair ratios measured alternately in this process;
 "pairs" gives the lowest and highest of those ratios.
 Workloads live in ``workloads_*.py`` beside this file; each defines ``cases()``
-and optionally ``memory_cases()``. A module that sets ``ONLY_WHEN_NAMED`` (a
+and optionally ``memory_cases()`` and ``accuracy_tables()`` (figures that are
+not timings, printed after the tables). A module that sets ``ONLY_WHEN_NAMED`` (a
 workload prefix) runs only when ``--only`` names it: K1 starts a Spark JVM,
 ``--only K1``.
 """
@@ -126,6 +127,15 @@ def main(argv=None):
                   f"{row['output_bytes'] / 2**20:.2f} MiB | "
                   f"+{row['allowance_bytes'] / 2**20:.2f} MiB | "
                   f"{'yes' if row['ok'] else '**no**'} |")
+    accuracy = []
+    for module in _workload_modules():
+        # a workload whose figures are accuracies, not timings (D1's streams)
+        if hasattr(module, "accuracy_tables"):
+            for title, lines, records in module.accuracy_tables(quick=args.quick,
+                                                                prefixes=prefixes):
+                print(f"\n{title}\n")
+                print("\n".join(lines), flush=True)
+                accuracy.append({"title": title, "rows": records})
     sweep = []
     if args.chart:
         from chart import draw_chart, scaling_sweep
@@ -148,6 +158,7 @@ def main(argv=None):
             "config": config,
             "timings": results,
             "memory": memory,
+            "accuracy": accuracy,
             "sweep": sweep,
         }
         pathlib.Path(args.json).write_text(json.dumps(record, indent=1) + "\n")

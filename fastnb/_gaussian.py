@@ -13,6 +13,7 @@ from ._params import (
     resolve_priors,
 )
 from ._base import _BaseNB
+from ._forgetting import check_half_life_param, decay_factor, forgets, row_weights
 from ._persist import union_classes
 from ._threads import threads_for
 from ._validation import (
@@ -89,11 +90,21 @@ class GaussianNB(_BaseNB):
         Whether ``partial_fit`` may meet classes it was not told of: the first
         call may then omit ``classes``, and a later batch may bring new labels
         (see :class:`~fastnb.MultinomialNB`).
+    half_life : float, default=None
+        Exponential forgetting, in rows: each row counts with weight
+        ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
+        rows seen after it, so that the model follows a drifting stream. The
+        counts, means and variances are exact under these weights, for any
+        split of the stream into ``partial_fit`` batches; ``epsilon_`` is
+        ``var_smoothing`` times the largest variance of all rows seen under
+        these weights (sample weights included).
+        None (or ``inf``) forgets nothing.
 
     Attributes
     ----------
     class_count_ : ndarray of shape (n_classes,)
-        Weighted number of training samples observed in each class.
+        Weighted number of training samples observed in each class (decayed
+        under ``half_life``).
     class_prior_ : ndarray of shape (n_classes,)
         Probability of each class.
     classes_ : ndarray of shape (n_classes,)
@@ -152,11 +163,12 @@ class GaussianNB(_BaseNB):
     }
 
     def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None,
-                 grow_classes=False):
+                 grow_classes=False, half_life=None):
         self.priors = priors
         self.var_smoothing = var_smoothing
         self.n_threads = n_threads
         self.grow_classes = grow_classes
+        self.half_life = half_life
 
     # -- fitting ---------------------------------------------------------------------
     def fit(self, X, y, sample_weight=None):
@@ -213,6 +225,7 @@ class GaussianNB(_BaseNB):
         check_prior_param(self.priors, "priors", "GaussianNB")
         check_n_threads(self.n_threads, "GaussianNB")
         check_bool_param(self.grow_classes, "grow_classes", "GaussianNB")
+        check_half_life_param(self.half_life, "GaussianNB")
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, run the kernel, and only then update the model (atomically)."""
@@ -222,7 +235,8 @@ class GaussianNB(_BaseNB):
         X = X if _in_place(X) else check_dense_X(X, name)
         n_samples, n_features = X.shape
         y = check_y(y, n_samples, name)
-        weights = check_sample_weight(sample_weight, n_samples)
+        weights = row_weights(self.half_life, check_sample_weight(sample_weight, n_samples),
+                              n_samples)
 
         fitted_classes, codes = self._encode_targets(
             y, classes, refit=refit, first_call=first_call, n_features=n_features)
@@ -230,8 +244,10 @@ class GaussianNB(_BaseNB):
         priors = resolve_priors(self.priors, n_classes, name="priors", sum_to_one=True)
 
         # With weights, epsilon still comes from the unweighted variance of X (as in
-        # scikit-learn), so the kernel keeps one extra all-rows slot for it.
-        track_unweighted = weights is not None
+        # scikit-learn), so the kernel keeps one extra all-rows slot for it. Under
+        # forgetting it comes from the variance of all rows under their decayed
+        # weights: the moments of the classes merged, which decay with them.
+        track_unweighted = weights is not None and not forgets(self.half_life)
         n_slots = n_classes + int(track_unweighted)
         n_threads = threads_for(self.n_threads, n_samples * n_features, "gaussian_fit")
         n_chunks = _fit_chunk_count(n_samples, n_slots, n_features)
@@ -258,7 +274,8 @@ class GaussianNB(_BaseNB):
         else:
             seen = _kernels.merge_all_slots(count, mean, ssd)
         seen = tuple(np.ascontiguousarray(a) for a in seen)
-        self._raise_if_variance_underflows(X, seen[2])
+        self._raise_if_variance_underflows(X, seen[2], weights if forgets(self.half_life)
+                                           else None)
         row_count, count = row_count.copy(), np.ascontiguousarray(count)
         mean, ssd = np.ascontiguousarray(mean), np.ascontiguousarray(ssd)
         if first_call and row_count.sum() <= 0:
@@ -267,12 +284,16 @@ class GaussianNB(_BaseNB):
         if not first_call:
             # Merge with what was learned before, on copies: the model changes only
             # once everything has succeeded.
-            old = (self._feature_count.copy(), self.theta_.copy(), self._class_ssd.copy())
+            # (under forgetting, the counts and squared deviations learned before
+            # are scaled by the batch's decay; the means keep their values)
+            decay = decay_factor(self.half_life, n_samples)
+            old = (self._feature_count * decay, self.theta_.copy(),
+                   self._class_ssd * decay)
             _kernels.merge_moments(*old, count, mean, ssd)
-            row_count = self.class_count_ + row_count
+            row_count = self.class_count_ * decay + row_count
             count, mean, ssd = old
-            old_seen = (self._seen_count.copy(), self._seen_mean.copy(),
-                        self._seen_ssd.copy())
+            old_seen = (self._seen_count * decay, self._seen_mean.copy(),
+                        self._seen_ssd * decay)
             _kernels.merge_moments(*old_seen, *seen)
             seen = old_seen
 
@@ -294,11 +315,17 @@ class GaussianNB(_BaseNB):
             )
 
     @staticmethod
-    def _raise_if_variance_underflows(X, ssd):
-        """Values so small (~1e-160 and below) that their spread squares to zero."""
+    def _raise_if_variance_underflows(X, ssd, weights=None):
+        """Values so small (~1e-160 and below) that their spread squares to zero.
+        ``weights``: the rows' decayed weights under forgetting, where a row too
+        old to count (weight below 1e-150) may differ from the rows that count."""
         flat = np.flatnonzero(ssd[0] < np.finfo(np.float64).tiny)
         if flat.size == 0:
             return
+        if weights is not None:
+            X = X[weights >= 1e-150]
+            if X.shape[0] == 0:
+                return
         # Those features are constant (fine) or their variance underflowed (not):
         # only they are looked at again.
         with np.errstate(invalid="ignore"):

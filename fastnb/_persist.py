@@ -85,6 +85,22 @@ class _Invalid(FileFormatError):
     pass
 
 
+# Constructor parameters added after files were first written, with the value
+# that means what those files meant: a file without one has its default.
+LATER_PARAMS = {"grow_classes": False, "half_life": None}
+
+
+def with_later_params(params, cls):
+    """A file's ``params`` (any JSON value) with the ``LATER_PARAMS`` of ``cls``
+    it lacks filled in by their defaults; anything else as it was."""
+    if not isinstance(params, dict):
+        return params
+    names = cls._get_param_names()
+    missing = {name: value for name, value in LATER_PARAMS.items()
+               if name in names and name not in params}
+    return {**params, **missing} if missing else params
+
+
 def _json_param(name, value):
     """A parameter value as JSON, or an error naming it."""
     if value is None or isinstance(value, (bool, str)):
@@ -92,6 +108,8 @@ def _json_param(name, value):
     if isinstance(value, (int, np.integer)):
         return int(value)
     if isinstance(value, (float, np.floating)):
+        if name == "half_life" and value == math.inf:
+            return None  # no forgetting, as None is (JSON has no infinity)
         if not math.isfinite(value):
             raise ValueError(f"Cannot save parameter {name}={value!r}: not finite.")
         return float(value)
@@ -320,7 +338,7 @@ def _load(handle):
             f"{['header'] + expected}"
         )
 
-    params = header.get("params")
+    params = with_later_params(header.get("params"), cls)
     valid_params = set(cls._get_param_names())
     # a file written before a parameter existed lacks it: it takes the default
     # (the behaviour such a file was written with); any other difference is refused

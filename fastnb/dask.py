@@ -125,6 +125,13 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
     dask = _dask()
     if split_every < 2:
         raise ValueError("split_every must be at least 2.")
+    half_life = estimator.get_params(deep=False).get("half_life")
+    if half_life is not None and half_life != float("inf"):
+        # a row's weight depends on the rows after it, in order: block models
+        # merged in a tree are not that model
+        raise ValueError(
+            f"fastnb.dask.fit does not fit a model that forgets (half_life="
+            f"{half_life!r}): stream the rows in order through partial_fit.")
     X_blocks, y_blocks = _blocks(X, "X"), _blocks(y, "y")
     w_blocks = _blocks(sample_weight, "sample_weight") if sample_weight is not None \
         else [None] * len(X_blocks)

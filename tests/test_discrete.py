@@ -599,7 +599,8 @@ def test_feature_names_and_repr(rng):
     with pytest.warns(UserWarning, match="does not have valid feature names"):
         model.predict(X)
     assert sorted(BernoulliNB().get_params()) == [
-        "alpha", "binarize", "class_prior", "fit_prior", "force_alpha", "n_threads"]
+        "alpha", "binarize", "class_prior", "fit_prior", "force_alpha", "grow_classes",
+        "half_life", "n_threads"]
 
 
 def test_binarize_read_at_predict_time(rng):

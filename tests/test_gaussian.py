@@ -290,7 +290,7 @@ def test_works_inside_sklearn_tools(rng):
     assert_allclose(scores, expected)
     cloned = clone(GaussianNB(var_smoothing=0.5, n_threads=1))
     assert cloned.get_params() == {"priors": None, "var_smoothing": 0.5, "n_threads": 1,
-                                   "grow_classes": False}
+                                   "grow_classes": False, "half_life": None}
     assert repr(cloned) == "GaussianNB(n_threads=1, var_smoothing=0.5)"
 
 

@@ -125,6 +125,14 @@ def test_parameters_of_the_wrong_type_are_refused(tmp_path):
              "n_threads")
 
 
+@pytest.mark.parametrize("half_life", [-1.0, 0, "2000", [2.0]])
+def test_half_life_goes_through_the_constructor_validator(tmp_path, half_life):
+    members = _members(_fitted_gaussian(), tmp_path)
+    header = _header_of(members)
+    header["params"]["half_life"] = half_life
+    _refused(_write(tmp_path / "half.npz", _with_header(members, header)), "half_life")
+
+
 def test_columnwise_estimators_must_be_auto_or_null_in_a_file(tmp_path):
     X = np.array([[0.5, 1.0], [1.5, 0.0], [2.5, 1.0], [0.1, 0.0]])
     model = fastnb.ColumnwiseNB([("g", fastnb.GaussianNB(), [0, 1])]).fit(X, [0, 1, 0, 1])

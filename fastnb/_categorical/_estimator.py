@@ -16,6 +16,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._base import _VALIDATED_PARAMS, _BaseNB
+from .._forgetting import check_half_life_param, decay_factor, forgets, row_weights
 from .._params import (
     check_alpha_param,
     check_bool_param,
@@ -109,6 +110,13 @@ class CategoricalNB(_BaseNB):
         Whether ``partial_fit`` may meet classes it was not told of: the first
         call may then omit ``classes``, and a later batch may bring new labels
         (see :class:`~fastnb.MultinomialNB`).
+    half_life : float, default=None
+        Exponential forgetting, in rows: each row counts with weight
+        ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
+        rows seen after it, so that the model follows a drifting stream; the
+        fitted counts are these decayed sums, for any split of the stream into
+        ``partial_fit`` batches, and ``alpha`` smooths them as usual. A category
+        stays known once seen. None (or ``inf``) forgets nothing.
 
     Attributes
     ----------
@@ -215,6 +223,7 @@ class CategoricalNB(_BaseNB):
         hash_buckets=None,
         n_threads=None,
         grow_classes=False,
+        half_life=None,
     ):
         self.alpha = alpha
         self.force_alpha = force_alpha
@@ -224,6 +233,7 @@ class CategoricalNB(_BaseNB):
         self.hash_buckets = hash_buckets
         self.n_threads = n_threads
         self.grow_classes = grow_classes
+        self.half_life = half_life
 
     def _update_tags(self, tags):
         tags.input_tags.categorical = True
@@ -239,6 +249,7 @@ class CategoricalNB(_BaseNB):
         check_prior_param(self.class_prior, "class_prior", name)
         check_n_threads(self.n_threads, name)
         check_bool_param(self.grow_classes, "grow_classes", name)
+        check_half_life_param(self.half_life, name)
         buckets = self.hash_buckets
         if buckets is not None:
             if not isinstance(buckets, Integral) or isinstance(buckets, bool) or not (
@@ -350,7 +361,8 @@ class CategoricalNB(_BaseNB):
         return self._partial_fit(X, y, classes, sample_weight)
 
     def _partial_fit(self, X, y, classes, sample_weight):
-        if sample_weight is None and self._added_small_batch(X, y, classes):
+        if (sample_weight is None and not forgets(self.half_life)
+                and self._added_small_batch(X, y, classes)):
             return self
         return self._fit(X, y, classes, sample_weight, refit=False)
 
@@ -378,7 +390,9 @@ class CategoricalNB(_BaseNB):
         name = type(self).__name__
         columns = split_columns(X, name)
         y = check_y(y, columns.n_samples, name)
-        weights = check_sample_weight(sample_weight, columns.n_samples)
+        weights = row_weights(self.half_life,
+                              check_sample_weight(sample_weight, columns.n_samples),
+                              columns.n_samples)
         classes, class_index = self._encode_targets(
             y, classes, refit=refit, first_call=first_call, n_features=columns.n_features)
         k = classes.shape[0]
@@ -398,6 +412,10 @@ class CategoricalNB(_BaseNB):
                          reset=True)
             return self
         self._check_feature_names(X, reset=False)
+        if forgets(self.half_life):
+            self._add_forgetting(columns, class_index, weights, batch_class_count, k,
+                                 min_categories, names, alpha, class_prior)
+            return self
         if self._added_codes_in_place(columns, class_index, weights, min_categories):
             self._refresh_in_place(self._count_table.all_features, batch_class_count,
                                    alpha, class_prior,
@@ -423,6 +441,26 @@ class CategoricalNB(_BaseNB):
         touched = np.array([u.columns.size > 0 for u in updates], dtype=np.uint8)
         self._refresh_in_place(touched, batch_class_count, alpha, class_prior)
         return self
+
+    def _add_forgetting(self, columns, class_index, weights, batch_class_count, k,
+                        min_categories, names, alpha, class_prior):
+        """A later batch under forgetting: every count learned before scaled by
+        the batch's decay (O(classes x categories), as a batch that brings a new
+        category costs), then the batch's (already decayed) counts added."""
+        decay = decay_factor(self.half_life, columns.n_samples)
+        batches = self._count(columns, class_index, weights, k, min_categories, names,
+                              self._predict_tables.lookup == LOOKUP["code"])
+        features = []
+        for j, batch in enumerate(batches):
+            old = self._feature(j)
+            old = FeatureState(old.kind, old.categories, old.counts * decay, old.tags,
+                               old.keys, old.table)
+            update = merge_feature(old, batch, k, _at(min_categories, j), j, names)
+            features.append(applied(old, update) if isinstance(update, InPlace)
+                            else update)
+        self._commit(None, classes=self.classes_,
+                     class_count=self.class_count_ * decay + batch_class_count,
+                     features=features, alpha=alpha, class_prior=class_prior, reset=False)
 
     def _count(self, columns, class_index, weights, k, min_categories, names,
                code_allowed):

@@ -9,6 +9,7 @@ import numpy as np
 from .._base import _BaseNB
 from .._categorical import CategoricalNB
 from .._discrete import ComplementNB
+from .._forgetting import check_half_life_param
 from .._params import (check_bool_param, check_n_threads, check_prior_param, param_error,
                        resolve_priors)
 from .._threads import threads_for
@@ -84,6 +85,12 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         Whether ``partial_fit`` may meet classes it was not told of: the first
         call may then omit ``classes``, and a later batch may bring new labels
         (see :class:`~fastnb.MultinomialNB`).
+    half_life : float, default=None
+        Exponential forgetting, in rows, of ColumnwiseNB and of every sub-model
+        (it replaces their own ``half_life``): each row counts with weight
+        ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
+        rows seen after it (see the sub-models). None (or ``inf``) forgets
+        nothing.
 
     Attributes
     ----------
@@ -159,12 +166,14 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     }
 
     def __init__(self, estimators="auto", *, priors=None, remainder="error",
-                 n_threads=None, grow_classes=False):
+                 n_threads=None, grow_classes=False,
+                 half_life=None):
         self.estimators = estimators
         self.priors = priors
         self.remainder = remainder
         self.n_threads = n_threads
         self.grow_classes = grow_classes
+        self.half_life = half_life
 
     # -- parameters -----------------------------------------------------------------
     def get_params(self, deep=True):
@@ -234,6 +243,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     def _validate_params(self):
         owner = type(self).__name__
         check_n_threads(self.n_threads, owner)
+        check_half_life_param(self.half_life, owner)
         check_prior_param(self.priors, "priors", owner)
         check_bool_param(self.grow_classes, "grow_classes", owner)
         if self.remainder not in ("error", "drop"):
@@ -296,7 +306,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
             for j in range(table.n_columns):
                 label = self._label(table, j)
                 groups.setdefault(_auto_kind(table.column(j), label), []).append(j)
-            return [(name, cls(n_threads=self.n_threads),
+            return [(name, cls(n_threads=self.n_threads, half_life=self.half_life),
                      np.array(groups[name], dtype=np.intp))
                     for name, cls in _AUTO_ESTIMATORS if name in groups]
         plan, owner_of = [], {}
@@ -315,6 +325,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
                 continue  # "drop", or an empty selection: nothing to model
             model = type(estimator)(**estimator.get_params(deep=False))
             model.n_threads = self.n_threads
+            model.half_life = self.half_life
             plan.append((name, model, positions))
         rest = [j for j in range(table.n_columns) if j not in owner_of]
         if rest and self.remainder == "error":
@@ -339,7 +350,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         return type(self)([(name, model, positions.tolist())
                            for name, model, positions in plan],
                           priors=self.priors, remainder=self.remainder,
-                          n_threads=self.n_threads)
+                          n_threads=self.n_threads, half_life=self.half_life)
 
     @staticmethod
     def _label(table, j):
@@ -415,6 +426,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
                 sub_name, model, _), positions in zip(self.estimators_, self._positions)]
             for _, model, _ in plan:
                 model.n_threads = self.n_threads
+                model.half_life = self.half_life
         for sub_name, model, positions in plan:
             try:
                 block = table.block(positions, 0, table.n_samples,

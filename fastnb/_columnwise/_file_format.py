@@ -6,9 +6,10 @@ import math
 import numpy as np
 
 from .. import _invariants as rules
+from .._forgetting import check_half_life_param
 from .._params import check_n_threads, check_prior_param
 from .._persist import (_json_param, _param_from_json, check_state, merge,
-                        parse_json_bytes, union_classes)
+                        parse_json_bytes, union_classes, with_later_params)
 from ._columns import _SUB_MODELS
 
 
@@ -73,6 +74,7 @@ class _FileFormat:
     def _restore(self, classes, arrays, n_features, feature_names):
         """Rebuild the sub-models from the layout and pools, each validated."""
         check_n_threads(self.n_threads, type(self).__name__)
+        check_half_life_param(self.half_life, type(self).__name__)
         check_prior_param(self.priors, "priors", type(self).__name__)
         layout = parse_json_bytes(arrays["layout"].tobytes(), "member 'layout'")
         entries = layout.get("estimators") if isinstance(layout, dict) else None
@@ -112,13 +114,15 @@ class _FileFormat:
         cls = _SUB_MODELS.get(entry["estimator"])
         if cls is None or not isinstance(entry["name"], str):
             raise ValueError(f"unknown sub-estimator {entry['estimator']!r}")
-        params = entry["params"]
+        params = with_later_params(entry["params"], cls)
         if not isinstance(params, dict) or set(params) != set(cls._get_param_names()):
             raise ValueError(f"the parameters of {entry['name']!r} do not match "
                              f"{cls.__name__}'s")
         model = cls(**{key: _param_from_json(key, value)
                        for key, value in params.items()})
         model.n_threads = self.n_threads
+        if model.half_life != self.half_life:
+            raise ValueError(f"the half_life of {entry['name']!r} is not the model's")
         self._check_sub_estimator(entry["name"], model)
         columns = entry["columns"]
         if (not isinstance(columns, list) or not columns or not all(

@@ -5,6 +5,7 @@ import numpy as np
 
 from .. import _invariants as rules
 from .._base import _BaseNB
+from .._forgetting import check_half_life_param, decay_factor, forgets, row_weights
 from .._params import (
     check_alpha_param,
     check_bool_param,
@@ -52,13 +53,15 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     _missing_count = _table_backed("_missing_count", "Weight of the missing values.")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
-                 class_prior=None, n_threads=None, grow_classes=False):
+                 class_prior=None, n_threads=None, grow_classes=False,
+                 half_life=None):
         self.alpha = alpha
         self.force_alpha = force_alpha
         self.fit_prior = fit_prior
         self.class_prior = class_prior
         self.n_threads = n_threads
         self.grow_classes = grow_classes
+        self.half_life = half_life
 
     # -- model-specific hooks ----------------------------------------------------------
     def _threshold(self):
@@ -89,6 +92,7 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         check_prior_param(self.class_prior, "class_prior", owner)
         check_n_threads(self.n_threads, owner)
         check_bool_param(self.grow_classes, "grow_classes", owner)
+        check_half_life_param(self.half_life, owner)
 
     def _class_log_prior(self, class_count):
         n_classes = class_count.shape[0]
@@ -158,15 +162,19 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         Xv = check_counts_X(X, name, canonical=threshold is not None)
         n_samples, n_features = Xv.shape
         y = check_y(y, n_samples, name)
-        weights = check_sample_weight(sample_weight, n_samples)
+        weights = row_weights(self.half_life, check_sample_weight(sample_weight, n_samples),
+                              n_samples)
         fitted_classes, codes = self._encode_targets(
             y, classes, refit=refit, first_call=first_call, n_features=n_features)
         n_classes = fitted_classes.shape[0]
         alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
         resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
-        if self._use_table(Xv, n_classes, alpha, first_call):
+        # Under forgetting every count decays with each batch, so the counts stay
+        # dense (the sparse table's O(batch) update does not apply).
+        forgetting = forgets(self.half_life)
+        if not forgetting and self._use_table(Xv, n_classes, alpha, first_call):
             return self._fit_table(X, Xv, codes, weights, fitted_classes, alpha, first_call)
-        if not first_call and self._moves_to_table(Xv, n_classes, alpha):
+        if not (first_call or forgetting) and self._moves_to_table(Xv, n_classes, alpha):
             # the same counts in a table, then the batch into it; bad input (or
             # any failure) leaves the dense model exactly as it was
             before = dict(self.__dict__)
@@ -184,6 +192,11 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
                 return (np.zeros((n_classes, n_features), dtype=np.float64),
                         np.zeros(n_classes, dtype=np.float64),
                         np.zeros((n_classes, n_features), dtype=np.float64))
+            if forgetting:
+                # what was learned before, scaled by the batch's decay
+                decay = decay_factor(self.half_life, n_samples)
+                return (self.feature_count_ * decay, self.class_count_ * decay,
+                        self._missing_count * decay)
             return (self.feature_count_.copy(), self.class_count_.copy(),
                     self._missing_count.copy())
 

@@ -50,6 +50,9 @@ class BernoulliNB(_BaseDiscreteNB):
         Whether ``partial_fit`` may meet classes it was not told of: the first
         call may then omit ``classes``, and a later batch may bring new labels
         (see :class:`~fastnb.MultinomialNB`).
+    half_life : float, default=None
+        Exponential forgetting, in rows: each row counts with weight
+        ``sample_weight * 2**(-age / half_life)`` (see :class:`MultinomialNB`).
 
     Attributes
     ----------
@@ -108,10 +111,11 @@ class BernoulliNB(_BaseDiscreteNB):
     _table_keeps_weights = False
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
-                 class_prior=None, n_threads=None, grow_classes=False):
+                 class_prior=None, n_threads=None, grow_classes=False,
+                 half_life=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, n_threads=n_threads,
-                         grow_classes=grow_classes)
+                         grow_classes=grow_classes, half_life=half_life)
         self.binarize = binarize
 
     def _validate_params(self):

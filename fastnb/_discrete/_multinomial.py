@@ -57,6 +57,13 @@ class MultinomialNB(_BaseDiscreteNB):
         with zero statistics at its sorted place, at a cost of O(classes x
         features) once, and the model equals one told of every class up front.
         Fixed priors must then have one entry per class of the grown model.
+    half_life : float, default=None
+        Exponential forgetting, in rows: each row counts with weight
+        ``sample_weight * 2**(-age / half_life)``, ``age`` being the number of
+        rows seen after it, so that the model follows a drifting stream; the
+        fitted counts are these decayed sums, for any split of the stream into
+        ``partial_fit`` batches, and ``alpha`` smooths them as usual. None (or
+        ``inf``) forgets nothing.
 
     Attributes
     ----------
@@ -101,10 +108,11 @@ class MultinomialNB(_BaseDiscreteNB):
     _table_model = "multinomial"
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
-                 class_prior=None, n_threads=None, grow_classes=False):
+                 class_prior=None, n_threads=None, grow_classes=False,
+                 half_life=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, n_threads=n_threads,
-                         grow_classes=grow_classes)
+                         grow_classes=grow_classes, half_life=half_life)
 
     def _table_fill_weights(self, alpha):
         return FILL_MULTINOMIAL, alpha, None, None, None
@@ -201,6 +209,9 @@ class ComplementNB(_BaseDiscreteNB):
         Whether ``partial_fit`` may meet classes it was not told of: the first
         call may then omit ``classes``, and a later batch may bring new labels
         (see :class:`MultinomialNB`).
+    half_life : float, default=None
+        Exponential forgetting, in rows: each row counts with weight
+        ``sample_weight * 2**(-age / half_life)`` (see :class:`MultinomialNB`).
 
     Attributes
     ----------
@@ -242,10 +253,11 @@ class ComplementNB(_BaseDiscreteNB):
     feature_all_ = _table_backed("feature_all_", "Weighted count of each feature.")
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
-                 class_prior=None, norm=False, n_threads=None, grow_classes=False):
+                 class_prior=None, norm=False, n_threads=None, grow_classes=False,
+                 half_life=None):
         super().__init__(alpha=alpha, force_alpha=force_alpha, fit_prior=fit_prior,
                          class_prior=class_prior, n_threads=n_threads,
-                         grow_classes=grow_classes)
+                         grow_classes=grow_classes, half_life=half_life)
         self.norm = norm
 
     def _reset_table_terms(self, n_features, alpha, built=False):

@@ -1,0 +1,288 @@
+"""Exponential forgetting (``half_life``) of every model.
+
+The oracle: a model that forgets equals scikit-learn's ``fit`` of all the rows
+so far with ``sample_weight = w * 2**(-age / half_life)`` (GaussianNB: ``theta_``
+and ``var_ - epsilon_``), and any split of the stream into ``partial_fit``
+batches gives the model ``fit`` gives.
+"""
+
+import math
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from numpy.testing import assert_allclose, assert_array_equal
+
+import fastnb
+from fastnb import (BernoulliNB, CategoricalNB, ColumnwiseNB, ComplementNB, GaussianNB,
+                    MultinomialNB)
+
+sk_nb = pytest.importorskip("sklearn.naive_bayes")
+
+CLASSES = np.array([0, 1, 2])
+MODELS = {
+    "gaussian": (GaussianNB, sk_nb.GaussianNB),
+    "bernoulli": (BernoulliNB, sk_nb.BernoulliNB),
+    "multinomial": (MultinomialNB, sk_nb.MultinomialNB),
+    "complement": (ComplementNB, sk_nb.ComplementNB),
+    "categorical": (CategoricalNB, sk_nb.CategoricalNB),
+}
+# the fitted attributes compared with scikit-learn's
+ATTRIBUTES = {
+    "gaussian": ("class_count_", "class_prior_", "theta_"),
+    "bernoulli": ("class_count_", "feature_count_", "feature_log_prob_",
+                  "class_log_prior_"),
+    "multinomial": ("class_count_", "feature_count_", "feature_log_prob_",
+                    "class_log_prior_"),
+    "complement": ("class_count_", "feature_count_", "feature_all_",
+                   "feature_log_prob_"),
+    "categorical": ("class_count_", "class_log_prior_"),
+}
+
+
+def make_data(kind, n, seed, d=6):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    if kind == "gaussian":
+        X = rng.normal(size=(n, d)) + y[:, None]
+    elif kind == "bernoulli":
+        X = (rng.random((n, d)) < 0.2 + 0.2 * y[:, None]).astype(np.float64)
+    elif kind == "categorical":
+        X = rng.integers(0, 4, (n, d))
+    else:
+        X = rng.poisson(1.0 + y[:, None], (n, d)).astype(np.float64)
+    return X, y
+
+
+def decayed(weights, n, half_life):
+    ages = np.arange(n - 1, -1, -1, dtype=np.float64)
+    return weights * 2.0 ** (-ages / half_life)
+
+
+def stream(model, X, y, cuts, sample_weight=None):
+    bounds = [0, *sorted(set(cuts)), X.shape[0]]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if b > a:
+            model.partial_fit(X[a:b], y[a:b], classes=CLASSES,
+                              sample_weight=None if sample_weight is None
+                              else sample_weight[a:b])
+    return model
+
+
+def assert_same_model(kind, a, b, rtol):
+    for name in ATTRIBUTES[kind]:
+        assert_allclose(getattr(a, name), getattr(b, name), rtol=rtol, atol=0,
+                        err_msg=name)
+    if kind == "gaussian":
+        assert_allclose(a.var_ - a.epsilon_, b.var_ - b.epsilon_, rtol=rtol, atol=0)
+    if kind == "categorical":
+        for mine, theirs in zip(a.category_count_, b.category_count_):
+            assert_allclose(mine, theirs, rtol=rtol, atol=0)
+        for mine, theirs in zip(a.feature_log_prob_, b.feature_log_prob_):
+            assert_allclose(mine, theirs, rtol=rtol, atol=0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(kind=st.sampled_from(sorted(MODELS)),
+       n=st.integers(5, 120),
+       half_life=st.sampled_from([0.5, 7.0, 40.0, 1e4]),
+       cuts=st.lists(st.integers(1, 119), max_size=6),
+       weighted=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_stream_equals_sklearn_fit_of_decayed_weights(kind, n, half_life, cuts,
+                                                      weighted, seed):
+    ours, theirs = MODELS[kind]
+    X, y = make_data(kind, n, seed)
+    rng = np.random.default_rng(seed + 1)
+    w = rng.uniform(0.1, 3.0, n) if weighted else np.ones(n)
+    y[:3] = CLASSES  # every class has a row (scikit-learn's class_count_ > 0)
+    model = stream(ours(half_life=half_life), X, y, [c for c in cuts if c < n],
+                   w if weighted else None)
+    reference = theirs().fit(X, y, sample_weight=decayed(w, n, half_life))
+    assert_same_model(kind, model, reference, rtol=1e-10)
+    assert_array_equal(model.predict(X), reference.predict(X))
+    # and the same model as one fit of the stream
+    whole = ours(half_life=half_life).fit(X, y, sample_weight=w if weighted else None)
+    assert_same_model(kind, model, whole, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", ["bernoulli", "multinomial", "complement"])
+def test_csr_stream_equals_dense(kind):
+    ours, theirs = MODELS[kind]
+    X, y = make_data(kind, 300, 3, d=40)
+    X[:, 5:] = 0
+    model = stream(ours(half_life=25.0), sp.csr_matrix(X), y, [1, 7, 100, 101, 250])
+    reference = theirs().fit(X, y, sample_weight=decayed(np.ones(300), 300, 25.0))
+    assert_same_model(kind, model, reference, rtol=1e-10)
+
+
+def test_sparse_table_sized_model_forgets_exactly():
+    """At hashed-text width (the size that picks the sparse count table without
+    forgetting) the decayed counts are still exact."""
+    rng = np.random.default_rng(0)
+    X = sp.random(200, 2**16, density=0.001, format="csr", random_state=1,
+                  data_rvs=lambda k: rng.integers(1, 4, k).astype(np.float64))
+    y = rng.integers(0, 3, 200)
+    model = stream(MultinomialNB(half_life=30.0), X, y, [50, 51, 120])
+    reference = sk_nb.MultinomialNB().fit(
+        X, y, sample_weight=decayed(np.ones(200), 200, 30.0))
+    assert_allclose(model.feature_count_, reference.feature_count_, rtol=1e-10)
+    assert_allclose(model.feature_log_prob_, reference.feature_log_prob_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("kind", ["gaussian", "bernoulli", "multinomial"])
+def test_missing_values_split_invariant(kind):
+    ours, _ = MODELS[kind]
+    X, y = make_data(kind, 150, 5)
+    X[np.random.default_rng(2).random(X.shape) < 0.1] = np.nan
+    whole = ours(half_life=20.0).fit(X, y)
+    model = stream(ours(half_life=20.0), X, y, [1, 2, 60, 149])
+    assert_same_model(kind, model, whole, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+@pytest.mark.parametrize("none", [None, math.inf])
+def test_infinite_half_life_is_no_forgetting_bit_for_bit(kind, none):
+    ours, _ = MODELS[kind]
+    X, y = make_data(kind, 200, 11)
+    plain = stream(ours(), X, y, [50, 51, 120])
+    same = stream(ours(half_life=none), X, y, [50, 51, 120])
+    for name in ATTRIBUTES[kind]:
+        assert_array_equal(getattr(plain, name), getattr(same, name))
+    assert_array_equal(plain.predict_log_proba(X), same.predict_log_proba(X))
+
+
+def test_columnwise_forgets_as_its_sub_models():
+    rng = np.random.default_rng(4)
+    X = np.column_stack([rng.normal(size=200), rng.integers(0, 3, 200)]).astype(object)
+    X = np.column_stack([rng.normal(size=200), rng.normal(size=200)])
+    y = rng.integers(0, 3, 200)
+    model = ColumnwiseNB([("g", GaussianNB(), [0, 1])], half_life=15.0)
+    stream(model, X, y, [10, 11, 150])
+    alone = GaussianNB(half_life=15.0).fit(X, y)
+    sub = model.named_estimators_["g"]
+    assert sub.half_life == 15.0
+    assert_same_model("gaussian", sub, alone, rtol=1e-12)
+    assert_allclose(model.class_count_, alone.class_count_, rtol=1e-12)
+    assert_allclose(model.predict_log_proba(X), alone.predict_log_proba(X), rtol=1e-9)
+
+
+@pytest.mark.parametrize("value", [0, -1.0, math.nan, -math.inf])
+def test_bad_half_life_is_a_value_error(value):
+    X, y = make_data("gaussian", 10, 0)
+    for ours, _ in MODELS.values():
+        with pytest.raises(ValueError, match="'half_life' parameter"):
+            ours(half_life=value).fit(*make_data("multinomial", 10, 0))
+    with pytest.raises(ValueError, match="'half_life' parameter"):
+        ColumnwiseNB(half_life=value).fit(X, y)
+
+
+def test_half_life_of_wrong_type_is_a_type_error():
+    with pytest.raises(TypeError, match="'half_life' parameter"):
+        MultinomialNB(half_life="2000").fit(*make_data("multinomial", 10, 0))
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_save_load_keeps_forgetting(kind, tmp_path):
+    ours, _ = MODELS[kind]
+    X, y = make_data(kind, 160, 8)
+    model = stream(ours(half_life=12.0), X[:100], y[:100], [30])
+    model.save(tmp_path / "m.npz")
+    loaded = fastnb.load(tmp_path / "m.npz")
+    assert loaded.half_life == 12.0
+    stream(loaded, X[100:], y[100:], [20])
+    whole = ours(half_life=12.0).fit(X, y)
+    assert_same_model(kind, loaded, whole, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_failed_partial_fit_leaves_the_model(kind):
+    ours, _ = MODELS[kind]
+    X, y = make_data(kind, 100, 9)
+    model = stream(ours(half_life=10.0), X, y, [40])
+    before = {name: np.copy(getattr(model, name)) for name in ATTRIBUTES[kind]}
+    with pytest.raises(ValueError):
+        model.partial_fit(X[:5, :3], y[:5])  # wrong number of features
+    with pytest.raises(ValueError):
+        model.partial_fit(X[:5], [0, 1, 2, 0, 7])  # a label outside classes_
+    with pytest.raises(ValueError):
+        model.partial_fit(X[:5], y[:5], sample_weight=[1, 1, -1, 1, 1])
+    for name, value in before.items():
+        assert_array_equal(getattr(model, name), value)
+    # and the stream goes on as if the failed calls never happened
+    stream(model, X[:20], y[:20], [])
+    whole = ours(half_life=10.0).fit(np.vstack([X, X[:20]]), np.concatenate([y, y[:20]]))
+    assert_same_model(kind, model, whole, rtol=1e-12)
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_merge_adds_streams_aligned_at_their_ends(kind):
+    """fastnb.merge of two forgetting models: each row weighted by its age in its
+    own stream, both streams ending now."""
+    ours, theirs = MODELS[kind]
+    X, y = make_data(kind, 150, 10)
+    y[:3] = y[90:93] = CLASSES
+    a = stream(ours(half_life=20.0), X[:90], y[:90], [40])
+    b = stream(ours(half_life=20.0), X[90:], y[90:], [7])
+    merged = fastnb.merge(a, b)
+    weights = np.concatenate([decayed(np.ones(90), 90, 20.0),
+                              decayed(np.ones(60), 60, 20.0)])
+    reference = theirs().fit(X, y, sample_weight=weights)
+    assert_same_model(kind, merged, reference, rtol=1e-10)
+
+
+def test_dask_fit_refuses_a_model_that_forgets():
+    pytest.importorskip("dask")
+    import fastnb.dask
+
+    with pytest.raises(ValueError, match="half_life"):
+        fastnb.dask.fit(GaussianNB(half_life=100.0), None, None)
+
+
+def test_a_model_from_before_half_life_has_its_default(tmp_path):
+    """Files and pickles written before the parameter existed load as models
+    that do not forget (files: tests/test_categorical_compat.py)."""
+    X, y = make_data("gaussian", 50, 1)
+    state = GaussianNB().fit(X, y).__getstate__()
+    del state["half_life"]
+    old = GaussianNB.__new__(GaussianNB)
+    old.__setstate__(state)
+    assert old.half_life is None
+    old.partial_fit(X, y)
+    members = tmp_path / "old.npz"
+    old.save(members)
+    assert fastnb.load(members).half_life is None
+
+
+def test_rows_too_old_to_count_are_not_an_underflow():
+    """A feature constant over the rows that still count is a zero variance,
+    not values too small, even where rows forgotten to weight 0 differ."""
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(3000, 2))
+    X[1000:, 0] = 5.0
+    y = rng.integers(0, 2, 3000)
+    model = GaussianNB(half_life=1.0).fit(X, y)
+    assert_allclose(model.theta_[:, 0], 5.0)
+    assert np.all(model.var_[:, 0] - model.epsilon_ <= 1e-300)
+
+
+def test_a_denormal_half_life_forgets_all_but_the_last_row():
+    X, y = make_data("gaussian", 20, 3)
+    model = GaussianNB(half_life=5e-324).partial_fit(X, y, classes=CLASSES)
+    model.partial_fit(X, y)
+    assert model.class_count_.sum() == 1.0
+    assert np.all(np.isfinite(model.predict_proba(X)))
+
+
+@pytest.mark.parametrize("kind", sorted(MODELS))
+def test_forgetting_with_grown_classes_equals_classes_up_front(kind):
+    ours, _ = MODELS[kind]
+    X, y = make_data(kind, 200, 12)
+    y = np.where(np.arange(200) < 100, y % 2, y)  # class 2 first seen at row 100
+    grown = ours(grow_classes=True, half_life=10.0)
+    for start in range(0, 200, 30):
+        grown.partial_fit(X[start:start + 30], y[start:start + 30])
+    whole = ours(half_life=10.0).fit(X, y)
+    assert_same_model(kind, grown, whole, rtol=1e-12)
