@@ -33,6 +33,7 @@ spark = (SparkSession.builder.master("local[2]").appName("fastnb-gallery")
          .config("spark.driver.host", "127.0.0.1")
          .config("spark.driver.bindAddress", "127.0.0.1")
          .config("spark.sql.shuffle.partitions", "2")
+         .config("spark.ui.showConsoleProgress", "false")
          .config("spark.driver.memory", "2g").getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
 
