@@ -27,6 +27,10 @@ ROOT = DOCS.parent
 sys.path[:] = [p for p in sys.path if pathlib.Path(p or os.curdir).resolve() != ROOT]
 # Gallery examples draw with matplotlib's non-interactive backend.
 os.environ.setdefault("MPLBACKEND", "Agg")
+# The Spark gallery example's Python workers start in the build's folder (a
+# clone) without -P, and would import its source tree's fastnb/ (no compiled
+# build) instead of the installed one: -P for every Python started from here.
+os.environ.setdefault("PYTHONSAFEPATH", "1")
 
 try:
     import fastnb
