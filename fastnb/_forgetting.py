@@ -29,6 +29,10 @@ def check_half_life_param(value, owner):
         return
     if not _is_real(value):
         raise param_error(owner, "half_life", expected, value, TypeError)
+    try:
+        value = float(value)
+    except OverflowError:   # an int past float64 (a crafted file's 10**400)
+        raise param_error(owner, "half_life", expected, value) from None
     if not value > 0:  # NaN too
         raise param_error(owner, "half_life", expected, value)
 

@@ -286,3 +286,14 @@ def test_forgetting_with_grown_classes_equals_classes_up_front(kind):
         grown.partial_fit(X[start:start + 30], y[start:start + 30])
     whole = ours(half_life=10.0).fit(X, y)
     assert_same_model(kind, grown, whole, rtol=1e-12)
+
+
+def test_a_half_life_past_float64_is_refused():
+    # the model-file fuzzer's find: a file whose header said half_life=10**400
+    # loaded, then partial_fit raised OverflowError
+    import numpy as np
+    import pytest
+
+    import fastnb
+    with pytest.raises(ValueError, match="half_life"):
+        fastnb.MultinomialNB(half_life=10**400).fit(np.ones((2, 2)), [0, 1])
