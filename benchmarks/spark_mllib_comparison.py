@@ -11,7 +11,7 @@ which docs/user_guide/spark.rst includes; tests/test_spark_mllib.py checks on
 small data that the differences written there hold.
 
 Each model is fitted by both libraries on one cached training DataFrame (local[2],
-the same partitions) and applied to one test DataFrame. "max |dp|" is the largest
+the same partitions) and applied to one test DataFrame. "max abs dp" is the largest
 difference of any class probability on any test row; "with MLlib's prior" refits
 fastnb with ``priors``/``class_prior`` set to MLlib's fitted prior
 (``exp(model.pi)``), which isolates what is left: MLlib smooths the prior with the
@@ -112,8 +112,8 @@ def compare(spark, data):
             "model": title,
             "fastnb accuracy": (classes[p_ours.argmax(1)] == truth).mean(),
             "MLlib accuracy": (p_mllib.argmax(1) == truth).mean(),
-            "max |dp|": np.abs(p_ours - p_mllib).max(),
-            "max |dp| with MLlib's prior": np.abs(p_prior - p_mllib).max(),
+            "max abs dp": np.abs(p_ours - p_mllib).max(),
+            "max abs dp with MLlib's prior": np.abs(p_prior - p_mllib).max(),
             "max rel. variance difference": "",
         }
         if model_type == "gaussian":

@@ -151,3 +151,11 @@ def _escape_shape_names(app, what, name, obj, options, lines):
 
 def setup(app):
     app.connect("autodoc-process-docstring", _escape_shape_names, priority=400)
+
+# fastnb.spark's classes inherit pyspark.ml's documented members (params, copy,
+# transform, ...), whose docstrings name pyspark's own classes: the API pages do
+# not build pyspark's reference, so those names have no target here.
+nitpick_ignore = [*globals().get("nitpick_ignore", []),
+                  ("py:class", "pyspark.sql.DataFrame"), ("py:class", "Transformer"),
+                  ("py:class", "Params"), ("py:class", "Param"),
+                  ("py:func", "dir"), ("py:func", "copy.copy")]

@@ -165,8 +165,9 @@ def top_contributions(model, X, n=10, *, classes=None, feature_names=None):
     classes : None or a pair of labels, default=None
         None: each row's predicted class against its runner-up (the model needs
         two classes at least). ``(a, b)``: a against b for every row.
-    feature_names : None, array-like of n_features_in_ str, or an object with
-        ``get_feature_names_out()`` (such as ``fastnb.text.CountVectorizer``), default=None
+    feature_names : None, array-like of str, or an object with ``get_feature_names_out()``, default=None
+        A name for each of the ``n_features_in_`` columns (for example a fitted
+        ``fastnb.text.CountVectorizer`` or ``fastnb.text.HashedTermNames``).
         None: the model's ``feature_names_in_`` when it has them, else "x0", "x1", ...
 
     Returns
