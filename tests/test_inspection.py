@@ -426,3 +426,22 @@ def test_a_class_against_itself_has_nothing_to_explain(table, rng, table_fits):
     top = top_contributions(model, sp.csr_matrix(X), n=3, classes=(1, 1))
     assert np.all(top.features == -1) and np.all(top.values == 0)
     assert np.all(top.log_odds == 0) and np.all(top.base == 0)
+
+
+@pytest.mark.parametrize("table", [False, True])
+def test_a_malformed_csr_matrix_is_refused(table, rng, table_fits):
+    """The kernels index weights and slots by X's columns: out of range is an
+    error, never a read past the model."""
+    X, y = count_data(rng, 20, 5, 2)
+    with table_fits(table):
+        model = fastnb.MultinomialNB().fit(sp.csr_matrix(X), y)
+    bad = sp.csr_matrix(X)
+    bad.indices[0] = 10**6          # scipy does not check again
+    for explain in (lambda: contributions(model, bad),
+                    lambda: top_contributions(model, bad, n=2)):
+        with pytest.raises(ValueError, match="malformed"):
+            explain()
+    bad = sp.csr_matrix(X)
+    bad.indptr[-1] += 5
+    with pytest.raises(ValueError):
+        contributions(model, bad)

@@ -153,6 +153,18 @@ def _all_finite(values):
     return bool(np.isfinite(values).all())
 
 
+def _check_csr_bounds(X, name):
+    """The CSR arrays the inspection kernels index with: row pointers from 0 to
+    nnz, non-decreasing, and column indices in [0, n_features) (predict's kernels
+    check each entry as they read it; these read weights and slots by them)."""
+    indptr, indices = X.indptr, X.indices
+    nnz = indices.shape[0]
+    if (indptr[0] != 0 or indptr[-1] != nnz or np.any(np.diff(indptr) < 0)
+            or (nnz and (indices.min() < 0 or indices.max() >= X.shape[1]))):
+        raise ValueError(f"{name}: X is a malformed CSR matrix (row pointers or "
+                         f"column indices out of range).")
+
+
 def _raise_if_infinite(X, name):
     values = X.data if isinstance(X, CSRInput) else X
     if not _all_finite(values) and np.isinf(values).any():
@@ -203,6 +215,8 @@ class DiscreteTerms(_Terms):
             self.base = model._bias
         if not isinstance(self.X, CSRInput):
             self.X = _float_view(self.X)
+        elif checked is None:
+            _check_csr_bounds(self.X, type(model).__name__)
 
     def _csr_input(self):
         return self.X if isinstance(self.X, CSRInput) else _dense_to_csr(self.X)
