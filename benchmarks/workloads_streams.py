@@ -149,6 +149,10 @@ def accuracy_tables(quick=False, prefixes=()):
     if prefixes and not "D1".startswith(prefixes) and not any(
             p.startswith("D1") for p in prefixes):
         return []
+    if not _river_installed():
+        print("D1 accuracy: River is not installed (pip install river, or the bench "
+              "extra): its table is skipped")
+        return []
     import fastnb
     from river import naive_bayes as river_nb
     from sklearn import naive_bayes as sk_nb
@@ -177,6 +181,16 @@ def accuracy_tables(quick=False, prefixes=()):
             f"{record['fastnb half_life']:.3f} | {target} | "
             f"{'yes' if ok else '**no**'} |")
     return [("D1 prequential accuracy", lines, records)]
+
+
+def _river_installed():
+    """Whether River, the peer of D1's accuracy table and throughput case, is
+    importable (it comes with the bench extra, not the test one)."""
+    try:
+        import river  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _lazy(make):
@@ -271,6 +285,10 @@ def cases(quick=False):
     out.append(Case(f"D1 batch=100 V=2^{d.bit_length() - 1} k=10 MultinomialNB",
                     "partial_fit, half_life=2000", forget, plain, target=1 / 1.2,
                     baseline="no forgetting", inner_loops=2))
+    if not _river_installed():
+        print("D1 prequential throughput: River is not installed (the bench extra): "
+              "that case is skipped")
+        return out
     # prequential throughput against River, forgetting on (SEA, 3 features)
     pair = {}
 
