@@ -189,6 +189,13 @@ class SparseCountTable:
     # (``slot_dirty``, arrays logged by the model's flush): derived data too
     slot_state = None
     slot_dirty = ()
+    # the frame of a model that forgets (``start_frame``): the true counts are
+    # ``count_scale`` times the stored ones (class totals too); ``weight_epoch``
+    # (d,) stamps each block's weights with the ``epoch`` of the scale they were
+    # computed for (None: the model does not forget)
+    count_scale = 1.0
+    weight_epoch = None
+    epoch = 0
 
     def __init__(self, n_classes, n_features, capacity=1024, index=True):
         # index=False: the (d,) index is left unset, for a caller that writes all
@@ -417,6 +424,47 @@ class SparseCountTable:
         marks[:used_bytes] = self.ent_stale[:used_bytes]
         self.ent_stale = marks
 
+    # -- forgetting -----------------------------------------------------------------
+    def start_frame(self):
+        """Keep the counts in a frame for a model that forgets: a batch scales
+        the whole table by changing ``count_scale`` (O(1)) and adds its rows
+        with their weights divided by it. Every weight is valid now (epoch 0).
+        O(d) once, 8 bytes a feature."""
+        self.count_scale = 1.0
+        self.weight_epoch = np.zeros(self.n_features, dtype=np.int64)
+        self.epoch = 0
+
+    def stop_frame(self):
+        """Back to true counts, without a frame (``normalize`` first)."""
+        self.normalize()
+        self.weight_epoch = None
+        self.epoch = 0
+
+    def normalize(self):
+        """Store the true counts (``count_scale`` 1): O(entries), for what reads
+        the whole table, and before the scale would leave float64's range. The
+        weights of the current epoch stay valid (the true counts are the same)."""
+        if self.count_scale != 1.0:
+            # (the free room of the blocks is scaled too: whatever it holds is
+            # written before it is read)
+            with np.errstate(all="ignore"):
+                self.ent_count[:self.used] *= self.count_scale
+            self.class_total = self.class_total * self.count_scale
+            self.count_scale = 1.0
+
+    def stale_features(self, indices=None):
+        """The features of ``indices`` (None: every feature) whose weights are of
+        an older epoch than the count scale, each once, now stamped with it: the
+        caller refreshes them."""
+        every = indices is None
+        if every:
+            indices = np.zeros(0, dtype=np.int64)
+        listed = np.empty(self.n_features if every
+                          else min(self.n_features, indices.shape[0]), dtype=np.int64)
+        n = _update_kernels.stale_weights(indices, every, self.feat_len,
+                                          self.weight_epoch, self.epoch, listed)
+        return listed[:n]
+
     # -- reading -------------------------------------------------------------------
     def entries(self):
         """(feature, class, position) of every entry, feature-major."""
@@ -446,9 +494,11 @@ class SparseCountTable:
 
     @property
     def nbytes(self):
+        frame = () if self.weight_epoch is None else (self.weight_epoch,)
         return sum(a.nbytes for a in (self.feat_start, self.feat_len, self.ent_class,
                                       self.ent_count, self.ent_weight, self.ent_stale,
-                                      self.class_total, self.pend_feat, self.pend_off))
+                                      self.class_total, self.pend_feat, self.pend_off,
+                                      *frame))
 
     @classmethod
     def from_dense(cls, counts):

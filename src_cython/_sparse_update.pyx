@@ -17,7 +17,12 @@ O(k d) whatever the size of the batch. The sparse table (layout in
   (BernoulliNB's weights depend on every class count, so they are derived at
   predict time instead, once per model state: ``bernoulli_entry_terms``);
 * ``TablePredictor.predict`` (in ``_sparse_predict.pyx``) scores a CSR row in
-  O(nnz x classes with counts).
+  O(nnz x classes with counts);
+* under forgetting (``half_life``), the counts are kept in a frame: the true
+  count is ``count_scale`` times the stored one, so a batch decays the whole
+  table by changing one number and adds its rows with weights divided by it;
+  the weights a predict reads are refreshed where their epoch is older than the
+  scale's (``stale_weights``): each call costs what it touches.
 
 Every count is summed in row order, starting from the current value, and the
 entries of a feature are in the order their classes first appeared: any split of
@@ -249,6 +254,7 @@ def flush_multinomial(
     uint8_t[::1] ent_stale,           # IN/OUT: their marks are cleared
     const double[::1] alpha,          # IN: (d,) or (1,) smoothing
     int n_threads,
+    double count_scale=1.0,           # IN: N_cj = count_scale * ent_count (forgetting)
 ):
     """MultinomialNB's weights of the entries listed since the last refresh: the
     expression of ``refresh_multinomial`` (the same bits). The entries are
@@ -260,7 +266,8 @@ def flush_multinomial(
     cdef double a0 = alpha[0], log_a0 = log(alpha[0])
     cdef double small[SMALL_COUNTS]
     cdef const double* lookup = NULL
-    if scalar and n >= SMALL_COUNTS:
+    # (the table of small whole counts holds N_cj, not a scaled count's weight)
+    if scalar and n >= SMALL_COUNTS and count_scale == 1.0:
         fill_small_weights(small, a0, log_a0)
         lookup = small
     with nogil:
@@ -276,11 +283,14 @@ def flush_multinomial(
                 FASTNB_PREFETCH(&ent_weight[ahead])
             j = pend_feat[t]
             e = feat_start[j] + pend_off[t]
+            # (x * 1.0 is x: without forgetting, the bits of the unscaled count)
             if scalar:
-                ent_weight[e] = multinomial_weight(ent_count[e], a0, log_a0, lookup)
+                ent_weight[e] = multinomial_weight(ent_count[e] * count_scale, a0, log_a0,
+                                                   lookup)
             else:
                 a = alpha[j]
-                ent_weight[e] = multinomial_weight(ent_count[e], a, log(a), NULL)
+                ent_weight[e] = multinomial_weight(ent_count[e] * count_scale, a, log(a),
+                                                   NULL)
         for t in range(n):
             mark_stale(&ent_stale[0], feat_start[pend_feat[t]] + pend_off[t], False)
 
@@ -338,9 +348,10 @@ def refresh_multinomial(
     double[::1] ent_weight,           # OUT: log(N_cj + a_j) - log(a_j)
     const double[::1] alpha,          # IN: (d,) or (1,) smoothing
     int n_threads,
+    double count_scale=1.0,           # IN: N_cj = count_scale * ent_count (forgetting)
 ):
     """MultinomialNB's entry weights: what a count adds over the smoothing alone."""
-    cdef Py_ssize_t t, j, s
+    cdef Py_ssize_t t, j, s, e
     cdef double a, log_a
     cdef bint scalar = alpha.shape[0] == 1
     # one alpha: its log once, not once a feature
@@ -358,8 +369,14 @@ def refresh_multinomial(
             a = alpha[0] if scalar else alpha[j]
             log_a = log_a0 if scalar else log(a)
             s = feat_start[j]
-            multinomial_block(&ent_count[s], &ent_weight[s], feat_len[j], a, log_a,
-                              lookup)
+            if count_scale == 1.0:
+                multinomial_block(&ent_count[s], &ent_weight[s], feat_len[j], a, log_a,
+                                  lookup)
+            else:
+                # a model that forgets keeps its counts in a frame (``stale_weights``)
+                for e in range(s, s + feat_len[j]):
+                    ent_weight[e] = multinomial_weight(ent_count[e] * count_scale, a,
+                                                       log_a, NULL)
 
 
 def refresh_complement(
@@ -453,3 +470,39 @@ def bernoulli_entry_terms(
             s = feat_start[j]
             for e in range(s, s + feat_len[j]):
                 const_delta[ent_class[e]] += scratch[e]
+
+
+def stale_weights(
+    const index_t[::1] indices,       # IN: the column indices a predict reads
+    bint every_feature,               # every feature instead of ``indices``
+    const int32_t[::1] feat_len,      # IN: (d,) the table's block lengths
+    int64_t[::1] weight_epoch,        # IN/OUT: (d,) the epoch of each block's weights
+    int64_t epoch,                    # IN: the count scale's epoch
+    int64_t[::1] listed,              # OUT: (min(nnz, d),) the blocks to refresh
+):
+    """Under forgetting, every batch changes the count scale (a new epoch), and
+    with it every weight; a weight is recomputed only when a predict reads it.
+    Lists the blocks of ``indices`` (or all) with entries whose weights are of
+    an older epoch, each once, and stamps them with ``epoch`` (the caller
+    refreshes them next). An index outside [0, d) is skipped: the predict kernel
+    reports the malformed row. Serial, O(nnz), the stamps prefetched ahead as in
+    ``table_add``. Returns how many were listed."""
+    cdef Py_ssize_t d = weight_epoch.shape[0]
+    cdef Py_ssize_t n = d if every_feature else indices.shape[0]
+    cdef Py_ssize_t i, n_listed = 0
+    cdef int64_t j, ahead
+    with nogil:
+        for i in range(n):
+            if not every_feature and i + PREFETCH_INDEX < n:
+                ahead = indices[i + PREFETCH_INDEX]
+                if 0 <= ahead < d:
+                    FASTNB_PREFETCH(&weight_epoch[ahead])
+                    FASTNB_PREFETCH(&feat_len[ahead])
+            j = i if every_feature else indices[i]
+            if j < 0 or j >= d or weight_epoch[j] == epoch:
+                continue
+            weight_epoch[j] = epoch
+            if feat_len[j] > 0:
+                listed[n_listed] = j
+                n_listed += 1
+    return n_listed

@@ -297,3 +297,174 @@ def test_a_half_life_past_float64_is_refused():
     import fastnb
     with pytest.raises(ValueError, match="half_life"):
         fastnb.MultinomialNB(half_life=10**400).fit(np.ones((2, 2)), [0, 1])
+
+
+# -- MultinomialNB on the sparse count table: the counts in a frame ----------------
+
+@pytest.fixture
+def small_tables(monkeypatch):
+    """Every CSR fit of the count models in the sparse count table, whatever its
+    width (the shipped thresholds pick it from ~2**19 features at k=3), so that
+    these tests run at a width scikit-learn's dense oracle takes quickly."""
+    from fastnb import _count_table
+
+    monkeypatch.setattr(_count_table, "TABLE_MIN_CELLS", 0)
+    monkeypatch.setattr(_count_table, "TABLE_MIN_CELLS_PER_NONZERO", 0)
+
+
+def hashed_counts(n, seed, d=4096, per_row=30):
+    """Hashed-text-like counts (CSR)."""
+    rng = np.random.default_rng(seed)
+    X = sp.random(n, d, density=per_row / d, format="csr", random_state=seed,
+                  data_rvs=lambda k: rng.integers(1, 4, k).astype(np.float64))
+    return X, rng.integers(0, 3, n)
+
+
+def table_of(model):
+    table = model.__dict__.get("_table")
+    assert table is not None, "the model left the sparse count table"
+    return table
+
+
+@pytest.mark.parametrize("half_life, cuts", [(150.0, [50, 51, 170, 200, 400]),
+                                             (2.0, [50, 100, 150, 200, 250, 300, 350])])
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_table_stream_forgets_exactly_between_predicts(half_life, cuts, n_threads, small_tables):
+    """The table decays by one scale a batch and refreshes the weights a predict
+    reads: after every batch, predictions of a few rows (the table walk) and of
+    all rows so far (the feature slots) and the fitted attributes equal
+    scikit-learn's fit of the decayed weights. half_life=2 takes the scale below
+    FRAME_MIN_SCALE every few batches (the true counts stored again)."""
+    X, y = hashed_counts(450, 1)
+    model = MultinomialNB(half_life=half_life, n_threads=n_threads)
+    bounds = [0, *cuts, X.shape[0]]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        if a:
+            model.predict_joint_log_proba(X[a:a + 3])  # reads a few blocks only
+        model.partial_fit(X[a:b], y[a:b], classes=CLASSES)
+        table = table_of(model)
+        reference = sk_nb.MultinomialNB().fit(X[:b], y[:b],
+                                              sample_weight=decayed(np.ones(b), b, half_life))
+        assert_allclose(model.predict_joint_log_proba(X[a:b][:4]),
+                        reference.predict_joint_log_proba(X[a:b][:4]), rtol=1e-10)
+        assert_allclose(model.predict_joint_log_proba(X[:b]),
+                        reference.predict_joint_log_proba(X[:b]), rtol=1e-10)
+        assert_allclose(model.class_count_, reference.class_count_, rtol=1e-10)
+    assert table.weight_epoch is not None
+    assert_allclose(model.feature_count_, reference.feature_count_, rtol=1e-10, atol=0)
+    assert_allclose(model.feature_log_prob_, reference.feature_log_prob_, rtol=1e-10)
+    # and one fit of the stream is the same model
+    whole = MultinomialNB(half_life=half_life, n_threads=n_threads).fit(X, y)
+    table_of(whole)
+    assert_allclose(whole.predict_joint_log_proba(X), model.predict_joint_log_proba(X),
+                    rtol=1e-12)
+
+
+def test_table_frame_weights_and_missing_values(small_tables):
+    X, y = hashed_counts(300, 2)
+    X = X.astype(np.float64)
+    X.data[::17] = np.nan  # NaN is a missing value: it adds nothing
+    w = np.random.default_rng(3).uniform(0.2, 3.0, 300)
+    model = MultinomialNB(half_life=40.0)
+    stream(model, X, y, [60, 61, 200], sample_weight=w)
+    table_of(model)
+    observed = X.copy()
+    observed.data = np.nan_to_num(observed.data, nan=0.0)
+    reference = sk_nb.MultinomialNB().fit(observed, y, sample_weight=decayed(w, 300, 40.0))
+    assert_allclose(model.feature_count_, reference.feature_count_, rtol=1e-10, atol=0)
+    assert_allclose(model.predict_joint_log_proba(observed[:50]),
+                    reference.predict_joint_log_proba(observed[:50]), rtol=1e-10)
+    # the missing values' weights decay with the counts
+    missing = np.zeros((3, X.shape[1]))
+    rows = np.repeat(np.arange(300), np.diff(X.indptr))
+    nan = np.isnan(X.data)
+    np.add.at(missing, (y[rows[nan]], X.indices[nan]), decayed(w, 300, 40.0)[rows[nan]])
+    assert_allclose(model._missing_count, missing, rtol=1e-10, atol=0)
+
+
+def test_table_batch_and_predict_cost_what_they_touch(small_tables):
+    """O(batch), structurally: a partial_fit stamps no weight (it changes one
+    scale), and a predict refreshes the blocks of its own features only."""
+    X, y = hashed_counts(400, 4)
+    model = MultinomialNB(half_life=100.0).fit(X[:300], y[:300])
+    model.predict(X[:1])  # (the fit's listed weights computed)
+    table = table_of(model)
+    stamps = table.weight_epoch.copy()
+    scale = table.count_scale
+    model.partial_fit(X[300:350], y[300:350])
+    assert_array_equal(table.weight_epoch, stamps)
+    assert table.count_scale == scale * 2.0 ** (-50 / 100.0)
+    features, offsets = table.pending_entries()
+    # (the entries the batch changed, listed by the add as without forgetting)
+    pending = set(table.feat_start[features] + offsets)
+
+    def blocks(row):
+        return {int(e) for j in row.indices if table.feat_len[j] > 0
+                for e in range(table.feat_start[j], table.feat_start[j] + table.feat_len[j])}
+    # a row of the fit's whose blocks the batch did not change
+    row = next(X[i:i + 1] for i in range(300) if blocks(X[i:i + 1]) - pending)
+    weights = table.ent_weight[:table.used].copy()
+    model.predict(row)
+    assert set(np.flatnonzero(table.weight_epoch == table.epoch)) == set(row.indices)
+    # the only weights written are those of the row's blocks and the listed ones
+    after = table.ent_weight[:table.used]
+    changed = np.flatnonzero((after != weights) & ~(np.isnan(after) & np.isnan(weights)))
+    mine = blocks(row)
+    assert mine - pending and (mine - pending) & set(changed)
+    assert set(changed) <= mine | pending
+
+
+def test_table_half_life_changed_or_dropped_mid_stream(small_tables):
+    X, y = hashed_counts(300, 5)
+    model = MultinomialNB(half_life=30.0).fit(X[:100], y[:100])
+    model.predict(X[:5])
+    model.set_params(half_life=80.0).partial_fit(X[100:200], y[100:200])
+    model.predict(X[:5])
+    model.set_params(half_life=None).partial_fit(X[200:], y[200:])
+    table = table_of(model)
+    assert table.weight_epoch is None and table.count_scale == 1.0
+    weights = np.concatenate([decayed(np.ones(100), 100, 30.0) * 2.0 ** (-100 / 80.0),
+                              decayed(np.ones(100), 100, 80.0), np.ones(100)])
+    reference = sk_nb.MultinomialNB().fit(X, y, sample_weight=weights)
+    assert_allclose(model.feature_count_, reference.feature_count_, rtol=1e-10, atol=0)
+    assert_allclose(model.predict_joint_log_proba(X), reference.predict_joint_log_proba(X),
+                    rtol=1e-10)
+
+
+def test_table_failed_partial_fit_is_undone(monkeypatch, small_tables):
+    """A failure after the frame moved and the batch was added (here: the
+    class prior's update raises MemoryError) puts the scale, the epoch and the
+    counts back: the stream goes on as if the call never happened."""
+    X, y = hashed_counts(300, 6)
+    model = MultinomialNB(half_life=50.0).fit(X[:150], y[:150])
+    model.partial_fit(X[150:200], y[150:200])
+    table = table_of(model)
+    before = (table.count_scale, table.epoch, model.predict_joint_log_proba(X[:20]))
+
+    def failing_prior(class_count):
+        raise MemoryError("no room")
+    monkeypatch.setattr(model, "_class_log_prior", failing_prior)
+    with pytest.raises(MemoryError):
+        model.partial_fit(X[200:250], y[200:250])
+    monkeypatch.undo()
+    assert (table.count_scale, table.epoch) == before[:2]
+    assert_array_equal(model.predict_joint_log_proba(X[:20]), before[2])
+    model.partial_fit(X[200:], y[200:])
+    reference = sk_nb.MultinomialNB().fit(X, y, sample_weight=decayed(np.ones(300), 300, 50.0))
+    assert_allclose(model.predict_joint_log_proba(X), reference.predict_joint_log_proba(X),
+                    rtol=1e-10)
+
+
+def test_table_save_load_mid_stream(tmp_path, small_tables):
+    X, y = hashed_counts(300, 7)
+    model = stream(MultinomialNB(half_life=60.0), X[:200], y[:200], [80, 81])
+    model.predict(X[:3])  # some weights refreshed, the rest stale
+    model.save(tmp_path / "m.npz")
+    loaded = fastnb.load(tmp_path / "m.npz")
+    assert_allclose(loaded.predict_joint_log_proba(X), model.predict_joint_log_proba(X),
+                    rtol=1e-12)
+    for m in (model, loaded):
+        stream(m, X[200:], y[200:], [50])
+    assert_allclose(loaded.predict_joint_log_proba(X), model.predict_joint_log_proba(X),
+                    rtol=1e-12)
+    table_of(loaded)

@@ -45,6 +45,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     # batch changed, at the next predict: ``_flush_pending``); False: the model
     # derives them at predict time from the counts (BernoulliNB).
     _table_keeps_weights = True
+    # whether the table takes a model that forgets (its clock: each entry weight
+    # depends on its own feature's block alone)
+    _table_forgets = False
     # Whether the (class, feature) pairs with missing values need count entries
     # of their own (BernoulliNB: a missing value changes the pair's denominator).
     _table_missing_entries = False
@@ -169,12 +172,16 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         n_classes = fitted_classes.shape[0]
         alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
         resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
-        # Under forgetting every count decays with each batch, so the counts stay
-        # dense (the sparse table's O(batch) update does not apply).
-        forgetting = forgets(self.half_life)
-        if not forgetting and self._use_table(Xv, n_classes, alpha, first_call):
+        # Under forgetting every count decays with each batch: the sparse table
+        # decays a block when a batch or a predict reaches it (its clock, O(batch)),
+        # which suits the models whose weights each depend on one feature's
+        # block; BernoulliNB's depend on every class count, and its counts stay
+        # dense under forgetting.
+        table_ok = not forgets(self.half_life) or self._table_forgets
+        if table_ok and self._use_table(Xv, n_classes, alpha, first_call):
             return self._fit_table(X, Xv, codes, weights, fitted_classes, alpha, first_call)
-        if not (first_call or forgetting) and self._moves_to_table(Xv, n_classes, alpha):
+        if (not first_call and table_ok
+                and self._moves_to_table(Xv, n_classes, alpha)):
             # the same counts in a table, then the batch into it; bad input (or
             # any failure) leaves the dense model exactly as it was
             before = dict(self.__dict__)
@@ -192,7 +199,7 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
                 return (np.zeros((n_classes, n_features), dtype=np.float64),
                         np.zeros(n_classes, dtype=np.float64),
                         np.zeros((n_classes, n_features), dtype=np.float64))
-            if forgetting:
+            if forgets(self.half_life):
                 # what was learned before, scaled by the batch's decay
                 decay = decay_factor(self.half_life, n_samples)
                 return (self.feature_count_ * decay, self.class_count_ * decay,
@@ -358,6 +365,7 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
             return {"class_count_": self.class_count_,
                     "feature_count_": self.feature_count_,
                     "missing_count": self._missing_count}
+        self._settle_table()  # (under forgetting: every count as of now)
         state = {"class_count_": self.class_count_,
                  "table_class_total": table.class_total}
         missing = self._missing_table

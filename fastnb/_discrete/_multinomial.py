@@ -106,6 +106,7 @@ class MultinomialNB(_BaseDiscreteNB):
 
     _check_negative = True
     _table_model = "multinomial"
+    _table_forgets = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, n_threads=None, grow_classes=False,
@@ -118,16 +119,19 @@ class MultinomialNB(_BaseDiscreteNB):
         return FILL_MULTINOMIAL, alpha, None, None, None
 
     def _refresh_table(self, table, features, alpha):
+        # (``count_scale``: under forgetting the table holds its counts in a frame)
         _table_update_kernels.refresh_multinomial(features, table.feat_start, table.feat_len,
                                            table.ent_count, table.ent_weight, alpha,
-                                           _refresh_threads(self, features))
+                                           _refresh_threads(self, features),
+                                           table.count_scale)
 
     def _flush_pending(self, table, alpha):
         features, offsets = table.pending_entries()
         _table_update_kernels.flush_multinomial(features, offsets, table.feat_start,
                                          table.ent_count, table.ent_weight,
                                          table.ent_stale, alpha,
-                                         _refresh_threads(self, features))
+                                         _refresh_threads(self, features),
+                                         table.count_scale)
 
     def _table_terms(self):
         # jll_c = log prior_c + sum_j x_j log a_j + sum_{N_cj > 0} x_j [log(N_cj + a_j)
@@ -135,7 +139,8 @@ class MultinomialNB(_BaseDiscreteNB):
         table = self._table
         alpha = self._table_alpha
         total_alpha = alpha.sum() if alpha.ndim else alpha * table.n_features
-        scale = -np.log(table.class_total + total_alpha)
+        # (the true totals: under forgetting the table's are in its frame)
+        scale = -np.log(table.class_total * table.count_scale + total_alpha)
         return (self._feat_base, self.class_log_prior_, scale,
                 np.ones(table.n_classes))
 

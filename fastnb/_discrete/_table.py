@@ -13,6 +13,7 @@ import numpy as np
 from .. import _count_table
 from .. import _invariants as rules
 from .._count_table import BatchPartition, SparseCountTable, builds_table, wants_table
+from .._forgetting import decay_factor, forgets
 from .._params import resolve_alpha, resolve_priors
 from .._threads import threads_for
 from .._validation import _CSR_TYPES, CSRInput
@@ -44,7 +45,14 @@ MOVE_CELLS_PER_NONZERO = 8
 # follows it: (key, member names, weak references to the arrays, result), or None
 _LAST_TABLE_CHECK = None
 
-# Serialises the refreshes of stale weights that predict runs (``_flush_table``).
+# Under forgetting the counts are kept in a frame whose scale shrinks with every
+# batch (``_advance_frame``); below this scale the true counts are stored again
+# (O(entries), every 64 half-lives of rows), so that a row's weight in the frame
+# stays below 2**64 times its true weight.
+FRAME_MIN_SCALE = 2.0 ** -64
+
+# Serialises the refreshes of stale weights that predict runs (``_flush_table``,
+# ``_settle_table``).
 _FLUSH_LOCK = threading.Lock()
 
 # Dense rows a build of the slots leaves free for features that later batches
@@ -201,7 +209,9 @@ class _TableMixin:
         running = np.zeros(n_classes) if table is None else table.class_total
         if not np.all(np.isfinite(running + batch_total)):
             self._raise_non_finite(np.zeros(1))
-        class_count = np.zeros(n_classes) if first_call else self.class_count_.copy()
+        # (under forgetting, what was learned before decays by the batch's factor)
+        class_count = (np.zeros(n_classes) if first_call
+                       else self.class_count_ * decay_factor(self.half_life, codes.shape[0]))
         _table_kernels.add_class_counts(codes, weights, class_count)
         if first_call and class_count.sum() <= 0:
             raise ValueError("The sum of sample_weight is zero: nothing to fit.")
@@ -260,6 +270,8 @@ class _TableMixin:
             table = SparseCountTable.build(
                 observed, codes, weights, n_classes, binarize, thr,
                 threads_for(self.n_threads, nnz, "count_fit"), partition, fill_weights)
+            if forgets(self.half_life):
+                table.start_frame()
             refresh_all = fill_weights is None
         else:
             if first_call:
@@ -274,12 +286,21 @@ class _TableMixin:
             # the next predict (``_flush_table``): a stream of batches costs
             # O(non-zeros) per batch, and a refresh what changed since the last
             refresh_all = alpha_changed and not first_call
+            if first_call and forgets(self.half_life):
+                table.start_frame()
+            elif not first_call:
+                # (under forgetting, the rows' weights in the table's frame)
+                frame = self._advance_frame(table, codes.shape[0], undo)
+                if frame is not None:
+                    weights, row_total = weights * frame, row_total * frame
             _logged_add(undo, table, observed, codes, weights, binarize, thr,
                         pending=self._table_keeps_weights and not refresh_all,
                         row_total=row_total)
         if missing is not None:
             if self._missing_table is None:
                 self._missing_table = SparseCountTable(n_classes, n_features)
+                # (in the frame of the counts: ``_advance_frame`` scales both)
+                self._missing_table.count_scale = table.count_scale
             _logged_add(undo, self._missing_table, missing, codes, weights, False, 0.0)
             if self._table_missing_entries:
                 # the pairs with missing values get count entries (of zero where
@@ -291,6 +312,8 @@ class _TableMixin:
             if not first_call:
                 # a new alpha rewrites every weight in place
                 undo.append(_weights_restorer(table))
+            if table.weight_epoch is not None:
+                table.weight_epoch[:] = table.epoch  # (every weight, refreshed below)
             table.clear_stale()
             self._refresh_table(table, table.all_features(), np.atleast_1d(alpha))
         self.n_features_in_ = n_features
@@ -298,6 +321,63 @@ class _TableMixin:
         self.class_count_ = class_count
         self.class_log_prior_ = self._class_log_prior(class_count)
         self._table = table
+
+    def _advance_frame(self, table, n_rows, undo):
+        """Under forgetting, a later batch of ``n_rows`` rows decays everything
+        learned before by 2**(-n_rows / half_life): the table's count scale takes
+        the factor (O(1); a new epoch, so every weight is stale, and refreshed
+        where a predict reads it, ``_settle_table``). Returns what the batch's
+        row weights are multiplied by to be added in the frame (1 / the new
+        scale), or None for a model that does not forget (a table that did is
+        put back to true counts first, O(entries) once). Each change appends
+        its undo."""
+        missing = self._missing_table
+        parts = [part for part in (table, missing) if part is not None]
+        if not forgets(self.half_life):
+            if table.weight_epoch is not None:
+                # (none of this changes the model: not undone)
+                self._settle_table()  # every weight, for the true counts
+                for part in parts:
+                    part.stop_frame()
+            return None
+        if table.weight_epoch is None:
+            table.start_frame()  # (a table fitted without forgetting)
+        decay = decay_factor(self.half_life, n_rows)
+        if table.count_scale * decay < FRAME_MIN_SCALE:
+            # before 1 / scale nears float64's range: the true counts again
+            for part in parts:
+                part.normalize()
+        before = [(part, part.count_scale, part.epoch) for part in parts]
+
+        def restore():
+            for part, scale, epoch in before:
+                part.count_scale, part.epoch = scale, epoch
+        undo.append(restore)
+        table.count_scale *= decay
+        table.epoch += 1
+        if missing is not None:
+            missing.count_scale = table.count_scale
+        return 1.0 / table.count_scale
+
+    def _settle_table(self, indices=None):
+        """Under forgetting: refresh the weights a predict reads (``indices``, the
+        batch's column indices) where they are of an older epoch than the count
+        scale: O(their entries), so that a predict of a small batch does not pay
+        for the size of the model. ``indices=None``: for what reads the whole
+        model, every stale weight, and the true counts stored (``normalize``)."""
+        table = self._table
+        if table.weight_epoch is None:
+            return
+        with _FLUSH_LOCK:
+            if indices is None:
+                for part in (table, self._missing_table):
+                    if part is not None:
+                        part.normalize()
+            listed = table.stale_features(indices)
+            if listed.shape[0]:
+                self._refresh_table(table, listed, np.atleast_1d(self._table_alpha))
+                table.version += 1
+                table.log_slot_changes(listed)
 
     def _flush_table(self):
         """Compute the weights that the batches since the last refresh made stale
@@ -344,6 +424,7 @@ class _TableMixin:
         raise NotImplementedError
 
     def _dense_from_table(self, name):
+        self._settle_table()
         table = self._table
         if name == "feature_count_":
             return table.to_dense()
@@ -357,7 +438,7 @@ class _TableMixin:
                 table.to_dense(), self.class_count_, self._table_alpha, None)[0]
         raise AttributeError(name)
 
-    def _table_predict_state(self):
+    def _table_predict_state(self, settled=False):
         """The predict terms of the table (and, once made, its predictors and
         dense feature-major weights), tied to the objects they were computed
         from: a fit or partial_fit changes the table's version or replaces those
@@ -371,6 +452,9 @@ class _TableMixin:
         1-document predict. ``_one_document_labels`` checks the same objects in
         place (its ``one_row`` entry): a source added here goes there too."""
         table = self._table
+        if not settled:
+            # (what reads the whole model; a predict settles its batch's blocks)
+            self._settle_table()
         if table.n_pending:
             self._flush_table()
         cache = table.predict_state
@@ -475,7 +559,9 @@ class _TableMixin:
         # property, read once, and a 1-D array's len is its shape[0])
         state = self.__dict__
         table = state.get("_table")
-        if table is None or type(X) not in _CSR_TYPES:
+        if table is None or type(X) not in _CSR_TYPES or table.weight_epoch is not None:
+            # (a model that forgets settles the blocks the row reads first: the
+            # general path)
             return None
         n_rows, n_features = X.shape
         data, indices = X.data, X.indices
@@ -538,7 +624,9 @@ class _TableMixin:
         table = self._table
         if not isinstance(X, CSRInput):
             X = _dense_to_csr(_kernel_view(X) if X.dtype == np.bool_ else X)
-        cache = self._table_predict_state()
+        if table.weight_epoch is not None:
+            self._settle_table(X.indices)
+        cache = self._table_predict_state(settled=True)
         feat_base, bias, scale, mult = cache["table_terms"]
         n_samples = X.shape[0]
         nnz = X.data.shape[0]
