@@ -144,29 +144,11 @@ cdef inline void heap_finish(double* val, int64_t* feat, Py_ssize_t size,
         feat[end] = -1
 
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    #include <string.h>
-    /* log(x) for a positive normal double, to within 2e-4: the exponent, and the
-       series 2 atanh((m - 1) / (m + 1)) of the mantissa m in [1, 2) to t^5. A
-       filter only: a value it puts near a kept one is computed exactly. */
-    static inline double fastnb_log_approx(double x) {
-        uint64_t u; double m, t, t2;
-        memcpy(&u, &x, sizeof u);
-        int64_t e = (int64_t)((u >> 52) & 0x7ff) - 1023;
-        u = (u & 0x000FFFFFFFFFFFFFULL) | 0x3FF0000000000000ULL;
-        memcpy(&m, &u, sizeof m);
-        t = (m - 1.0) / (m + 1.0);
-        t2 = t * t;
-        return (double)e * 0.6931471805599453 + 2.0 * t * (1.0 + t2 * (1.0 / 3.0 + t2 * 0.2));
-    }
-    """
-    double fastnb_log_approx(double x) nogil
-
-# what fastnb_log_approx may be off by, with room (a score within this of the
-# worst kept one is computed exactly)
-cdef double LOG_APPROX_MARGIN = 1e-3
+# a score within this (relative) of the worst kept one is computed exactly: the
+# filter's products differ from the exact logs by rounding, ~1e-15
+cdef double FILTER_MARGIN = 1e-9
+# past this worst kept score, exp() of it would overflow: no filter
+cdef double FILTER_MAX_LOG = 600.0
 
 
 cdef inline double kept_worst(const double* val, Py_ssize_t size,
@@ -662,7 +644,7 @@ def table_informative(
     bint log_mixture,                 # IN: log mean exp (else mean) of the others' w
     int64_t[:, :, ::1] features,      # OUT: (n_blocks, k, n_top) each block's best
     double[:, :, ::1] values,         # OUT: (n_blocks, k, n_top) their scores
-    double[:, ::1] scratch,           # SCRATCH: (n_blocks, k)
+    double[:, ::1] scratch,           # SCRATCH: (n_blocks, 3 k)
     intp_t[:, ::1] sizes,             # SCRATCH: (n_blocks, k) zeroed
     int n_threads,
 ):
@@ -674,22 +656,46 @@ def table_informative(
     s_c, b_j cancelling out of the score; mean, sum_c p_c w_cj = b_j P1 + P2 +
     sum_e p_c mult_c e_cj. The other classes' mix is the total less c's share.
     MultinomialNB's expm1(e_cj) is N_cj / a_j (its entry weight is log(N_cj +
-    a_j) - log a_j): no exp. The log of a score is first taken approximately, and
-    exactly only for a score that may enter its class's list."""
+    a_j) - log a_j): no exp. A score's log is taken only for a score that may
+    enter its class's list: exp(score) is a product, compared with exp(the
+    worst kept score), kept a class (an approximate log a score, before, cost
+    the pass ~3x one pass over the counts)."""
     cdef Py_ssize_t d = feat_start.shape[0], k = prior.shape[0]
     cdef Py_ssize_t n_blocks = features.shape[0], n_top = values.shape[2]
     cdef Py_ssize_t block, j, c, e, lo, hi
     cdef double total_prior = 0.0, S = -INFINITY, A = 0.0, P1 = 0.0, P2 = 0.0
-    cdef double U, M, w, b, others, score, worst
+    cdef double U, M, w, b, others, score, worst, inv_alpha
     cdef double* grown
+    cdef double* ratio
+    cdef double* bar
     cdef int64_t start
     cdef bint scalar_base = feat_base.shape[0] == 1
     cdef bint scalar_alpha = alpha.shape[0] == 1
-    # per class: p_c exp(s_c - S), and log of the other classes' prior mass
+    # per class: p_c exp(s_c - S), log of the other classes' prior mass, and
+    # exp(s_c - S) times that mass (the filter's factor)
     cdef double[::1] weight_arr = np.zeros(k)
     cdef double[::1] log_rest = np.zeros(k)
+    cdef double[::1] filter_factor = np.zeros(k)
+    # the blocks' first features, for equal work (entries, and a little a
+    # feature): a text model's entries crowd its frequent features, the first
+    # ones (T1, in 8 equal ranges: 675k entries in the first, 57k in the last)
+    cdef int64_t[::1] bounds = np.empty(n_blocks + 1, dtype=np.int64)
+    cdef int64_t total_work = 0, work = 0
     if n_top == 0:
         return
+    with nogil:
+        for j in range(d):
+            total_work += feat_len[j] + 1
+        block = 0
+        bounds[0] = 0
+        for j in range(d):
+            while block + 1 < n_blocks and work * n_blocks >= total_work * (block + 1):
+                block += 1
+                bounds[block] = j
+            work += feat_len[j] + 1
+        while block + 1 <= n_blocks:
+            block += 1
+            bounds[block] = d
     for c in range(k):
         total_prior += prior[c]
         if scale[c] > S:
@@ -701,11 +707,16 @@ def table_informative(
         P2 += prior[c] * mult[c] * scale[c]
         log_rest[c] = log(total_prior - prior[c]) if total_prior - prior[c] > 0.0 \
             else INFINITY
+        filter_factor[c] = _exp(scale[c] - S) * (total_prior - prior[c])
     with nogil:
         for block in prange(n_blocks, schedule='static', num_threads=max(n_threads, 1)):
             grown = &scratch[block, 0]
-            lo = block_start(block, n_blocks, d)
-            hi = block_start(block + 1, n_blocks, d)
+            ratio = &scratch[block, k]
+            bar = &scratch[block, 2 * k]
+            for c in range(k):
+                bar[c] = 1.0 - FILTER_MARGIN   # a score > 0: a ratio > 1
+            lo = bounds[block]
+            hi = bounds[block + 1]
             for j in range(lo, hi):
                 start = feat_start[j]
                 if feat_len[j] == 0:
@@ -713,16 +724,17 @@ def table_informative(
                 U = A
                 M = 0.0
                 b = feat_base[0] if scalar_base else feat_base[j]
+                inv_alpha = 1.0 / (alpha[0] if scalar_alpha else alpha[j])
                 for e in range(feat_len[j]):
                     c = ent_class[start + e]
                     if not log_mixture:
                         M = M + prior[c] * mult[c] * ent_weight[start + e]
                         continue
                     if from_counts:
-                        grown[e] = weight_arr[c] * (ent_count[start + e] / (
-                            alpha[0] if scalar_alpha else alpha[j]))
+                        ratio[e] = ent_count[start + e] * inv_alpha
                     else:
-                        grown[e] = weight_arr[c] * _expm1(ent_weight[start + e])
+                        ratio[e] = _expm1(ent_weight[start + e])
+                    grown[e] = weight_arr[c] * ratio[e]
                     U = U + grown[e]
                 for e in range(feat_len[j]):
                     c = ent_class[start + e]
@@ -732,11 +744,13 @@ def table_informative(
                         # c's share of U is weight_arr[c] exp(e_cj) = its base
                         # share plus grown[e]
                         others = U - (weight_arr[c] + grown[e])
-                        score = (scale[c] + ent_weight[start + e]) - (S - log_rest[c])
-                        worst = kept_worst(&values[block, c, 0], sizes[block, c], n_top)
-                        if score - fastnb_log_approx(others) < worst - LOG_APPROX_MARGIN:
+                        # exp(score) = exp(s_c - S) rest_c exp(e_cj) / others,
+                        # exp(e_cj) = 1 + ratio[e]: below exp(worst kept) (less
+                        # a margin), it cannot enter; a product, not a log
+                        if filter_factor[c] * (1.0 + ratio[e]) < others * bar[c]:
                             continue
-                        score = score - log(others)
+                        score = ((scale[c] + ent_weight[start + e]) - (S - log_rest[c])
+                                 - log(others))
                     else:
                         w = mult[c] * ((b + scale[c]) + ent_weight[start + e])
                         others = ((b * P1 + P2 + M) - prior[c] * w) / (
@@ -745,6 +759,11 @@ def table_informative(
                     if score > 0.0:
                         sizes[block, c] = offer(&values[block, c, 0], &features[block, c, 0],
                                                 sizes[block, c], n_top, score, j)
+                        worst = kept_worst(&values[block, c, 0], sizes[block, c], n_top)
+                        if worst > FILTER_MAX_LOG:
+                            bar[c] = 0.0
+                        elif worst > 0.0:
+                            bar[c] = _exp(worst) * (1.0 - FILTER_MARGIN)
             for c in range(k):
                 heap_finish(&values[block, c, 0], &features[block, c, 0],
                             sizes[block, c], n_top)
