@@ -664,7 +664,7 @@ def table_informative(
     cdef Py_ssize_t n_blocks = features.shape[0], n_top = values.shape[2]
     cdef Py_ssize_t block, j, c, e, lo, hi
     cdef double total_prior = 0.0, S = -INFINITY, A = 0.0, P1 = 0.0, P2 = 0.0
-    cdef double U, M, w, b, others, score, worst, inv_alpha
+    cdef double U, M, w, b, others, score, worst, a_j
     cdef double* grown
     cdef double* ratio
     cdef double* bar
@@ -724,14 +724,16 @@ def table_informative(
                 U = A
                 M = 0.0
                 b = feat_base[0] if scalar_base else feat_base[j]
-                inv_alpha = 1.0 / (alpha[0] if scalar_alpha else alpha[j])
+                a_j = alpha[0] if scalar_alpha else alpha[j]
                 for e in range(feat_len[j]):
                     c = ent_class[start + e]
                     if not log_mixture:
                         M = M + prior[c] * mult[c] * ent_weight[start + e]
                         continue
                     if from_counts:
-                        ratio[e] = ent_count[start + e] * inv_alpha
+                        # (a quotient, not a product by 1 / a_j: the bits of
+                        # the score, through U, as before)
+                        ratio[e] = ent_count[start + e] / a_j
                     else:
                         ratio[e] = _expm1(ent_weight[start + e])
                     grown[e] = weight_arr[c] * ratio[e]
