@@ -113,22 +113,27 @@ def top_table_csr(
     values: _Float64,
     n_threads: int,
 ) -> None: ...
-def top_slots_csr(
+def top_slots_scored(
     data: _Floating,
     indices: _Index,
     indptr: _Index,
     slots: NDArray[np.uint8],
     rows: _Float64,
+    bias: _Float64,
     scale: _Float64,
     mult: _Float64,
     binarize: bool,
     threshold: float,
+    pair_first: int,
+    pair_second: int,
     first: _Intp,
     second: _Intp,
+    log_odds: _Float64,
     features: _Int64,
     values: _Float64,
-    n_threads: int,
-) -> None: ...
+    scratch: _Float64,
+    chunk_features: _Int64,
+) -> int: ...
 def top_two(
     jll: _Float64,
     first: _Intp,

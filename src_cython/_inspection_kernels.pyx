@@ -24,16 +24,12 @@ from cython.parallel cimport prange
 from libc.math cimport log, INFINITY
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
-from _common cimport intp_t, floating, block_start
+from _common cimport intp_t, floating, block_start, row_argmax, MODE_ARGMAX
 from _categorical_point cimport value_t, table_row
-from _counts cimport FASTNB_PREFETCH_L1
-from _sparse_slots cimport FeatureSlot
+from _sparse_slots cimport FeatureSlot, SLOT_ENTRIES, index_t, slot_predict_row
+from _counts cimport FASTNB_PREFETCH_W
 
 import numpy as np
-
-ctypedef fused index_t:
-    int
-    long long
 
 
 # -- the top-n heap --------------------------------------------------------------------
@@ -148,29 +144,11 @@ cdef inline void heap_finish(double* val, int64_t* feat, Py_ssize_t size,
         feat[end] = -1
 
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    #include <string.h>
-    /* log(x) for a positive normal double, to within 2e-4: the exponent, and the
-       series 2 atanh((m - 1) / (m + 1)) of the mantissa m in [1, 2) to t^5. A
-       filter only: a value it puts near a kept one is computed exactly. */
-    static inline double fastnb_log_approx(double x) {
-        uint64_t u; double m, t, t2;
-        memcpy(&u, &x, sizeof u);
-        int64_t e = (int64_t)((u >> 52) & 0x7ff) - 1023;
-        u = (u & 0x000FFFFFFFFFFFFFULL) | 0x3FF0000000000000ULL;
-        memcpy(&m, &u, sizeof m);
-        t = (m - 1.0) / (m + 1.0);
-        t2 = t * t;
-        return (double)e * 0.6931471805599453 + 2.0 * t * (1.0 + t2 * (1.0 / 3.0 + t2 * 0.2));
-    }
-    """
-    double fastnb_log_approx(double x) nogil
-
-# what fastnb_log_approx may be off by, with room (a score within this of the
-# worst kept one is computed exactly)
-cdef double LOG_APPROX_MARGIN = 1e-3
+# a score within this (relative) of the worst kept one is computed exactly: the
+# filter's products differ from the exact logs by rounding, ~1e-15
+cdef double FILTER_MARGIN = 1e-9
+# past this worst kept score, exp() of it would overflow: no filter
+cdef double FILTER_MAX_LOG = 600.0
 
 
 cdef inline double kept_worst(const double* val, Py_ssize_t size,
@@ -436,74 +414,168 @@ def top_table_csr(
             heap_finish(&values[i, 0], &features[i, 0], size, n_top)
 
 
-cdef enum:
-    SLOT_PREFETCH = 32   # non-zeros ahead whose slot is fetched (as the predictor)
-
-
 cdef inline double slot_pair_term(const FeatureSlot* slot, const double* rows,
                                   Py_ssize_t kp, Py_ssize_t a, Py_ssize_t b, double x,
                                   const double* scale, const double* mult) noexcept nogil:
-    """table_term(a) - table_term(b) of the slot's feature, its entries scanned
-    once: the same bits as table_csr_values' terms."""
+    """table_term(a) - table_term(b) of the slot's feature (a != b): the same
+    bits as table_csr_values' terms. Without a branch on the slot (a Zipf row
+    mixes inline entries and dense rows unpredictably): both are read, row 0
+    standing in for the dense row of a slot that has none, and selected."""
     cdef Py_ssize_t e
-    cdef double wa = 0.0, wb = 0.0
     cdef int32_t n = slot.n
-    cdef const double* row
-    if a == b:
-        return 0.0
-    if n >= 0:
-        for e in range(n):
-            if slot.entry_class[e] == a:
-                wa = slot.entry_weight[e]
-            elif slot.entry_class[e] == b:
-                wb = slot.entry_weight[e]
-    else:
-        row = rows + (-(n + 1)) * kp
-        wa = row[a]
-        wb = row[b]
+    cdef const double* row = rows + (-(n + 1) if n < 0 else 0) * kp
+    cdef double wa = 0.0, wb = 0.0, da = row[a], db = row[b]
+    for e in range(SLOT_ENTRIES):
+        # (the unused entries are zero, class 0: masked, not to overwrite a
+        # class-0 entry)
+        wa = slot.entry_weight[e] if (e < n and slot.entry_class[e] == a) else wa
+        wb = slot.entry_weight[e] if (e < n and slot.entry_class[e] == b) else wb
+    wa = da if n < 0 else wa
+    wb = db if n < 0 else wb
     return (mult[a] * (x * ((slot.base + scale[a]) + wa))
             - mult[b] * (x * ((slot.base + scale[b]) + wb)))
 
 
-def top_slots_csr(
+cdef inline void best_two(const double* jll, Py_ssize_t k, intp_t* first,
+                          intp_t* second) noexcept nogil:
+    """A row's best class and runner-up (the first among equals; a NaN score
+    never wins); k >= 2."""
+    cdef Py_ssize_t c, a = 0, b
+    for c in range(1, k):
+        if jll[c] > jll[a] or jll[a] != jll[a]:
+            a = c
+    b = 1 if a == 0 else 0
+    for c in range(k):
+        if c != a and (jll[c] > jll[b] or jll[b] != jll[b]):
+            b = c
+    first[0] = a
+    second[0] = b
+
+
+cdef inline intp_t runner_up(double* jll, Py_ssize_t k, intp_t a) noexcept nogil:
+    """best_two's runner-up of a row without NaN whose best class is a (k >= 2),
+    by predict's branch-free ``row_argmax`` over the row with a's score masked."""
+    cdef double kept = jll[a], top
+    cdef bint saw_nan = False
+    cdef intp_t b
+    jll[a] = -INFINITY
+    b = row_argmax(jll, k, &top, &saw_nan)
+    jll[a] = kept
+    # every other class at -inf: best_two keeps the first of them
+    return b if b != a else (1 if a == 0 else 0)
+
+
+cdef enum:
+    # rows ahead whose output lines top_slots_scored fetches for writing
+    OUT_AHEAD = 8
+    # a row's terms computed before any is offered to its top-n: offered as
+    # each was computed, the mispredicted compares of the offers waited on the
+    # term's slot reads (T1, top 10, 1 thread: 173 -> 125 ms, a fixed pair)
+    CHUNK = 64
+
+
+def top_slots_scored(
     const floating[::1] data, const index_t[::1] indices, const index_t[::1] indptr,
     const unsigned char[::1] slots,   # IN: the table's feature slots (fill_slots)
     const double[:, ::1] rows,        # IN: their dense rows (kp padded classes)
-    const double[::1] scale, const double[::1] mult,
+    const double[::1] bias, const double[::1] scale, const double[::1] mult,
     bint binarize, double threshold,
-    const intp_t[::1] first, const intp_t[::1] second,
-    int64_t[:, ::1] features, double[:, ::1] values,
-    int n_threads,
+    Py_ssize_t pair_first, Py_ssize_t pair_second,   # IN: the pair, or -1: each
+                                      # row's best class and runner-up
+    intp_t[::1] first, intp_t[::1] second,   # OUT: (n,) the pair of each row
+    double[::1] log_odds,             # OUT: (n,) jll[first] - jll[second]
+    int64_t[:, ::1] features, double[:, ::1] values,   # OUT: (n, n_top)
+    double[:, ::1] scratch,           # SCRATCH: (n_blocks, >= k + CHUNK)
+    int64_t[:, ::1] chunk_features,   # SCRATCH: (n_blocks, >= CHUNK)
 ):
-    """top_table_csr over the feature slots: one cache line a non-zero (indices
-    checked by the predict of the same batch)."""
+    """Each row of a large batch of a finite CSR X over the table's feature slots,
+    in one pass: its joint log likelihoods by predict's own ``slot_predict_row``
+    (the bits of ``predict_joint_log_proba``: the batch takes the slots there
+    too), their best two classes, and the top-n differences of the pair's terms
+    over the row's slots, still in L1 (one parallel region in all: a region a
+    block of rows cost ~10 ms a region on a busy 2-core machine). Returns how
+    many rows are malformed (row pointers or a column index out of range)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, n_top = values.shape[1]
-    cdef Py_ssize_t kp = rows.shape[1], d = slots.shape[0] // sizeof(FeatureSlot)
-    cdef Py_ssize_t i, p, j, size, a, b, ahead
+    cdef Py_ssize_t k = bias.shape[0], kp = rows.shape[1]
+    cdef Py_ssize_t d = slots.shape[0] // sizeof(FeatureSlot)
+    cdef Py_ssize_t n_blocks = scratch.shape[0], nnz = data.shape[0]
+    cdef Py_ssize_t block, i, p, q, m, size, a, b, lo, hi, start, stop, ahead_stop
+    cdef Py_ssize_t n_malformed = 0
+    cdef int status
+    cdef intp_t label
     cdef const FeatureSlot* slot = <const FeatureSlot*>&slots[0]
     cdef const double* row0 = &rows[0, 0]
+    cdef double* acc
+    cdef double* chunk_val
+    cdef int64_t* chunk_feat
     cdef double x
-    cdef Py_ssize_t nnz = indptr[n]
-    if n_top == 0:
-        return
+    if n == 0 or n_top == 0:
+        return 0
     with nogil:
-        for i in prange(n, schedule='static', num_threads=max(n_threads, 1)):
-            size = 0
-            a = first[i]
-            b = second[i]
-            for p in range(indptr[i], indptr[i + 1]):
-                if p + SLOT_PREFETCH < nnz:   # (across rows: rows are short)
-                    ahead = indices[p + SLOT_PREFETCH]
-                    if 0 <= ahead < d:
-                        FASTNB_PREFETCH_L1(&slot[ahead])
-                j = indices[p]
-                x = thresholded(data[p], binarize, threshold)
-                if x == 0.0 or x != x:
+        for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
+                            use_threads_if=n_blocks > 1):
+            acc = &scratch[block, 0]
+            chunk_val = &scratch[block, k]   # a chunk of the row's terms
+            chunk_feat = &chunk_features[block, 0]
+            lo = block_start(block, n_blocks, n)
+            hi = block_start(block + 1, n_blocks, n)
+            ahead_stop = min(max(<Py_ssize_t>indptr[hi], 0), nnz)
+            for i in range(lo, hi):
+                if i + OUT_AHEAD < hi:
+                    # the output lines, owned before the row's writes: left to the
+                    # writes, their misses stalled the row (T1, top 10: ~+25 ms)
+                    FASTNB_PREFETCH_W(&values[i + OUT_AHEAD, 0])
+                    FASTNB_PREFETCH_W(&values[i + OUT_AHEAD, n_top - 1])
+                    FASTNB_PREFETCH_W(&features[i + OUT_AHEAD, 0])
+                    FASTNB_PREFETCH_W(&features[i + OUT_AHEAD, n_top - 1])
+                start = indptr[i]
+                stop = indptr[i + 1]
+                status = 2
+                label = 0   # (assigned here: private to the thread, as its address is passed)
+                if 0 <= start <= stop <= nnz:
+                    status = slot_predict_row(
+                        data, indices, start, stop, d, slot, row0, kp, &bias[0],
+                        &scale[0], &mult[0], k, binarize, threshold, MODE_ARGMAX,
+                        &label, acc, max(stop, ahead_stop))
+                if status == 2:
+                    n_malformed += 1
+                    first[i] = 0
+                    second[i] = 0
+                    log_odds[i] = 0.0
+                    heap_finish(&values[i, 0], &features[i, 0], 0, n_top)
                     continue
-                size = offer(&values[i, 0], &features[i, 0], size, n_top,
-                             slot_pair_term(&slot[j], row0, kp, a, b, x, &scale[0],
-                                            &mult[0]), j)
-            heap_finish(&values[i, 0], &features[i, 0], size, n_top)
+                if pair_first < 0:
+                    if status == 0:
+                        # no NaN: predict's own arg-max is best_two's best class
+                        first[i] = label
+                        second[i] = runner_up(acc, k, label)
+                    else:
+                        best_two(acc, k, &first[i], &second[i])
+                else:
+                    first[i] = pair_first
+                    second[i] = pair_second
+                a = first[i]
+                b = second[i]
+                log_odds[i] = acc[a] - acc[b]
+                size = 0
+                if a != b:
+                    # the row's terms first (no branch waits on a term's slot
+                    # reads), then offered, CHUNK at a time
+                    p = start
+                    while p < stop:
+                        m = 0
+                        for q in range(p, min(stop, p + CHUNK)):
+                            x = thresholded(data[q], binarize, threshold)
+                            chunk_val[m] = slot_pair_term(
+                                &slot[indices[q]], row0, kp, a, b, x, &scale[0], &mult[0])
+                            chunk_feat[m] = indices[q]
+                            m = m + ((x != 0.0) & (x == x))
+                        for q in range(m):
+                            size = offer(&values[i, 0], &features[i, 0], size, n_top,
+                                         chunk_val[q], chunk_feat[q])
+                        p = p + CHUNK
+                heap_finish(&values[i, 0], &features[i, 0], size, n_top)
+    return n_malformed
 
 
 def top_two(
@@ -511,22 +583,12 @@ def top_two(
     intp_t[::1] first, intp_t[::1] second,   # OUT: (n,) the best class, the runner-up
     int n_threads,
 ):
-    """Each row's best class and runner-up (the first among equals; a NaN score
-    never wins)."""
+    """Each row's best class and runner-up (``best_two``)."""
     cdef Py_ssize_t n = jll.shape[0], k = jll.shape[1]
-    cdef Py_ssize_t i, c, a, b
+    cdef Py_ssize_t i
     with nogil:
         for i in prange(n, schedule='static', num_threads=max(n_threads, 1)):
-            a = 0
-            for c in range(1, k):
-                if jll[i, c] > jll[i, a] or jll[i, a] != jll[i, a]:
-                    a = c
-            b = 1 if a == 0 else 0
-            for c in range(k):
-                if c != a and (jll[i, c] > jll[i, b] or jll[i, b] != jll[i, b]):
-                    b = c
-            first[i] = a
-            second[i] = b
+            best_two(&jll[i, 0], k, &first[i], &second[i])
 
 
 # -- the most informative features of a table model ---------------------------------------
@@ -582,7 +644,7 @@ def table_informative(
     bint log_mixture,                 # IN: log mean exp (else mean) of the others' w
     int64_t[:, :, ::1] features,      # OUT: (n_blocks, k, n_top) each block's best
     double[:, :, ::1] values,         # OUT: (n_blocks, k, n_top) their scores
-    double[:, ::1] scratch,           # SCRATCH: (n_blocks, k)
+    double[:, ::1] scratch,           # SCRATCH: (n_blocks, 3 k)
     intp_t[:, ::1] sizes,             # SCRATCH: (n_blocks, k) zeroed
     int n_threads,
 ):
@@ -594,22 +656,46 @@ def table_informative(
     s_c, b_j cancelling out of the score; mean, sum_c p_c w_cj = b_j P1 + P2 +
     sum_e p_c mult_c e_cj. The other classes' mix is the total less c's share.
     MultinomialNB's expm1(e_cj) is N_cj / a_j (its entry weight is log(N_cj +
-    a_j) - log a_j): no exp. The log of a score is first taken approximately, and
-    exactly only for a score that may enter its class's list."""
+    a_j) - log a_j): no exp. A score's log is taken only for a score that may
+    enter its class's list: exp(score) is a product, compared with exp(the
+    worst kept score), kept a class (an approximate log a score, before, cost
+    the pass ~3x one pass over the counts)."""
     cdef Py_ssize_t d = feat_start.shape[0], k = prior.shape[0]
     cdef Py_ssize_t n_blocks = features.shape[0], n_top = values.shape[2]
     cdef Py_ssize_t block, j, c, e, lo, hi
     cdef double total_prior = 0.0, S = -INFINITY, A = 0.0, P1 = 0.0, P2 = 0.0
-    cdef double U, M, w, b, others, score, worst
+    cdef double U, M, w, b, others, score, worst, a_j
     cdef double* grown
+    cdef double* ratio
+    cdef double* bar
     cdef int64_t start
     cdef bint scalar_base = feat_base.shape[0] == 1
     cdef bint scalar_alpha = alpha.shape[0] == 1
-    # per class: p_c exp(s_c - S), and log of the other classes' prior mass
+    # per class: p_c exp(s_c - S), log of the other classes' prior mass, and
+    # exp(s_c - S) times that mass (the filter's factor)
     cdef double[::1] weight_arr = np.zeros(k)
     cdef double[::1] log_rest = np.zeros(k)
+    cdef double[::1] filter_factor = np.zeros(k)
+    # the blocks' first features, for equal work (entries, and a little a
+    # feature): a text model's entries crowd its frequent features, the first
+    # ones (T1, in 8 equal ranges: 675k entries in the first, 57k in the last)
+    cdef int64_t[::1] bounds = np.empty(n_blocks + 1, dtype=np.int64)
+    cdef int64_t total_work = 0, work = 0
     if n_top == 0:
         return
+    with nogil:
+        for j in range(d):
+            total_work += feat_len[j] + 1
+        block = 0
+        bounds[0] = 0
+        for j in range(d):
+            while block + 1 < n_blocks and work * n_blocks >= total_work * (block + 1):
+                block += 1
+                bounds[block] = j
+            work += feat_len[j] + 1
+        while block + 1 <= n_blocks:
+            block += 1
+            bounds[block] = d
     for c in range(k):
         total_prior += prior[c]
         if scale[c] > S:
@@ -621,11 +707,16 @@ def table_informative(
         P2 += prior[c] * mult[c] * scale[c]
         log_rest[c] = log(total_prior - prior[c]) if total_prior - prior[c] > 0.0 \
             else INFINITY
+        filter_factor[c] = _exp(scale[c] - S) * (total_prior - prior[c])
     with nogil:
         for block in prange(n_blocks, schedule='static', num_threads=max(n_threads, 1)):
             grown = &scratch[block, 0]
-            lo = block_start(block, n_blocks, d)
-            hi = block_start(block + 1, n_blocks, d)
+            ratio = &scratch[block, k]
+            bar = &scratch[block, 2 * k]
+            for c in range(k):
+                bar[c] = 1.0 - FILTER_MARGIN   # a score > 0: a ratio > 1
+            lo = bounds[block]
+            hi = bounds[block + 1]
             for j in range(lo, hi):
                 start = feat_start[j]
                 if feat_len[j] == 0:
@@ -633,16 +724,19 @@ def table_informative(
                 U = A
                 M = 0.0
                 b = feat_base[0] if scalar_base else feat_base[j]
+                a_j = alpha[0] if scalar_alpha else alpha[j]
                 for e in range(feat_len[j]):
                     c = ent_class[start + e]
                     if not log_mixture:
                         M = M + prior[c] * mult[c] * ent_weight[start + e]
                         continue
                     if from_counts:
-                        grown[e] = weight_arr[c] * (ent_count[start + e] / (
-                            alpha[0] if scalar_alpha else alpha[j]))
+                        # (a quotient, not a product by 1 / a_j: the bits of
+                        # the score, through U, as before)
+                        ratio[e] = ent_count[start + e] / a_j
                     else:
-                        grown[e] = weight_arr[c] * _expm1(ent_weight[start + e])
+                        ratio[e] = _expm1(ent_weight[start + e])
+                    grown[e] = weight_arr[c] * ratio[e]
                     U = U + grown[e]
                 for e in range(feat_len[j]):
                     c = ent_class[start + e]
@@ -652,11 +746,13 @@ def table_informative(
                         # c's share of U is weight_arr[c] exp(e_cj) = its base
                         # share plus grown[e]
                         others = U - (weight_arr[c] + grown[e])
-                        score = (scale[c] + ent_weight[start + e]) - (S - log_rest[c])
-                        worst = kept_worst(&values[block, c, 0], sizes[block, c], n_top)
-                        if score - fastnb_log_approx(others) < worst - LOG_APPROX_MARGIN:
+                        # exp(score) = exp(s_c - S) rest_c exp(e_cj) / others,
+                        # exp(e_cj) = 1 + ratio[e]: below exp(worst kept) (less
+                        # a margin), it cannot enter; a product, not a log
+                        if filter_factor[c] * (1.0 + ratio[e]) < others * bar[c]:
                             continue
-                        score = score - log(others)
+                        score = ((scale[c] + ent_weight[start + e]) - (S - log_rest[c])
+                                 - log(others))
                     else:
                         w = mult[c] * ((b + scale[c]) + ent_weight[start + e])
                         others = ((b * P1 + P2 + M) - prior[c] * w) / (
@@ -665,6 +761,11 @@ def table_informative(
                     if score > 0.0:
                         sizes[block, c] = offer(&values[block, c, 0], &features[block, c, 0],
                                                 sizes[block, c], n_top, score, j)
+                        worst = kept_worst(&values[block, c, 0], sizes[block, c], n_top)
+                        if worst > FILTER_MAX_LOG:
+                            bar[c] = 0.0
+                        elif worst > 0.0:
+                            bar[c] = _exp(worst) * (1.0 - FILTER_MARGIN)
             for c in range(k):
                 heap_finish(&values[block, c, 0], &features[block, c, 0],
                             sizes[block, c], n_top)

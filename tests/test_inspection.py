@@ -418,6 +418,49 @@ def test_blocks_of_rows_give_the_same_bits(kind, sparse, table, rng, monkeypatch
         assert_array_equal(getattr(blocks, name), getattr(whole, name))
 
 
+@pytest.mark.parametrize("kind", [fastnb.MultinomialNB, fastnb.ComplementNB,
+                                  fastnb.BernoulliNB])
+@pytest.mark.parametrize("n,pair", [(3, False), (10, False), (40, False), (40, True)])
+def test_top_over_the_slots_equals_brute_force(kind, n, pair, rng, table_fits):
+    """A large CSR batch of a table model: one kernel scores each row over the
+    feature slots and ranks its terms a chunk of 64 at a time (rows of 40-130
+    non-zeros cross the chunk; n > 32 keeps a heap); the same lists as the terms
+    of contributions() ranked by hand, the same bits for 1 and 2 threads."""
+    X = sp.random(120, 400, density=0.2, random_state=int(rng.integers(2**31)),
+                  format="csr", data_rvs=lambda m: rng.integers(1, 4, m).astype(float))
+    y = rng.integers(0, 7, 120)
+    y[:7] = np.arange(7)
+    with table_fits(True):
+        model = kind().fit(X, y)
+    assert model.__dict__.get("_table") is not None
+    classes = (5, 2) if pair else None
+    base, values = contributions(model, X)
+    dense_values = np.stack([v.toarray() for v in values], axis=1)
+    jll = model.predict_joint_log_proba(X)
+    rows = np.arange(X.shape[0])
+    if pair:
+        first, second = np.full(X.shape[0], 5), np.full(X.shape[0], 2)
+    else:
+        first = jll.argmax(axis=1)
+        masked = jll.copy()
+        masked[rows, first] = -np.inf
+        second = masked.argmax(axis=1)
+    results = []
+    for n_threads in (1, 2):
+        model.set_params(n_threads=n_threads)
+        top = top_contributions(model, X, n=n, classes=classes)
+        assert_array_equal(top.explained, model.classes_[first])
+        assert_array_equal(top.against, model.classes_[second])
+        assert_array_equal(top.log_odds, jll[rows, first] - jll[rows, second])
+        features, expected = brute_force_top(
+            dense_values[rows, first] - dense_values[rows, second], n)
+        assert_array_equal(top.features, features)
+        assert_allclose(top.values, expected, rtol=1e-12, atol=0)
+        results.append(top)
+    for name in ("explained", "against", "log_odds", "features", "values"):
+        assert_array_equal(getattr(results[0], name), getattr(results[1], name))
+
+
 @pytest.mark.parametrize("table", [False, True])
 def test_a_class_against_itself_has_nothing_to_explain(table, rng, table_fits):
     X, y = count_data(rng, 30, 5, 3)

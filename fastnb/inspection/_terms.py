@@ -166,10 +166,14 @@ def _check_csr_bounds(X, name):
 
 
 def _raise_if_infinite(X, name):
+    """Refuse an infinite value; returns whether X's values are all finite (no
+    NaN either)."""
     values = X.data if isinstance(X, CSRInput) else X
-    if not _all_finite(values) and np.isinf(values).any():
+    finite = _all_finite(values)
+    if not finite and np.isinf(values).any():
         raise ValueError(f"Input X contains infinity or a value too large for "
                          f"{values.dtype!r} ({name}).")
+    return finite
 
 
 class GaussianTerms(_Terms):
@@ -201,7 +205,8 @@ class DiscreteTerms(_Terms):
 
     def __init__(self, model, X, checked=None):
         super().__init__(model, X, checked)
-        _raise_if_infinite(self.X, type(model).__name__)
+        # (kept: a pass over X's values, 3 ms of T1's top_contributions)
+        self.finite = _raise_if_infinite(self.X, type(model).__name__)
         threshold = model._threshold()
         self.binarize = threshold is not None
         self.threshold = float(threshold) if self.binarize else 0.0
@@ -298,16 +303,6 @@ class DiscreteTerms(_Terms):
                 diff = terms[first[rows], at] - terms[second[rows], at]
             _kernels.top_of_csr_rows(diff, X.indices, X.indptr, features, values,
                                      self.n_threads)
-        elif self.table is not None and self._slots(X) is not None:
-            # a large batch: the table's feature slots, one cache line a non-zero
-            # (the kernels skip a NaN: a missing count adds nothing)
-            slots, rows = self._slots(X)
-            _, _, scale, mult = self.table_terms
-            _kernels.top_slots_csr(X.data, X.indices, X.indptr, slots, rows,
-                                   np.ascontiguousarray(scale, dtype=np.float64),
-                                   np.ascontiguousarray(mult, dtype=np.float64),
-                                   self.binarize, self.threshold, first, second,
-                                   features, values, self.n_threads)
         elif self.table is not None:
             _kernels.top_table_csr(X.data, X.indices, X.indptr, *self._table_arrays(),
                                    self.binarize, self.threshold, first, second,
@@ -318,6 +313,42 @@ class DiscreteTerms(_Terms):
                                     self.threshold, first, second, features, values,
                                     self.n_threads)
         return features, values
+
+    def scored_top(self, pair, n_top):
+        """A large finite CSR batch of a table model: one compiled pass over the
+        feature slots scores each row (predict's own row kernel: the bits of
+        ``predict_joint_log_proba``), finds its pair and its top-n terms while
+        the row's slots are in cache. Else the general path, a block at a time."""
+        X = self.X
+        slots = (self._slots(X) if self.table is not None and isinstance(X, CSRInput)
+                 else None)
+        if slots is None or self._has_missing(X):
+            return super().scored_top(pair, n_top)
+        n, k = self.n_samples, self.k
+        model = self.model
+        n_threads = model._predict_threads(n, k * max(1, X.data.shape[0] // max(1, n)))
+        first = np.empty(n, dtype=np.intp)
+        second = np.empty(n, dtype=np.intp)
+        log_odds = np.empty(n)
+        features = np.empty((n, n_top), dtype=np.int64)
+        values = np.empty((n, n_top))
+        # a thread's row of class scores and chunk of terms (the kernel's
+        # CHUNK = 64), in cache lines of its own
+        n_blocks = max(1, min(n_threads, n))
+        scratch = np.empty((n_blocks, -(-(k + 64) // 8) * 8 + 8))
+        chunk_features = np.empty((n_blocks, 72), dtype=np.int64)
+        _, bias, scale, mult = self.table_terms
+        n_malformed = _kernels.top_slots_scored(
+            X.data, X.indices, X.indptr, *slots,
+            np.ascontiguousarray(bias, dtype=np.float64),
+            np.ascontiguousarray(scale, dtype=np.float64),
+            np.ascontiguousarray(mult, dtype=np.float64), self.binarize, self.threshold,
+            -1 if pair is None else pair[0], -1 if pair is None else pair[1],
+            first, second, log_odds, features, values, scratch, chunk_features)
+        if n_malformed:   # (checked before; the kernel reads none of them)
+            raise ValueError(f"{type(model).__name__}: X is a malformed CSR matrix "
+                             f"({n_malformed} rows).")
+        return first, second, log_odds, features, values
 
     def _slots(self, X):
         """The table's feature slots and dense rows, for a batch large enough
@@ -330,8 +361,9 @@ class DiscreteTerms(_Terms):
         return self.model._slot_predictor(self.model._table_predict_state()).slot_arrays()
 
     def _has_missing(self, X):
+        """Whether X (self.X, or it as CSR) holds a NaN."""
         values = X.data if isinstance(X, CSRInput) else X
-        return not _all_finite(values) and bool(np.isnan(values).any())
+        return not self.finite and bool(np.isnan(values).any())
 
     def block(self, start, stop):
         if isinstance(self.X, CSRInput):
