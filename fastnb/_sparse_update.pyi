@@ -40,7 +40,8 @@ def refresh_multinomial(features: NDArray[np.int64], feat_start: NDArray[np.int6
 def refresh_complement(features: NDArray[np.int64], feat_start: NDArray[np.int64],
                        feat_len: NDArray[np.int32], ent_count: _Float64,
                        ent_weight: _Float64, feature_all: _Float64, feat_base: _Float64,
-                       alpha: _Float64, n_threads: int) -> None: ...
+                       alpha: _Float64, n_threads: int,
+                       count_scale: float = ...) -> None: ...
 def bernoulli_entry_terms(feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
                           ent_class: NDArray[np.int32], ent_count: _Float64,
                           miss_start: NDArray[np.int64], miss_len: NDArray[np.int32],

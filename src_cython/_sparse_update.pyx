@@ -389,6 +389,7 @@ def refresh_complement(
     double[::1] feat_base,            # OUT: (d,) log(F_j + a_j)
     const double[::1] alpha,          # IN: (d,) or (1,) smoothing
     int n_threads,
+    double count_scale=1.0,           # IN: N_cj = count_scale * ent_count (forgetting)
 ):
     """ComplementNB's per-feature terms and entry weights.
 
@@ -400,6 +401,7 @@ def refresh_complement(
     cdef bint scalar = alpha.shape[0] == 1
     cdef double small[SMALL_COUNTS]
     cdef const double* small_logs = NULL
+    # (the logs of small whole values hold for any value: a scaled count too)
     if scalar and features.shape[0] >= SMALL_COUNTS:
         fill_small_weights(small, alpha[0], 0.0)  # log(n + a) - 0.0: the logs
         small_logs = small
@@ -411,7 +413,7 @@ def refresh_complement(
             a = alpha[0] if scalar else alpha[j]
             s = feat_start[j]
             complement_block(&ent_count[s], &ent_weight[s], feat_len[j], a, small_logs,
-                             &feature_all[j], &feat_base[j])
+                             &feature_all[j], &feat_base[j], count_scale)
 
 
 def bernoulli_entry_terms(

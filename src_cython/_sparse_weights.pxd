@@ -46,16 +46,17 @@ cdef inline double complement_weight(double total, double count, double a,
 cdef inline void complement_block(const double* count, double* weight,
                                   Py_ssize_t length, double a,
                                   const double* small_logs, double* feature_all,
-                                  double* feat_base) noexcept nogil:
+                                  double* feat_base, double scale) noexcept nogil:
     """ComplementNB's terms of one feature: F_j (its entries' counts added in
     block order) into ``feature_all``, log(F_j + a_j) into ``feat_base``, and each
-    entry's log(F_j + a_j - N_cj) - log(F_j + a_j)."""
+    entry's log(F_j + a_j - N_cj) - log(F_j + a_j). ``scale``: the true counts are
+    ``scale`` times ``count`` (a model that forgets; 1.0: x * 1.0 is x)."""
     cdef Py_ssize_t e
     cdef double total = 0.0, log_all
     for e in range(length):
-        total = total + count[e]
+        total = total + count[e] * scale
     feature_all[0] = total
     log_all = complement_log_all(total, a, small_logs)
     feat_base[0] = log_all
     for e in range(length):
-        weight[e] = complement_weight(total, count[e], a, small_logs, log_all)
+        weight[e] = complement_weight(total, count[e] * scale, a, small_logs, log_all)

@@ -326,25 +326,35 @@ def table_of(model):
     return table
 
 
+TABLE_MODELS = {
+    "multinomial": (MultinomialNB, sk_nb.MultinomialNB, {}),
+    "complement": (ComplementNB, sk_nb.ComplementNB, {}),
+    "complement-norm": (ComplementNB, sk_nb.ComplementNB, {"norm": True}),
+}
+
+
+@pytest.mark.parametrize("kind", sorted(TABLE_MODELS))
 @pytest.mark.parametrize("half_life, cuts", [(150.0, [50, 51, 170, 200, 400]),
                                              (2.0, [50, 100, 150, 200, 250, 300, 350])])
 @pytest.mark.parametrize("n_threads", [1, 2])
-def test_table_stream_forgets_exactly_between_predicts(half_life, cuts, n_threads, small_tables):
+def test_table_stream_forgets_exactly_between_predicts(half_life, cuts, n_threads, kind,
+                                                       small_tables):
     """The table decays by one scale a batch and refreshes the weights a predict
     reads: after every batch, predictions of a few rows (the table walk) and of
     all rows so far (the feature slots) and the fitted attributes equal
     scikit-learn's fit of the decayed weights. half_life=2 takes the scale below
     FRAME_MIN_SCALE every few batches (the true counts stored again)."""
+    ours, theirs, params = TABLE_MODELS[kind]
     X, y = hashed_counts(450, 1)
-    model = MultinomialNB(half_life=half_life, n_threads=n_threads)
+    model = ours(half_life=half_life, n_threads=n_threads, **params)
     bounds = [0, *cuts, X.shape[0]]
     for a, b in zip(bounds[:-1], bounds[1:]):
         if a:
             model.predict_joint_log_proba(X[a:a + 3])  # reads a few blocks only
         model.partial_fit(X[a:b], y[a:b], classes=CLASSES)
         table = table_of(model)
-        reference = sk_nb.MultinomialNB().fit(X[:b], y[:b],
-                                              sample_weight=decayed(np.ones(b), b, half_life))
+        reference = theirs(**params).fit(X[:b], y[:b],
+                                         sample_weight=decayed(np.ones(b), b, half_life))
         assert_allclose(model.predict_joint_log_proba(X[a:b][:4]),
                         reference.predict_joint_log_proba(X[a:b][:4]), rtol=1e-10)
         assert_allclose(model.predict_joint_log_proba(X[:b]),
@@ -353,8 +363,10 @@ def test_table_stream_forgets_exactly_between_predicts(half_life, cuts, n_thread
     assert table.weight_epoch is not None
     assert_allclose(model.feature_count_, reference.feature_count_, rtol=1e-10, atol=0)
     assert_allclose(model.feature_log_prob_, reference.feature_log_prob_, rtol=1e-10)
+    if kind != "multinomial":
+        assert_allclose(model.feature_all_, reference.feature_all_, rtol=1e-10, atol=0)
     # and one fit of the stream is the same model
-    whole = MultinomialNB(half_life=half_life, n_threads=n_threads).fit(X, y)
+    whole = ours(half_life=half_life, n_threads=n_threads, **params).fit(X, y)
     table_of(whole)
     assert_allclose(whole.predict_joint_log_proba(X), model.predict_joint_log_proba(X),
                     rtol=1e-12)
@@ -431,15 +443,18 @@ def test_table_half_life_changed_or_dropped_mid_stream(small_tables):
                     rtol=1e-10)
 
 
-def test_table_failed_partial_fit_is_undone(monkeypatch, small_tables):
+@pytest.mark.parametrize("kind", sorted(TABLE_MODELS))
+def test_table_failed_partial_fit_is_undone(monkeypatch, kind, small_tables):
     """A failure after the frame moved and the batch was added (here: the
     class prior's update raises MemoryError) puts the scale, the epoch and the
     counts back: the stream goes on as if the call never happened."""
+    ours, theirs, params = TABLE_MODELS[kind]
     X, y = hashed_counts(300, 6)
-    model = MultinomialNB(half_life=50.0).fit(X[:150], y[:150])
+    model = ours(half_life=50.0, **params).fit(X[:150], y[:150])
     model.partial_fit(X[150:200], y[150:200])
     table = table_of(model)
-    before = (table.count_scale, table.epoch, model.predict_joint_log_proba(X[:20]))
+    jll = model.predict_joint_log_proba(X[:20])  # (norm: normalises the table)
+    before = (table.count_scale, table.epoch, jll)
 
     def failing_prior(class_count):
         raise MemoryError("no room")
@@ -450,7 +465,7 @@ def test_table_failed_partial_fit_is_undone(monkeypatch, small_tables):
     assert (table.count_scale, table.epoch) == before[:2]
     assert_array_equal(model.predict_joint_log_proba(X[:20]), before[2])
     model.partial_fit(X[200:], y[200:])
-    reference = sk_nb.MultinomialNB().fit(X, y, sample_weight=decayed(np.ones(300), 300, 50.0))
+    reference = theirs(**params).fit(X, y, sample_weight=decayed(np.ones(300), 300, 50.0))
     assert_allclose(model.predict_joint_log_proba(X), reference.predict_joint_log_proba(X),
                     rtol=1e-10)
 

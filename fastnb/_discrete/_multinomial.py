@@ -254,6 +254,7 @@ class ComplementNB(_BaseDiscreteNB):
 
     _check_negative = True
     _table_model = "complement"
+    _table_forgets = True
 
     feature_all_ = _table_backed("feature_all_", "Weighted count of each feature.")
 
@@ -306,6 +307,10 @@ class ComplementNB(_BaseDiscreteNB):
         self._table_norm = bool(self.norm)
         self._refresh_features(table, features, alpha)
 
+    def _refresh_stale(self, table, features, alpha):
+        # (the norm stays the last fit's, as for the flush)
+        self._refresh_features(table, features, alpha)
+
     def _flush_pending(self, table, alpha):
         # every entry of a feature whose total changed: the features of the listed
         # entries, each once, in place of the list (the norm stays the last fit's)
@@ -315,10 +320,11 @@ class ComplementNB(_BaseDiscreteNB):
         self._refresh_features(table, features[:m], alpha)
 
     def _refresh_features(self, table, features, alpha):
+        # (``count_scale``: under forgetting the table holds its counts in a frame)
         _table_update_kernels.refresh_complement(
             features, table.feat_start, table.feat_len, table.ent_count,
             table.ent_weight, self._feature_all, self._feat_base, alpha,
-            _refresh_threads(self, features))
+            _refresh_threads(self, features), table.count_scale)
 
     def _table_terms(self):
         # log complement count: log(F_j + a_j) + w_cj; normaliser
@@ -329,7 +335,9 @@ class ComplementNB(_BaseDiscreteNB):
         k = table.n_classes
         alpha = self._table_alpha
         total_alpha = alpha.sum() if alpha.ndim else alpha * table.n_features
-        log_norm = np.log((table.class_total.sum() + total_alpha) - table.class_total)
+        # (the true totals: under forgetting the table's are in its frame)
+        class_total = table.class_total * table.count_scale
+        log_norm = np.log((class_total.sum() + total_alpha) - class_total)
         bias = self.class_log_prior_ if k == 1 else np.zeros(k)
         if not self._table_norm:
             return self._feat_base, bias, -log_norm, np.full(k, -1.0)
@@ -341,6 +349,7 @@ class ComplementNB(_BaseDiscreteNB):
 
     def _dense_from_table(self, name):
         if name == "feature_all_":
+            self._settle_table()
             self._flush_table()
             return self._feature_all
         if name != "feature_log_prob_":

@@ -375,7 +375,7 @@ class _TableMixin:
                         part.normalize()
             listed = table.stale_features(indices)
             if listed.shape[0]:
-                self._refresh_table(table, listed, np.atleast_1d(self._table_alpha))
+                self._refresh_stale(table, listed, np.atleast_1d(self._table_alpha))
                 table.version += 1
                 table.log_slot_changes(listed)
 
@@ -400,6 +400,11 @@ class _TableMixin:
     def _flush_pending(self, table, alpha):
         """Refresh the weights of the table's listed entries."""
         raise NotImplementedError
+
+    def _refresh_stale(self, table, features, alpha):
+        """Recompute the weights of ``features`` whose epoch is stale (a model
+        that forgets), the model's parameters as its last fit left them."""
+        self._refresh_table(table, features, alpha)
 
     def _reset_table_terms(self, n_features, alpha, built=False):
         """Per-feature terms of a fresh table, or after alpha changed. ``built``:
@@ -625,7 +630,8 @@ class _TableMixin:
         if not isinstance(X, CSRInput):
             X = _dense_to_csr(_kernel_view(X) if X.dtype == np.bool_ else X)
         if table.weight_epoch is not None:
-            self._settle_table(X.indices)
+            # (ComplementNB's norm sums every weight of a class: all of them)
+            self._settle_table(None if self.__dict__.get("_table_norm") else X.indices)
         cache = self._table_predict_state(settled=True)
         feat_base, bias, scale, mult = cache["table_terms"]
         n_samples = X.shape[0]
