@@ -483,3 +483,20 @@ def test_table_save_load_mid_stream(tmp_path, small_tables):
     assert_allclose(loaded.predict_joint_log_proba(X), model.predict_joint_log_proba(X),
                     rtol=1e-12)
     table_of(loaded)
+
+
+@pytest.mark.parametrize("kind", sorted(TABLE_MODELS))
+def test_table_half_life_so_short_a_batch_forgets_all_before(kind, small_tables):
+    """A decay below the frame's range (1e-300 rows: 0) decays the stored counts
+    themselves: only each batch's last row is left (the fuzzer's find: a file's
+    half_life=1e-300 made partial_fit divide by a zero scale)."""
+    ours, theirs, params = TABLE_MODELS[kind]
+    X, y = hashed_counts(200, 8)
+    model = stream(ours(half_life=1e-300, **params), X, y, [100, 150])
+    reference = theirs(**params).fit(X, y, sample_weight=decayed(np.ones(200), 200, 1e-300))
+    assert_allclose(model.feature_count_, reference.feature_count_, rtol=1e-10, atol=0)
+    assert_allclose(model.class_count_, reference.class_count_, rtol=1e-10, atol=0)
+    model = stream(ours(half_life=0.5, **params), X, y, [50, 100, 150])
+    reference = theirs(**params).fit(X, y, sample_weight=decayed(np.ones(200), 200, 0.5))
+    assert_allclose(model.predict_joint_log_proba(X[:30]),
+                    reference.predict_joint_log_proba(X[:30]), rtol=1e-10)

@@ -347,13 +347,30 @@ class _TableMixin:
             # before 1 / scale nears float64's range: the true counts again
             for part in parts:
                 part.normalize()
-        before = [(part, part.count_scale, part.epoch) for part in parts]
+        before = [(part, part.count_scale, part.epoch, part.class_total) for part in parts]
+        if decay < FRAME_MIN_SCALE:
+            # a batch of more than 64 half-lives (a half-life of 1e-300 rows: the
+            # decay is 0): the stored counts themselves are decayed, O(entries),
+            # their values kept for the undo
+            counts = [(part, part.ent_count, part.ent_count[:part.used].copy())
+                      for part in parts]
+
+            def put_back():
+                for part, pool, values in counts:
+                    pool[:values.shape[0]] = values
+            undo.append(put_back)
 
         def restore():
-            for part, scale, epoch in before:
-                part.count_scale, part.epoch = scale, epoch
+            for part, scale, epoch, total in before:
+                part.count_scale, part.epoch, part.class_total = scale, epoch, total
         undo.append(restore)
-        table.count_scale *= decay
+        if decay < FRAME_MIN_SCALE:
+            for part in parts:
+                with np.errstate(all="ignore"):
+                    part.ent_count[:part.used] *= decay
+                part.class_total = part.class_total * decay
+        else:
+            table.count_scale *= decay
         table.epoch += 1
         if missing is not None:
             missing.count_scale = table.count_scale
