@@ -45,8 +45,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     # batch changed, at the next predict: ``_flush_pending``); False: the model
     # derives them at predict time from the counts (BernoulliNB).
     _table_keeps_weights = True
-    # whether the table takes a model that forgets (its clock: each entry weight
-    # depends on its own feature's block alone)
+    # whether the table takes a model that forgets (its counts in a frame, see
+    # ``_TableMixin._advance_frame``: each entry weight depends on its own
+    # feature's block alone, refreshed where a predict reads it)
     _table_forgets = False
     # Whether the (class, feature) pairs with missing values need count entries
     # of their own (BernoulliNB: a missing value changes the pair's denominator).
@@ -173,10 +174,10 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
         resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
         # Under forgetting every count decays with each batch: the sparse table
-        # decays a block when a batch or a predict reaches it (its clock, O(batch)),
-        # which suits the models whose weights each depend on one feature's
-        # block; BernoulliNB's depend on every class count, and its counts stay
-        # dense under forgetting.
+        # decays all of them by one scale and refreshes the weights a predict
+        # reads (O(batch)), which suits the models whose weights each depend on
+        # one feature's block; BernoulliNB's depend on every class count, and its
+        # counts stay dense under forgetting.
         table_ok = not forgets(self.half_life) or self._table_forgets
         if table_ok and self._use_table(Xv, n_classes, alpha, first_call):
             return self._fit_table(X, Xv, codes, weights, fitted_classes, alpha, first_call)

@@ -472,7 +472,12 @@ class _TableMixin:
         ``_PREDICT_CACHE`` the dense models use: looking an estimator up there
         makes a weak reference each time, a third of a microsecond of a
         1-document predict. ``_one_document_labels`` checks the same objects in
-        place (its ``one_row`` entry): a source added here goes there too."""
+        place (its ``one_row`` entry): a source added here goes there too.
+
+        ``settled``: the caller (a predict) refreshed the stale weights of the
+        features it reads (``_settle_table`` with its indices); otherwise, under
+        forgetting, every stale weight is refreshed first, for a caller that
+        reads the whole model."""
         table = self._table
         if not settled:
             # (what reads the whole model; a predict settles its batch's blocks)
