@@ -39,6 +39,7 @@ def accumulate_codes(
     n_categories: NDArray[np.intp],
     starts: NDArray[np.intp],
     category_count: NDArray[np.float64],
+    decay: float = ...,
 ) -> bool: ...
 def hash_count(
     X: NDArray[np.generic],

@@ -48,7 +48,8 @@ def bernoulli_entry_terms(feat_start: NDArray[np.int64], feat_len: NDArray[np.in
                           miss_class: NDArray[np.int32], miss_count: _Float64,
                           class_count: _Float64, alpha: float, w0: _Float64,
                           ln0: _Float64, ent_weight: _Float64, const_delta: _Float64,
-                          scratch: _Float64, n_threads: int) -> None: ...
+                          scratch: _Float64, n_threads: int,
+                          count_scale: float = ...) -> None: ...
 def stale_weights(indices: _Index, every_feature: bool, feat_len: NDArray[np.int32],
                   weight_epoch: NDArray[np.int64], epoch: int,
                   listed: NDArray[np.int64]) -> int: ...

@@ -272,6 +272,7 @@ def accumulate_codes(
     const intp_t[::1] n_categories,   # IN: (d,) the fitted categories per feature
     const intp_t[::1] starts,         # IN: (d,) where feature j's counts start
     double[:, ::1] category_count,    # IN/OUT: (k, C) the fitted counts
+    double decay=1.0,                 # what the fitted counts are scaled by first
 ):
     """Add a batch of codes to fitted counts in place, when it fits their layout.
 
@@ -279,7 +280,8 @@ def accumulate_codes(
     feature's fitted n_categories (nor missing): the batch then needs new columns.
     Otherwise the batch, counted by rows into a zeroed buffer as count_codes counts
     one chunk, is added: the fitted counts plus the batch's, the same bits as
-    merging a separately counted batch.
+    merging a separately counted batch. Under forgetting (``decay`` < 1) the
+    fitted counts are decayed in the same pass: counts * decay + batch.
     """
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t d = X.shape[1]
@@ -300,9 +302,12 @@ def accumulate_codes(
                                   1.0 if w == NULL else w[i], batch + y[i] * total):
                 fits = False
                 break
-        if fits:
+        if fits and decay == 1.0:
             for t in range(k * total):
                 counts[t] = counts[t] + batch[t]
+        elif fits:
+            for t in range(k * total):
+                counts[t] = counts[t] * decay + batch[t]
     fastnb_free(batch)
     return fits
 

@@ -433,6 +433,7 @@ def bernoulli_entry_terms(
     double[::1] const_delta,          # OUT: (k,) sum over c's entries of ln_cj - ln0_c
     double[::1] scratch,              # (capacity,) ln_cj - ln0_c at each entry
     int n_threads,
+    double count_scale=1.0,           # the true counts are count_scale x the stored
 ):
     """BernoulliNB's predict terms from its counts, O(entries + d / threads).
 
@@ -443,8 +444,11 @@ def bernoulli_entry_terms(
     ln0_c = log(1 - p0), computed by the caller; an entry stores the difference
     its counts make. Entries are independent (parallel over features); the
     per-class sums are then added serially in feature order, so the bits do not
-    depend on the thread count. Bounds of a loaded table: ent_class and
-    miss_class < k (``_invariants.table_entries`` at load).
+    depend on the thread count. Under forgetting both tables hold their counts
+    in one frame: N and M are ``count_scale`` times the stored values (the bits
+    of ``SparseCountTable.normalize``; C is the model's true class count).
+    Bounds of a loaded table: ent_class and miss_class < k
+    (``_invariants.table_entries`` at load).
     """
     cdef Py_ssize_t d = feat_start.shape[0], k = class_count.shape[0]
     cdef Py_ssize_t j, e, s, me
@@ -461,8 +465,9 @@ def bernoulli_entry_terms(
                 if has_missing and miss_len[j] > 0:
                     me = find_entry(&miss_class[0], miss_start[j], miss_len[j], c)
                     if me >= 0:
-                        m = miss_count[me]
-                lp = log(ent_count[e] + alpha) - log((class_count[c] - m) + alpha * 2)
+                        m = miss_count[me] * count_scale
+                lp = (log(ent_count[e] * count_scale + alpha)
+                      - log((class_count[c] - m) + alpha * 2))
                 ln = log(1 - exp(lp))
                 ent_weight[e] = (lp - ln) - w0[c]
                 scratch[e] = ln - ln0[c]

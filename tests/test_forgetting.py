@@ -299,6 +299,36 @@ def test_a_half_life_past_float64_is_refused():
         fastnb.MultinomialNB(half_life=10**400).fit(np.ones((2, 2)), [0, 1])
 
 
+@pytest.mark.parametrize("as_strings", [False, True])
+def test_categorical_forgets_in_place(as_strings):
+    """CategoricalNB's batches that bring no new category decay and add the
+    counts in place (integer codes: one kernel pass; value features: the
+    batch's columns), keeping the model's tables; a new category takes the
+    general path. Every path is scikit-learn's fit of the decayed weights."""
+    rng = np.random.default_rng(21)
+    X, y = rng.integers(0, 4, (400, 5)), rng.integers(0, 3, 400)
+    X[:4] = np.arange(4)[:, None]           # every category in the first batch
+    X[300:, 0] = np.where(X[300:, 0] == 0, 4, X[300:, 0])   # a new one at 300
+    w = rng.uniform(0.2, 2.0, 400)
+    data = X.astype(str).astype(object) if as_strings else X
+    model = CategoricalNB(half_life=60.0)
+    bounds = [0, 100, 101, 180, 300, 330, 400]
+    for a, b in zip(bounds[:-1], bounds[1:]):
+        counts = model.__dict__.get("_count_table")
+        model.partial_fit(data[a:b], y[a:b], classes=CLASSES, sample_weight=w[a:b])
+        if a and b <= 300:
+            assert model._count_table is counts, "the counts were rebuilt"
+        reference = sk_nb.CategoricalNB().fit(
+            X[:b], y[:b], sample_weight=decayed(w[:b], b, 60.0))
+        assert_allclose(model.class_count_, reference.class_count_, rtol=1e-10)
+        assert_allclose(model.predict_joint_log_proba(data[:b]),
+                        reference.predict_joint_log_proba(X[:b]), rtol=1e-10)
+    for mine, theirs in zip(model.category_count_, reference.category_count_):
+        assert_allclose(mine, theirs, rtol=1e-10, atol=0)
+    for mine, theirs in zip(model.feature_log_prob_, reference.feature_log_prob_):
+        assert_allclose(mine, theirs, rtol=1e-10, atol=0)
+
+
 # -- MultinomialNB on the sparse count table: the counts in a frame ----------------
 
 @pytest.fixture
@@ -327,6 +357,7 @@ def table_of(model):
 
 
 TABLE_MODELS = {
+    "bernoulli": (BernoulliNB, sk_nb.BernoulliNB, {}),
     "multinomial": (MultinomialNB, sk_nb.MultinomialNB, {}),
     "complement": (ComplementNB, sk_nb.ComplementNB, {}),
     "complement-norm": (ComplementNB, sk_nb.ComplementNB, {"norm": True}),
@@ -363,7 +394,7 @@ def test_table_stream_forgets_exactly_between_predicts(half_life, cuts, n_thread
     assert table.weight_epoch is not None
     assert_allclose(model.feature_count_, reference.feature_count_, rtol=1e-10, atol=0)
     assert_allclose(model.feature_log_prob_, reference.feature_log_prob_, rtol=1e-10)
-    if kind != "multinomial":
+    if kind.startswith("complement"):
         assert_allclose(model.feature_all_, reference.feature_all_, rtol=1e-10, atol=0)
     # and one fit of the stream is the same model
     whole = ours(half_life=half_life, n_threads=n_threads, **params).fit(X, y)
@@ -392,6 +423,61 @@ def test_table_frame_weights_and_missing_values(small_tables):
     nan = np.isnan(X.data)
     np.add.at(missing, (y[rows[nan]], X.indices[nan]), decayed(w, 300, 40.0)[rows[nan]])
     assert_allclose(model._missing_count, missing, rtol=1e-10, atol=0)
+
+
+def test_bernoulli_table_frame_with_missing_values_equals_dense(monkeypatch,
+                                                                dense_first_fits):
+    """BernoulliNB's table keeps counts and missing weights in one frame, and its
+    predict terms read them scaled: the same model as the dense counts (which
+    the oracle tests check), with NaN and weights, through a renormalisation
+    (half_life=3: the scale passes 2**-64 every ~190 rows)."""
+    from fastnb import _count_table
+    X, y = hashed_counts(300, 12)
+    X.data[::13] = np.nan
+    observed = X.copy()
+    observed.data = np.nan_to_num(observed.data, nan=0.0)
+    w = np.random.default_rng(13).uniform(0.2, 3.0, 300)
+    cuts = [40, 41, 100, 170, 260]
+    for half_life in (35.0, 3.0):
+        dense = stream(BernoulliNB(half_life=half_life), X, y, cuts, sample_weight=w)
+        assert dense.__dict__.get("_table") is None
+        with monkeypatch.context() as patch:
+            patch.setattr(_count_table, "TABLE_MIN_CELLS", 0)
+            patch.setattr(_count_table, "TABLE_MIN_CELLS_PER_NONZERO", 0)
+            model = BernoulliNB(half_life=half_life)
+            bounds = [0, *cuts, 300]
+            for a, b in zip(bounds[:-1], bounds[1:]):
+                model.partial_fit(X[a:b], y[a:b], classes=CLASSES, sample_weight=w[a:b])
+                # a state's terms, from the scaled counts (a row with NaN reads
+                # the whole model, which stores the true counts: none here)
+                model.predict(observed[a:a + 2])
+        assert table_of(model).count_scale != 1.0
+        assert_allclose(model.predict_joint_log_proba(X), dense.predict_joint_log_proba(X),
+                        rtol=1e-10)
+        assert_allclose(model.feature_count_, dense.feature_count_, rtol=1e-10, atol=0)
+        assert_allclose(model._missing_count, dense._missing_count, rtol=1e-10, atol=0)
+        assert_allclose(model.feature_log_prob_, dense.feature_log_prob_, rtol=1e-10)
+
+
+@pytest.mark.parametrize("kind", sorted(TABLE_MODELS))
+def test_table_batch_writes_only_its_own_entries(kind, small_tables):
+    """O(batch), structurally, for every table model: under forgetting a
+    partial_fit leaves the stored count of every entry its batch does not touch
+    as it was (the decay is the frame's one scale)."""
+    ours, _, params = TABLE_MODELS[kind]
+    X, y = hashed_counts(400, 14)
+    model = ours(half_life=100.0, **params).fit(X[:300], y[:300])
+    model.predict(X[:5])
+    table = table_of(model)
+    counts = table.ent_count[:table.used].copy()
+    model.partial_fit(X[300:310], y[300:310])
+    assert table_of(model) is table
+    touched = set(X[300:310].indices)
+    untouched = [e for j in range(X.shape[1]) if j not in touched
+                 for e in range(table.feat_start[j], table.feat_start[j] + table.feat_len[j])]
+    assert len(untouched) > 1000
+    assert_array_equal(table.ent_count[untouched], counts[untouched])
+    assert table.count_scale == 2.0 ** (-10 / 100.0)
 
 
 def test_table_batch_and_predict_cost_what_they_touch(small_tables):
@@ -470,9 +556,11 @@ def test_table_failed_partial_fit_is_undone(monkeypatch, kind, small_tables):
                     rtol=1e-10)
 
 
-def test_table_save_load_mid_stream(tmp_path, small_tables):
+@pytest.mark.parametrize("kind", sorted(TABLE_MODELS))
+def test_table_save_load_mid_stream(kind, tmp_path, small_tables):
+    ours, _, params = TABLE_MODELS[kind]
     X, y = hashed_counts(300, 7)
-    model = stream(MultinomialNB(half_life=60.0), X[:200], y[:200], [80, 81])
+    model = stream(ours(half_life=60.0, **params), X[:200], y[:200], [80, 81])
     model.predict(X[:3])  # some weights refreshed, the rest stale
     model.save(tmp_path / "m.npz")
     loaded = fastnb.load(tmp_path / "m.npz")

@@ -412,55 +412,50 @@ class CategoricalNB(_BaseNB):
                          reset=True)
             return self
         self._check_feature_names(X, reset=False)
-        if forgets(self.half_life):
-            self._add_forgetting(columns, class_index, weights, batch_class_count, k,
-                                 min_categories, names, alpha, class_prior)
-            return self
-        if self._added_codes_in_place(columns, class_index, weights, min_categories):
+        # Under forgetting, everything learned before is scaled by the batch's
+        # decay, in the same pass that adds the batch's (already decayed) counts
+        decay = decay_factor(self.half_life, columns.n_samples)
+        if self._added_codes_in_place(columns, class_index, weights, min_categories,
+                                      decay):
             self._refresh_in_place(self._count_table.all_features, batch_class_count,
                                    alpha, class_prior,
-                                   batch=(columns.blocks[0].values, class_index))
+                                   batch=(columns.blocks[0].values, class_index),
+                                   decay=decay)
             return self
         batches = self._count(columns, class_index, weights, k, min_categories, names,
                               self._predict_tables.lookup == LOOKUP["code"])
         updates = [
-            merge_feature(self._feature(j), batch, k, _at(min_categories, j), j, names)
+            merge_feature(self._decayed_feature(j, decay), batch, k,
+                          _at(min_categories, j), j, names)
             for j, batch in enumerate(batches)
         ]
         if not all(isinstance(update, InPlace) for update in updates):
-            features = [applied(self._feature(j), update)
+            features = [applied(self._decayed_feature(j, decay), update)
+                        if isinstance(update, InPlace) else update
                         for j, update in enumerate(updates)]
-            self._commit(None, classes, self.class_count_ + batch_class_count,
+            self._commit(None, classes, self.class_count_ * decay + batch_class_count,
                          features, alpha, class_prior, reset=False)
             return self
         # Every feature keeps its categories: add the counts where they are.
+        category_count = self._count_table.category_count
+        if decay != 1.0:
+            category_count *= decay
         starts = self._count_table.starts
         for j, update in enumerate(updates):
-            count_kernels.add_columns(self._count_table.category_count, starts[j],
-                                      update.columns, update.counts)
+            count_kernels.add_columns(category_count, starts[j], update.columns,
+                                      update.counts)
         touched = np.array([u.columns.size > 0 for u in updates], dtype=np.uint8)
-        self._refresh_in_place(touched, batch_class_count, alpha, class_prior)
+        self._refresh_in_place(touched, batch_class_count, alpha, class_prior,
+                               decay=decay)
         return self
 
-    def _add_forgetting(self, columns, class_index, weights, batch_class_count, k,
-                        min_categories, names, alpha, class_prior):
-        """A later batch under forgetting: every count learned before scaled by
-        the batch's decay (O(classes x categories), as a batch that brings a new
-        category costs), then the batch's (already decayed) counts added."""
-        decay = decay_factor(self.half_life, columns.n_samples)
-        batches = self._count(columns, class_index, weights, k, min_categories, names,
-                              self._predict_tables.lookup == LOOKUP["code"])
-        features = []
-        for j, batch in enumerate(batches):
-            old = self._feature(j)
-            old = FeatureState(old.kind, old.categories, old.counts * decay, old.tags,
-                               old.keys, old.table)
-            update = merge_feature(old, batch, k, _at(min_categories, j), j, names)
-            features.append(applied(old, update) if isinstance(update, InPlace)
-                            else update)
-        self._commit(None, classes=self.classes_,
-                     class_count=self.class_count_ * decay + batch_class_count,
-                     features=features, alpha=alpha, class_prior=class_prior, reset=False)
+    def _decayed_feature(self, j, decay):
+        """``_feature(j)``, its counts scaled by ``decay`` (a copy) unless 1."""
+        feature = self._feature(j)
+        if decay == 1.0:
+            return feature
+        return FeatureState(feature.kind, feature.categories, feature.counts * decay,
+                            feature.tags, feature.keys, feature.table)
 
     def _count(self, columns, class_index, weights, k, min_categories, names,
                code_allowed):
@@ -470,7 +465,8 @@ class CategoricalNB(_BaseNB):
             n_threads=threads_for(self.n_threads, columns.n_samples * columns.n_features,
                                   "categorical_fit"))
 
-    def _added_codes_in_place(self, columns, class_index, weights, min_categories):
+    def _added_codes_in_place(self, columns, class_index, weights, min_categories,
+                              decay=1.0):
         """The small-call path: when every feature is an integer-code feature and
         X a numeric array of codes within the fitted categories, count X straight
         into the fitted counts (one kernel, the same bits as counting the batch
@@ -488,10 +484,10 @@ class CategoricalNB(_BaseNB):
         count_table = self._count_table
         return count_kernels.accumulate_codes(
             columns.blocks[0].values, class_index, weights, tables.n_categories,
-            count_table.starts[:-1], count_table.category_count)
+            count_table.starts[:-1], count_table.category_count, decay)
 
     def _refresh_in_place(self, features, batch_class_count, alpha, class_prior,
-                          batch=None):
+                          batch=None, decay=1.0):
         """After counts were added in place: the log probabilities of the touched
         features of the classes seen, the class counts and priors. ``batch``, the
         codes and class indices that ``_added_codes_in_place`` counted: the model's
@@ -500,7 +496,7 @@ class CategoricalNB(_BaseNB):
         small batch take ``_added_small_batch``."""
         count_table, tables = self._count_table, self._predict_tables
         state = None
-        if batch is not None and alpha == count_table.alpha:
+        if batch is not None and alpha == count_table.alpha and decay == 1.0:
             state = count_table.small_batches
             if state is None:
                 state = count_table.small_batches = table_kernels.SmallBatches(
@@ -514,13 +510,18 @@ class CategoricalNB(_BaseNB):
             # counts (or alpha) moved outside it
             count_table.small_batches = None
             classes = (batch_class_count > 0).view(np.uint8)
+            if decay != 1.0:
+                # (under forgetting every class's counts moved: the batch decayed
+                # them all)
+                features, classes = np.ones_like(features), np.ones_like(classes)
             if alpha != count_table.alpha:  # set_params changed it: everything moves
                 features, classes = np.ones_like(features), np.ones_like(classes)
                 count_table.alpha = alpha
             refresh(count_table, tables, alpha, features, classes,
                     threads_for(self.n_threads, count_table.category_count.size,
                                 "categorical_fit"))
-        self.class_count_ = self.class_count_ + batch_class_count
+        self.class_count_ = (self.class_count_ if decay == 1.0
+                             else self.class_count_ * decay) + batch_class_count
         self.class_log_prior_ = self._class_log_prior(self.class_count_, class_prior)
         tables.class_log_prior = self.class_log_prior_
         if state is not None:

@@ -174,10 +174,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
         resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
         # Under forgetting every count decays with each batch: the sparse table
-        # decays all of them by one scale and refreshes the weights a predict
-        # reads (O(batch)), which suits the models whose weights each depend on
-        # one feature's block; BernoulliNB's depend on every class count, and its
-        # counts stay dense under forgetting.
+        # decays all of them by one scale (O(1)) and a predict refreshes the
+        # weights it reads, or derives them from the scaled counts
+        # (``_table_forgets``: the models whose table does that).
         table_ok = not forgets(self.half_life) or self._table_forgets
         if table_ok and self._use_table(Xv, n_classes, alpha, first_call):
             return self._fit_table(X, Xv, codes, weights, fitted_classes, alpha, first_call)

@@ -109,6 +109,10 @@ class BernoulliNB(_BaseDiscreteNB):
     _table_missing_entries = True
     _counts_rows = True
     _table_keeps_weights = False
+    # under forgetting the table's counts are in a frame (``count_scale`` times
+    # the stored ones), which the predict terms read scaled: a batch is O(1)
+    # more than without forgetting
+    _table_forgets = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, binarize=0.0, fit_prior=True,
                  class_prior=None, n_threads=None, grow_classes=False,
@@ -174,13 +178,14 @@ class BernoulliNB(_BaseDiscreteNB):
             _table_update_kernels.bernoulli_entry_terms(
                 table.feat_start, table.feat_len, table.ent_class, table.ent_count,
                 *miss, class_count, a, w0, ln0, weights, const_delta, scratch,
-                n_threads)
+                n_threads, table.count_scale)
             bias = self.class_log_prior_ + (table.n_features * ln0 + const_delta)
         return self._feat_base, bias, w0, np.ones(k), weights
 
     def _dense_from_table(self, name):
         if name != "feature_log_prob_":
             return super()._dense_from_table(name)
+        self._settle_table()  # (under forgetting: the true counts stored)
         return self._update_feature_log_prob(
             self._table.to_dense(), self.class_count_, self._table_alpha,
             self._missing_count)[0]

@@ -390,6 +390,10 @@ class _TableMixin:
                 for part in (table, self._missing_table):
                     if part is not None:
                         part.normalize()
+            if not self._table_keeps_weights:
+                # (BernoulliNB derives its terms at predict, once per model
+                # state, from the counts times the scale: nothing is stale)
+                return
             listed = table.stale_features(indices)
             if listed.shape[0]:
                 self._refresh_stale(table, listed, np.atleast_1d(self._table_alpha))
