@@ -65,6 +65,7 @@ class SmallBatches:
         y: NDArray[np.int64],
         classes: NDArray[np.int64] | None,
         update_prior: bool,
+        half_life: float = ...,
     ) -> bool: ...
 
 def refresh_batch_cells(

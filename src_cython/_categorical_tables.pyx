@@ -23,7 +23,7 @@ thread) never enters an OpenMP region (see _categorical_count.pyx).
 """
 
 from cython.parallel cimport prange
-from libc.math cimport floor, log
+from libc.math cimport exp2, floor, log, pow
 from cpython.buffer cimport (
     PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release, PyObject_GetBuffer,
 )
@@ -230,11 +230,12 @@ cdef struct Cells:
 
 
 cdef void refresh_pairs(Cells* s, const double* batch_class_count,
-                        bint exact_totals) noexcept nogil:
-    """``refresh_log_probs`` of every feature of the classes with batch weight, from
-    the kept cell logs: one log a (feature, class) total, where refresh_log_probs
-    takes one a cell. The same bits: each value is the same difference of the same
-    logs. Totals are summed again in smooth_counts' order unless exact_totals."""
+                        bint exact_totals, bint all_classes=False) noexcept nogil:
+    """``refresh_log_probs`` of every feature of the classes with batch weight
+    (``all_classes``: of every class), from the kept cell logs: one log a
+    (feature, class) total, where refresh_log_probs takes one a cell. The same
+    bits: each value is the same difference of the same logs. Totals are summed
+    again in smooth_counts' order unless exact_totals."""
     cdef Py_ssize_t j, c, r, n_j
     cdef double total, log_total, value
     cdef const double* counts
@@ -244,7 +245,7 @@ cdef void refresh_pairs(Cells* s, const double* batch_class_count,
     for j in range(s.d):
         n_j = s.starts[j + 1] - s.starts[j]
         for c in range(s.k):
-            if not batch_class_count[c] > 0:
+            if not (all_classes or batch_class_count[c] > 0):
                 continue
             if exact_totals:
                 total = s.totals[c * s.d + j]
@@ -279,13 +280,23 @@ cdef inline Py_ssize_t find_label(const int64_t* labels, Py_ssize_t k,
     return lo if lo < k and labels[lo] == label else -1
 
 
+cdef inline double decayed_weight(Py_ssize_t i, Py_ssize_t n,
+                                  double half_life) noexcept nogil:
+    """Row i's weight at the end of a batch of n under forgetting (as
+    fastnb._forgetting.row_weights computes it), 1 without (half_life 0)."""
+    if half_life > 0:
+        return exp2(-(<double>(n - 1 - i) / half_life))
+    return 1.0
+
+
 cdef bint add_rows(Cells* s, const value_t* X, Py_ssize_t n, const int64_t* y,
                    intp_t* class_index, double* batch_class_count, double* class_count,
                    double* class_log_prior, bint update_prior,
-                   bint* exact_totals) noexcept nogil:
-    """Count an unweighted batch of codes into the model, or return False having
-    written nothing when it does not apply: a label that is not a class, a value
-    that is not a code below its feature's fitted n_categories (nor missing)."""
+                   bint* exact_totals, double half_life) noexcept nogil:
+    """Count a batch of codes into the model, or return False having written
+    nothing when it does not apply: a label that is not a class, a value that is
+    not a code below its feature's fitted n_categories (nor missing). Unweighted,
+    or, under forgetting (``half_life`` > 0), weighted by age: ``add_decayed``."""
     cdef Py_ssize_t i, j, c, cell
     cdef intp_t code
     cdef const value_t* row
@@ -296,16 +307,22 @@ cdef bint add_rows(Cells* s, const value_t* X, Py_ssize_t n, const int64_t* y,
         if c < 0:
             return False
         class_index[i] = c
-        batch_class_count[c] += 1.0
-    for c in range(s.k):
-        if not class_count[c] + batch_class_count[c] < WHOLE_LIMIT:
-            return False
+        batch_class_count[c] += decayed_weight(i, n, half_life)
+    if half_life <= 0:
+        for c in range(s.k):
+            if not class_count[c] + batch_class_count[c] < WHOLE_LIMIT:
+                return False
     for i in range(n):
         row = X + i * s.d
         for j in range(s.d):
             if code_row(row[j], s.starts[j + 1] - s.starts[j], -2) == -2:
                 return False
     # Valid: from here on the batch is counted.
+    if half_life > 0:
+        add_decayed(s, X, n, class_index, batch_class_count, class_count,
+                    class_log_prior, update_prior, half_life)
+        exact_totals[0] = False
+        return True
     if exact_totals[0]:
         for c in range(s.k):
             if batch_class_count[c] > 0:
@@ -331,6 +348,39 @@ cdef bint add_rows(Cells* s, const value_t* X, Py_ssize_t n, const int64_t* y,
     if update_prior:
         log_prior_of_counts(class_count, s.k, class_log_prior)
     return True
+
+
+cdef void add_decayed(Cells* s, const value_t* X, Py_ssize_t n,
+                      const intp_t* class_index, const double* batch_class_count,
+                      double* class_count, double* class_log_prior, bint update_prior,
+                      double half_life) noexcept nogil:
+    """A validated batch under forgetting: every count learned before scaled by
+    the batch's decay 2**(-n / half_life), the rows added with their weights,
+    and, since log(count + alpha) moves with every decayed count, every cell's
+    log and every (class, feature)'s log probabilities taken again: one pass
+    over the model's k x C cells, where the estimator's general path rebuilt
+    them through NumPy."""
+    cdef Py_ssize_t i, j, c, t, n_total = s.k * s.n_cells
+    cdef intp_t code
+    cdef const value_t* row
+    cdef double decay = pow(2.0, -(<double>n) / half_life), weight
+    for t in range(n_total):
+        s.counts[t] = s.counts[t] * decay
+    for i in range(n):
+        row = X + i * s.d
+        c = class_index[i]
+        weight = decayed_weight(i, n, half_life)
+        for j in range(s.d):
+            code = code_row(row[j], s.starts[j + 1] - s.starts[j], -2)
+            if code >= 0:
+                s.counts[c * s.n_cells + s.starts[j] + code] += weight
+    for t in range(n_total):
+        s.log_count[t] = log_whole(s.counts[t], s.alpha, s.whole_logs, s.n_whole)
+    refresh_pairs(s, batch_class_count, False, True)
+    for c in range(s.k):
+        class_count[c] = class_count[c] * decay + batch_class_count[c]
+    if update_prior:
+        log_prior_of_counts(class_count, s.k, class_log_prior)
 
 
 cdef int kind_of(const Py_buffer* view) noexcept:
@@ -460,10 +510,10 @@ cdef class SmallBatches:
         self.class_count = class_count
         self.class_log_prior = class_log_prior
 
-    def add(self, X, y, classes, bint update_prior):
+    def add(self, X, y, classes, bint update_prior, double half_life=0.0):
         """Count the batch (X, y) into the model, or return False having changed
         nothing when this path does not apply and the estimator's general one must
-        judge the batch.
+        judge the batch. ``half_life`` > 0: the model forgets (``add_decayed``).
 
         It applies to a C-contiguous (n, d) array X of int32, int64, float32 or
         float64 codes below the fitted n_categories (NaN missing), 0 < n <=
@@ -483,7 +533,8 @@ cdef class SmallBatches:
         cdef const int64_t* labels
         cdef double* class_count
         cdef double* prior
-        if not self.whole_counts or self.cells.labels == NULL or self.class_count is None:
+        if ((half_life <= 0 and not self.whole_counts) or self.cells.labels == NULL
+                or self.class_count is None):
             return False
         try:
             try:
@@ -521,21 +572,23 @@ cdef class SmallBatches:
                 if kind == KIND_INT64:
                     done = add_rows(&self.cells, <const long long*>x_view.buf, n, labels,
                                     class_index, batch_class_count, class_count, prior,
-                                    update_prior, &exact)
+                                    update_prior, &exact, half_life)
                 elif kind == KIND_INT32:
                     done = add_rows(&self.cells, <const int32_t*>x_view.buf, n, labels,
                                     class_index, batch_class_count, class_count, prior,
-                                    update_prior, &exact)
+                                    update_prior, &exact, half_life)
                 elif kind == KIND_FLOAT64:
                     done = add_rows(&self.cells, <const double*>x_view.buf, n, labels,
                                     class_index, batch_class_count, class_count, prior,
-                                    update_prior, &exact)
+                                    update_prior, &exact, half_life)
                 else:
                     done = add_rows(&self.cells, <const float*>x_view.buf, n, labels,
                                     class_index, batch_class_count, class_count, prior,
-                                    update_prior, &exact)
+                                    update_prior, &exact, half_life)
             fastnb_free(scratch)
             self.exact_totals = exact
+            if done and half_life > 0:
+                self.whole_counts = False  # (decayed counts)
             return done
         finally:
             if have_x:

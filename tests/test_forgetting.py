@@ -300,24 +300,33 @@ def test_a_half_life_past_float64_is_refused():
 
 
 @pytest.mark.parametrize("as_strings", [False, True])
-def test_categorical_forgets_in_place(as_strings):
+@pytest.mark.parametrize("weighted", [False, True])
+def test_categorical_forgets_in_place(as_strings, weighted):
     """CategoricalNB's batches that bring no new category decay and add the
-    counts in place (integer codes: one kernel pass; value features: the
+    counts in place (integer codes: one kernel pass, and unweighted ones after
+    the first the whole batch in ``SmallBatches.add``; value features: the
     batch's columns), keeping the model's tables; a new category takes the
     general path. Every path is scikit-learn's fit of the decayed weights."""
     rng = np.random.default_rng(21)
     X, y = rng.integers(0, 4, (400, 5)), rng.integers(0, 3, 400)
     X[:4] = np.arange(4)[:, None]           # every category in the first batch
     X[300:, 0] = np.where(X[300:, 0] == 0, 4, X[300:, 0])   # a new one at 300
-    w = rng.uniform(0.2, 2.0, 400)
+    w = rng.uniform(0.2, 2.0, 400) if weighted else np.ones(400)
     data = X.astype(str).astype(object) if as_strings else X
     model = CategoricalNB(half_life=60.0)
     bounds = [0, 100, 101, 180, 300, 330, 400]
     for a, b in zip(bounds[:-1], bounds[1:]):
         counts = model.__dict__.get("_count_table")
-        model.partial_fit(data[a:b], y[a:b], classes=CLASSES, sample_weight=w[a:b])
+        state = None if counts is None else counts.small_batches
+        model.partial_fit(data[a:b], y[a:b], classes=CLASSES,
+                          sample_weight=w[a:b] if weighted else None)
         if a and b <= 300:
             assert model._count_table is counts, "the counts were rebuilt"
+            # (the state the kernel path made at the first later batch, used
+            # by the next ones)
+            assert (counts.small_batches is not None) == (not as_strings)
+            assert (state is not None and counts.small_batches is state) == (
+                not (weighted or as_strings) and a > 100)
         reference = sk_nb.CategoricalNB().fit(
             X[:b], y[:b], sample_weight=decayed(w[:b], b, 60.0))
         assert_allclose(model.class_count_, reference.class_count_, rtol=1e-10)

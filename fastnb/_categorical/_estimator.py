@@ -361,8 +361,7 @@ class CategoricalNB(_BaseNB):
         return self._partial_fit(X, y, classes, sample_weight)
 
     def _partial_fit(self, X, y, classes, sample_weight):
-        if (sample_weight is None and not forgets(self.half_life)
-                and self._added_small_batch(X, y, classes)):
+        if sample_weight is None and self._added_small_batch(X, y, classes):
             return self
         return self._fit(X, y, classes, sample_weight, refit=False)
 
@@ -370,7 +369,8 @@ class CategoricalNB(_BaseNB):
         """The small-call path of a stream of code batches: the batch counted into
         the model by one kernel call (``SmallBatches.add``), when the model keeps
         a ``SmallBatches`` (made by an earlier small call, see _refresh_in_place)
-        of the same parameters and class arrays. False, with nothing written, when
+        of the same parameters and class arrays (under forgetting, the kernel
+        decays the model as it adds the batch). False, with nothing written, when
         it does not apply: ``_fit`` then validates the batch, and raises what it
         must."""
         count_table = self.__dict__.get("_count_table")
@@ -382,7 +382,8 @@ class CategoricalNB(_BaseNB):
             return False
         if classes is not None and type(classes) is not np.ndarray:
             classes = np.asarray(classes)   # a list of the classes: compared as bytes
-        return state.add(X, y, classes, self.class_prior is None and self.fit_prior)
+        return state.add(X, y, classes, self.class_prior is None and self.fit_prior,
+                         float(self.half_life) if forgets(self.half_life) else 0.0)
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, count, merge every feature, and only then commit."""
@@ -493,17 +494,15 @@ class CategoricalNB(_BaseNB):
         codes and class indices that ``_added_codes_in_place`` counted: the model's
         ``SmallBatches`` (made here at the first such call) takes their cells' logs
         again and keeps the rest; bound to the new class arrays, it lets the next
-        small batch take ``_added_small_batch``."""
+        small batch take ``_added_small_batch``. ``decay``: the batch decayed every
+        count (a model that forgets): everything is refreshed, and a new
+        ``SmallBatches`` made from it."""
         count_table, tables = self._count_table, self._predict_tables
         state = None
         if batch is not None and alpha == count_table.alpha and decay == 1.0:
             state = count_table.small_batches
             if state is None:
-                state = count_table.small_batches = table_kernels.SmallBatches(
-                    count_table.category_count, count_table.starts, alpha,
-                    count_table.feature_log_prob, tables.log_prob, tables.block_start,
-                    tables.row_width, self.classes_, WHOLE_LOGS,
-                    2 * FIT_MIN_ROWS_PER_CHUNK - 1)
+                state = count_table.small_batches = self._small_batches()
             table_kernels.refresh_batch_cells(state, batch[0], batch[1],
                                                 batch_class_count.astype(np.float64))
         else:
@@ -524,12 +523,22 @@ class CategoricalNB(_BaseNB):
                              else self.class_count_ * decay) + batch_class_count
         self.class_log_prior_ = self._class_log_prior(self.class_count_, class_prior)
         tables.class_log_prior = self.class_log_prior_
+        if batch is not None and decay != 1.0 and alpha == count_table.alpha:
+            state = count_table.small_batches = self._small_batches()
         if state is not None:
             state.bind(self.class_count_, self.class_log_prior_)
             # the parameters this call validated; feature names are checked by
             # _fit only (an array has none: a model fitted with some warns)
             state.params_key = (None if hasattr(self, "feature_names_in_")
                                 else _VALIDATED_PARAMS.get(self))
+
+    def _small_batches(self):
+        """A ``SmallBatches`` of the model's tables as they are now."""
+        count_table, tables = self._count_table, self._predict_tables
+        return table_kernels.SmallBatches(
+            count_table.category_count, count_table.starts, count_table.alpha,
+            count_table.feature_log_prob, tables.log_prob, tables.block_start,
+            tables.row_width, self.classes_, WHOLE_LOGS, 2 * FIT_MIN_ROWS_PER_CHUNK - 1)
 
     def _feature(self, j):
         """Feature j of the fitted model (counts and table are views)."""
