@@ -466,15 +466,28 @@ class SparseCountTable:
         return listed[:n]
 
     # -- reading -------------------------------------------------------------------
-    def entries(self):
-        """(feature, class, position) of every entry, feature-major."""
-        features = self.all_features()
+    def _positions(self, features):
+        """(block lengths, pool positions of their entries) of ``features``."""
         lengths = self.feat_len[features].astype(np.int64)
         first = np.cumsum(lengths) - lengths
         offsets = np.arange(int(lengths.sum()), dtype=np.int64) - np.repeat(first, lengths)
-        positions = np.repeat(self.feat_start[features], lengths) + offsets
+        return lengths, np.repeat(self.feat_start[features], lengths) + offsets
+
+    def entries(self):
+        """(feature, class, position) of every entry, feature-major."""
+        features = self.all_features()
+        lengths, positions = self._positions(features)
         return (np.repeat(features, lengths), self.ent_class[positions].astype(np.intp),
                 positions)
+
+    def columns(self, features):
+        """(k, len(features)) true counts of ``features`` (distinct, in [0, d)):
+        O(their entries), in or out of a forgetting frame."""
+        lengths, positions = self._positions(features)
+        dense = np.zeros((self.n_classes, features.shape[0]))
+        dense[self.ent_class[positions], np.repeat(np.arange(features.shape[0]), lengths)] = (
+            self.ent_count[positions] * self.count_scale)
+        return dense
 
     def to_dense(self):
         """The (k, d) table of counts."""

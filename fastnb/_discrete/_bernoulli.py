@@ -215,6 +215,21 @@ class BernoulliNB(_BaseDiscreteNB):
         with np.errstate(divide="ignore", invalid="ignore"):
             return np.log(1 - np.exp(self.feature_log_prob_))
 
+    def _missing_log_terms_at(self, features):
+        # the log probabilities of the batch's features with NaN only: on the
+        # table, from their blocks (a whole feature_log_prob_ was k x d a call)
+        features, where = np.unique(features, return_inverse=True)
+        table = self.__dict__.get("_table")
+        if table is None:
+            feature_log_prob = self.feature_log_prob_[:, features]
+        else:
+            missing = self._missing_table
+            feature_log_prob = self._update_feature_log_prob(
+                table.columns(features), self.class_count_, self._table_alpha,
+                None if missing is None else missing.columns(features))[0]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(1 - np.exp(feature_log_prob)).T[where]
+
     def _predict_weights(self, feature_log_prob, class_log_prior):
         # jll = X @ (log p - log(1 - p)).T + log prior + sum_j log(1 - p), with
         # scikit-learn's formula for log(1 - p) so that the outputs agree.

@@ -141,6 +141,13 @@ class _PredictMixin:
         like a zero); BernoulliNB overrides it."""
         return None
 
+    def _missing_log_terms_at(self, features):
+        """(len(features), k): the ``_missing_log_terms`` of these features
+        (indices the predict kernel checked), or None. For a sparse batch, whose
+        cost must not grow with the model's width."""
+        terms = self._missing_log_terms()
+        return None if terms is None else terms.T[features]
+
     def _predict_with_missing(self, X, mode, labels_out, out):
         """NaN means missing: its feature's term is left out of the joint log
         likelihood. The rows are scored as if the missing values were zero, then
@@ -150,21 +157,25 @@ class _PredictMixin:
         k = self.classes_.shape[0]
         jll = np.empty((X.shape[0], k))
         self._run_predict_kernel(observed, MODE_JLL, None, jll)
-        terms = self._missing_log_terms()
-        if terms is not None:
-            correction = np.empty_like(jll)
-            n_threads = self._predict_threads(X.shape[0], terms.size)
-            if isinstance(missing, CSRInput):
-                # Only the NaN entries of a sparse matrix: add their terms up.
-                correction[:] = 0.0
+        if isinstance(missing, CSRInput):
+            # Only the NaN entries of a sparse matrix: add their terms up (the
+            # kernel checked their indices, which ``observed`` keeps).
+            terms = self._missing_log_terms_at(missing.indices)
+            if terms is not None:
+                correction = np.zeros_like(jll)
                 rows = np.repeat(np.arange(X.shape[0]), np.diff(missing.indptr))
-                np.add.at(correction, rows, terms.T[missing.indices])
-            else:
+                np.add.at(correction, rows, terms)
+                jll -= correction
+        else:
+            terms = self._missing_log_terms()
+            if terms is not None:
+                correction = np.empty_like(jll)
+                n_threads = self._predict_threads(X.shape[0], terms.size)
                 _predict_kernels.dense_predict(
                     _kernel_view(missing), np.ascontiguousarray(terms), np.zeros(k),
                     False, 0.0, MODE_JLL, None, correction, n_threads,
                 )
-            jll -= correction
+                jll -= correction
         if mode == MODE_ARGMAX:
             labels_out[:] = np.argmax(jll, axis=1)
             return
