@@ -133,7 +133,7 @@ def top_slots_scored(
     values: _Float64,
     scratch: _Float64,
     chunk_features: _Int64,
-) -> int: ...
+) -> tuple[int, int]: ...
 def top_two(
     jll: _Float64,
     first: _Intp,

@@ -494,13 +494,15 @@ def top_slots_scored(
     too), their best two classes, and the top-n differences of the pair's terms
     over the row's slots, still in L1 (one parallel region in all: a region a
     block of rows cost ~10 ms a region on a busy 2-core machine). Returns how
-    many rows are malformed (row pointers or a column index out of range)."""
+    many rows are malformed (row pointers or a column index out of range) and
+    how many are suspect (a non-finite value or score: the caller checks X for
+    infinity and NaN then, instead of a pass over every value first)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, n_top = values.shape[1]
     cdef Py_ssize_t k = bias.shape[0], kp = rows.shape[1]
     cdef Py_ssize_t d = slots.shape[0] // sizeof(FeatureSlot)
     cdef Py_ssize_t n_blocks = scratch.shape[0], nnz = data.shape[0]
     cdef Py_ssize_t block, i, p, q, m, size, a, b, lo, hi, start, stop, ahead_stop
-    cdef Py_ssize_t n_malformed = 0
+    cdef Py_ssize_t n_malformed = 0, n_suspect = 0
     cdef int status
     cdef intp_t label
     cdef const FeatureSlot* slot = <const FeatureSlot*>&slots[0]
@@ -510,7 +512,7 @@ def top_slots_scored(
     cdef int64_t* chunk_feat
     cdef double x
     if n == 0 or n_top == 0:
-        return 0
+        return 0, 0
     with nogil:
         for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
                             use_threads_if=n_blocks > 1):
@@ -537,6 +539,8 @@ def top_slots_scored(
                         data, indices, start, stop, d, slot, row0, kp, &bias[0],
                         &scale[0], &mult[0], k, binarize, threshold, MODE_ARGMAX,
                         &label, acc, max(stop, ahead_stop))
+                if status == 1:
+                    n_suspect += 1
                 if status == 2:
                     n_malformed += 1
                     first[i] = 0
@@ -575,7 +579,7 @@ def top_slots_scored(
                                          chunk_val[q], chunk_feat[q])
                         p = p + CHUNK
                 heap_finish(&values[i, 0], &features[i, 0], size, n_top)
-    return n_malformed
+    return n_malformed, n_suspect
 
 
 def top_two(

@@ -461,6 +461,41 @@ def test_top_over_the_slots_equals_brute_force(kind, n, pair, rng, table_fits):
         assert_array_equal(getattr(results[0], name), getattr(results[1], name))
 
 
+def test_top_over_the_slots_checks_what_the_kernel_reports(rng, table_fits,
+                                                            monkeypatch):
+    """top_contributions on the slots checks X's values and indices only when
+    the kernel reports a suspect or malformed row: infinity and an index out of
+    range are still errors, and a batch with NaN takes the general path (the
+    same lists as without the deferral); a clean batch makes no such pass."""
+    from fastnb.inspection import _terms
+    X = sp.random(120, 400, density=0.2, random_state=int(rng.integers(2**31)),
+                  format="csr", data_rvs=lambda m: rng.integers(1, 4, m).astype(float))
+    y = rng.integers(0, 5, 120)
+    y[:5] = np.arange(5)
+    with table_fits(True):
+        model = fastnb.BernoulliNB().fit(X, y)
+    assert model.__dict__.get("_table") is not None
+    with_nan = X.copy()
+    with_nan.data[::7] = np.nan
+    general = _terms.DiscreteTerms(model, with_nan).scored_top(None, 5)
+    deferred = top_contributions(model, with_nan, n=5)
+    assert_array_equal(deferred.features, general[3])
+    assert_array_equal(deferred.values, general[4])
+    infinite = X.copy()
+    infinite.data[50] = np.inf
+    with pytest.raises(ValueError, match="infinity"):
+        top_contributions(model, infinite, n=5)
+    bad = X.copy()
+    bad.indices[-1] = 400
+    with pytest.raises(ValueError, match="malformed"):
+        top_contributions(model, bad, n=5)
+    passes = []
+    monkeypatch.setattr(_terms, "_raise_if_infinite",
+                        lambda *args: passes.append(args) or True)
+    top_contributions(model, X, n=5)
+    assert passes == []
+
+
 @pytest.mark.parametrize("table", [False, True])
 def test_a_class_against_itself_has_nothing_to_explain(table, rng, table_fits):
     X, y = count_data(rng, 30, 5, 3)

@@ -202,7 +202,7 @@ def top_contributions(model, X, n=10, *, classes=None, feature_names=None):
         if labels is None or len(labels) != 2:
             raise ValueError(f"classes must be a pair of labels (a, b), got {classes!r}.")
         pair = [_class_index(model, label) for label in labels]
-    terms = terms_of(model, X)
+    terms = terms_of(model, X, deferred=True)
     first, second, log_odds, features, values = terms.scored_top(pair, n)
     base = np.asarray(terms.base, dtype=np.float64)
     with np.errstate(invalid="ignore"):

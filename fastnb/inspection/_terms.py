@@ -47,10 +47,13 @@ def _row_block(X, start, stop):
     return X[start:stop]
 
 
-def terms_of(model, X):
-    """The ``_Terms`` of a fitted fastnb model and a batch X (validated here)."""
+def terms_of(model, X, deferred=False):
+    """The ``_Terms`` of a fitted fastnb model and a batch X (validated here;
+    ``deferred``: see ``DiscreteTerms``)."""
     for kind, terms in _TERMS:
         if isinstance(model, kind):
+            if deferred and terms is DiscreteTerms:
+                return terms(model, X, deferred=True)
             return terms(model, X)
     raise TypeError(
         f"fastnb.inspection explains the fastnb models (GaussianNB, BernoulliNB, "
@@ -153,14 +156,16 @@ def _all_finite(values):
     return bool(np.isfinite(values).all())
 
 
-def _check_csr_bounds(X, name):
+def _check_csr_bounds(X, name, indices=True):
     """The CSR arrays the inspection kernels index with: row pointers from 0 to
     nnz, non-decreasing, and column indices in [0, n_features) (predict's kernels
-    check each entry as they read it; these read weights and slots by them)."""
-    indptr, indices = X.indptr, X.indices
-    nnz = indices.shape[0]
+    check each entry as they read it; these read weights and slots by them).
+    ``indices=False``: the row pointers only (O(n_samples))."""
+    indptr = X.indptr
+    nnz = X.indices.shape[0]
     if (indptr[0] != 0 or indptr[-1] != nnz or np.any(np.diff(indptr) < 0)
-            or (nnz and (indices.min() < 0 or indices.max() >= X.shape[1]))):
+            or (indices and nnz and (X.indices.min() < 0
+                                     or X.indices.max() >= X.shape[1]))):
         raise ValueError(f"{name}: X is a malformed CSR matrix (row pointers or "
                          f"column indices out of range).")
 
@@ -201,16 +206,27 @@ class DiscreteTerms(_Terms):
     bias), and for BernoulliNB also sum_j log(1 - p_cj), what every feature adds
     when absent; a present feature then adds log p_cj - log(1 - p_cj). A missing
     value (NaN) adds nothing to the likelihood: for BernoulliNB its term takes
-    back the absent term its base holds, -log(1 - p_cj)."""
+    back the absent term its base holds, -log(1 - p_cj).
 
-    def __init__(self, model, X, checked=None):
+    ``deferred`` (top_contributions): for CSR input of a table model, the passes
+    over X's values (finite?) and column indices (in range?) wait for
+    ``scored_top``: the slots kernel reports the rows where it met either, and
+    the checks run then (``_run_checks``); ~8 ms of T1's top-10 otherwise."""
+
+    def __init__(self, model, X, checked=None, deferred=False):
         super().__init__(model, X, checked)
-        # (kept: a pass over X's values, 3 ms of T1's top_contributions)
-        self.finite = _raise_if_infinite(self.X, type(model).__name__)
+        name = type(model).__name__
+        self.table = model.__dict__.get("_table")
+        deferred = (deferred and checked is None and self.table is not None
+                    and isinstance(self.X, CSRInput))
+        if deferred:
+            self.finite = None   # (not known yet)
+            _check_csr_bounds(self.X, name, indices=False)
+        else:
+            self.finite = _raise_if_infinite(self.X, name)
         threshold = model._threshold()
         self.binarize = threshold is not None
         self.threshold = float(threshold) if self.binarize else 0.0
-        self.table = model.__dict__.get("_table")
         if self.table is not None:
             cache = model._table_predict_state()
             self.table_terms = cache["table_terms"]           # base, bias, scale, mult
@@ -220,8 +236,16 @@ class DiscreteTerms(_Terms):
             self.base = model._bias
         if not isinstance(self.X, CSRInput):
             self.X = _float_view(self.X)
-        elif checked is None:
-            _check_csr_bounds(self.X, type(model).__name__)
+        elif checked is None and not deferred:
+            _check_csr_bounds(self.X, name)
+
+    def _run_checks(self):
+        """The checks ``deferred`` left for now: infinity refused, NaN noted,
+        the column indices in range."""
+        if self.finite is None:
+            name = type(self.model).__name__
+            self.finite = _raise_if_infinite(self.X, name)
+            _check_csr_bounds(self.X, name)
 
     def _csr_input(self):
         return self.X if isinstance(self.X, CSRInput) else _dense_to_csr(self.X)
@@ -322,7 +346,8 @@ class DiscreteTerms(_Terms):
         X = self.X
         slots = (self._slots(X) if self.table is not None and isinstance(X, CSRInput)
                  else None)
-        if slots is None or self._has_missing(X):
+        if slots is None or (self.finite is not None and self._has_missing(X)):
+            self._run_checks()
             return super().scored_top(pair, n_top)
         n, k = self.n_samples, self.k
         model = self.model
@@ -338,16 +363,21 @@ class DiscreteTerms(_Terms):
         scratch = np.empty((n_blocks, -(-(k + 64) // 8) * 8 + 8))
         chunk_features = np.empty((n_blocks, 72), dtype=np.int64)
         _, bias, scale, mult = self.table_terms
-        n_malformed = _kernels.top_slots_scored(
+        n_malformed, n_suspect = _kernels.top_slots_scored(
             X.data, X.indices, X.indptr, *slots,
             np.ascontiguousarray(bias, dtype=np.float64),
             np.ascontiguousarray(scale, dtype=np.float64),
             np.ascontiguousarray(mult, dtype=np.float64), self.binarize, self.threshold,
             -1 if pair is None else pair[0], -1 if pair is None else pair[1],
             first, second, log_odds, features, values, scratch, chunk_features)
-        if n_malformed:   # (checked before; the kernel reads none of them)
-            raise ValueError(f"{type(model).__name__}: X is a malformed CSR matrix "
-                             f"({n_malformed} rows).")
+        if n_malformed or n_suspect:
+            # (the kernel read none of a malformed row's entries)
+            self._run_checks()   # raises on infinity and malformed rows
+            if n_malformed:
+                raise ValueError(f"{type(model).__name__}: X is a malformed CSR "
+                                 f"matrix ({n_malformed} rows).")
+            if self._has_missing(X):
+                return super().scored_top(pair, n_top)
         return first, second, log_odds, features, values
 
     def _slots(self, X):
