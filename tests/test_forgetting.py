@@ -154,9 +154,63 @@ def test_infinite_half_life_is_no_forgetting_bit_for_bit(kind, none):
     assert_array_equal(plain.predict_log_proba(X), same.predict_log_proba(X))
 
 
+def mixed_columnwise(half_life):
+    """A ColumnwiseNB of three kinds of sub-model over mixed_data's columns."""
+    return ColumnwiseNB([("g", GaussianNB(), [0, 1]), ("c", CategoricalNB(), [2]),
+                         ("m", MultinomialNB(), [3, 4])], half_life=half_life)
+
+
+def mixed_data(n, seed):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    X = np.column_stack([rng.normal(size=n) + y, rng.normal(size=n),
+                         rng.integers(0, 4, n), rng.poisson(1 + y), rng.poisson(2, n)])
+    return X.astype(np.float64), y
+
+
+@settings(max_examples=25, deadline=None)
+@given(kind=st.sampled_from(sorted(MODELS) + ["columnwise"]),
+       n=st.integers(8, 150),
+       half_life=st.sampled_from([0.7, 9.0, 60.0]),
+       cuts=st.lists(st.integers(1, 149), max_size=5),
+       weighted=st.booleans(), nan=st.booleans(), sparse=st.booleans(),
+       seed=st.integers(0, 2**16))
+def test_any_split_of_the_stream_is_one_fit(kind, n, half_life, cuts, weighted, nan,
+                                            sparse, seed):
+    """Batch-split invariance under forgetting, all six models: any sequence of
+    partial_fit calls over the stream (row order kept) is its one fit, to
+    1e-12, with weights, NaN (missing values) and CSR input for the count
+    models."""
+    if kind == "columnwise":
+        X, y = mixed_data(n, seed)
+        make = mixed_columnwise
+    else:
+        X, y = make_data(kind, n, seed)
+        X = X.astype(np.float64)
+        make = lambda h: MODELS[kind][0](half_life=h)  # noqa: E731
+    rng = np.random.default_rng(seed + 2)
+    y[:3] = CLASSES
+    if nan:
+        X[rng.random(X.shape) < 0.1] = np.nan
+    if sparse and kind in ("bernoulli", "multinomial", "complement"):
+        X = sp.csr_matrix(X)
+    w = rng.uniform(0.1, 3.0, n) if weighted else None
+    whole = make(half_life).fit(X, y, sample_weight=w)
+    model = stream(make(half_life), X, y, [c for c in cuts if c < n], w)
+    assert_allclose(model.class_count_, whole.class_count_, rtol=1e-12, atol=0)
+    if kind == "columnwise":
+        for name in ("g", "c", "m"):
+            assert_same_model({"g": "gaussian", "c": "categorical", "m": "multinomial"}[name],
+                              model.named_estimators_[name], whole.named_estimators_[name],
+                              rtol=1e-12)
+    else:
+        assert_same_model(kind, model, whole, rtol=1e-12)
+    assert_allclose(model.predict_joint_log_proba(X), whole.predict_joint_log_proba(X),
+                    rtol=1e-10)
+
+
 def test_columnwise_forgets_as_its_sub_models():
     rng = np.random.default_rng(4)
-    X = np.column_stack([rng.normal(size=200), rng.integers(0, 3, 200)]).astype(object)
     X = np.column_stack([rng.normal(size=200), rng.normal(size=200)])
     y = rng.integers(0, 3, 200)
     model = ColumnwiseNB([("g", GaussianNB(), [0, 1])], half_life=15.0)
