@@ -157,6 +157,8 @@ def table_informative(
     values: _Float64,
     scratch: _Float64,
     sizes: _Intp,
+    active: _Int64,
+    bounds: _Int64,
     n_threads: int,
 ) -> None: ...
 def dense_informative(
