@@ -11,6 +11,7 @@ import functools
 import hashlib
 import inspect
 import json
+import zlib
 
 import numpy as np
 from pyspark.ml import Estimator, Model
@@ -53,6 +54,7 @@ _BUFFER_BYTES = 64 << 20
 # ever saw.
 _WORKER_MODELS = collections.OrderedDict()
 _WORKER_MODELS_KEPT = 2
+_SHIP_LEVEL = 1
 
 
 class _FastnbParams(HasFeaturesCol, HasInputCols, HasInputCol, HasLabelCol, HasWeightCol,
@@ -272,7 +274,7 @@ class _SparkModel(Model, _FastnbParams, _Persistable):
             StructField("probability", VectorUDT(), False),
             StructField("rawPrediction", VectorUDT(), False),
         ])
-        blob = _persist.to_bytes(self._local)
+        blob = _shipped(self._local)
         task = functools.partial(
             _predict_task, blob=blob, digest=hashlib.blake2b(blob, digest_size=16).digest(),
             kind=kind,
@@ -435,11 +437,19 @@ def _dense_vectors(rows):
         names=["type", "size", "indices", "values"])
 
 
+def _shipped(model):
+    """``model``'s file bytes as a transform ships them: deflated, fastest level.
+    A count model's k x d arrays are mostly zeros at text scale (a 2**18 x 10
+    model: 42 MB, 0.8 MB deflated in ~0.09 s), and a UDF under 1 MB travels with
+    each task's plan instead of as a broadcast."""
+    return zlib.compress(_persist.to_bytes(model), _SHIP_LEVEL)
+
+
 def _worker_model(blob, digest):
     """The model of ``blob``, read once per Python worker (``_WORKER_MODELS``)."""
     model = _WORKER_MODELS.pop(digest, None)
     if model is None:
-        model = _persist.from_bytes(blob)
+        model = _persist.from_bytes(zlib.decompress(blob))
         model.set_params(n_threads=1)  # Spark runs a task per core: a kernel thread each
         while len(_WORKER_MODELS) >= _WORKER_MODELS_KEPT:
             _WORKER_MODELS.popitem(last=False)
