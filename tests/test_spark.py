@@ -184,9 +184,19 @@ def test_array_column_with_nulls_is_missing_values(spark, rng):
         assert_array_equal(out["prediction"], local.predict(Xo))
 
 
-def test_null_vectors_are_rows_of_missing_values(spark, rng):
+def _vector(x, form, i):
+    sparse_vector = Vectors.sparse(4, {0: x[0], 2: x[2]})
+    dense_vector = Vectors.dense([x[0], 0.0, x[2], 0.0])
+    return {"sparse": sparse_vector, "dense": dense_vector,
+            "mixed": dense_vector if i % 2 else sparse_vector}[form]
+
+
+@pytest.mark.parametrize("form", ["sparse", "dense", "mixed"])
+def test_null_vectors_are_rows_of_missing_values(spark, rng, form):
+    """Count models read dense rows through vector_to_array and sparse rows as
+    their structs, each row as its type says; nulls are rows of missing values."""
     X, y = _counts(rng, n=80, d=4)
-    rows = [(None if i % 9 == 0 else Vectors.sparse(4, {0: x[0], 2: x[2]}), int(label))
+    rows = [(None if i % 9 == 0 else _vector(x, form, i), int(label))
             for i, (x, label) in enumerate(zip(X, y))]
     schema = StructType([StructField("features", VectorUDT()),
                          StructField("label", _type_of(y))])

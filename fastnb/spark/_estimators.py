@@ -36,7 +36,7 @@ from .._discrete import ComplementNB as _ComplementNB
 from .._discrete import MultinomialNB as _MultinomialNB
 from .._gaussian import GaussianNB as _GaussianNB
 from . import _columns
-from ._columns import FEATURES, LABEL, WEIGHT
+from ._columns import LABEL, WEIGHT
 
 # The parameters that do not change the statistics, only the model made from them:
 # fitMultiple over a grid of these counts once.
@@ -163,7 +163,7 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
 
     # -- fitting ----------------------------------------------------------------------
     def _fit(self, dataset):
-        return self._finalised(self._statistics(dataset), self)
+        return self._finalised(self._statistics(dataset), self, own=True)
 
     def _statistics(self, dataset):
         """One pass over ``dataset``: the merged model of every partition's data,
@@ -191,17 +191,24 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
         blobs = [row[0] for row in frame.mapInArrow(task, "model binary").collect()]
         if not blobs:
             raise ValueError("The DataFrame has no rows: nothing to fit.")
-        return _merged([_persist.from_bytes(bytes(blob)) for blob in blobs]), \
+        return _merged([_persist.from_bytes(zlib.decompress(blob)) for blob in blobs]), \
             kind, columns, label_type, template
 
-    def _finalised(self, statistics, stage):
-        """The Spark model of ``statistics`` with ``stage``'s finalising parameters."""
+    def _finalised(self, statistics, stage, own=False):
+        """The Spark model of ``statistics`` with ``stage``'s finalising parameters.
+        ``own``: the statistics were made by ``stage`` for this model alone, so the
+        merged model, made with ``stage``'s parameters (but one thread), is the
+        model (given the stage's own values of its parameters and its n_threads),
+        not remade from its statistics (O(k x d) again)."""
         merged, kind, columns, label_type, template = statistics
         params = {name: value for name, value in stage._fastnb_params().items()
                   if name in _FINALISING}
         if isinstance(merged, _ColumnwiseNB):
             local = _ColumnwiseNB._copy_of(merged)
             local.set_params(n_threads=params["n_threads"])
+        elif own:
+            local = merged
+            local.set_params(**params)  # the values it was made with, as the user gave them
         else:
             local = _with_params(merged, params)
         model = self.model_class(_fastnb_model=local, _label_type=label_type)
@@ -281,7 +288,7 @@ class _SparkModel(Model, _FastnbParams, _Persistable):
             columns=columns, vectorizer=self.getOrDefault("vectorizer"),
             takes_raw=self.takes_raw_columns,
             label_type=to_arrow_type(self._label_type))
-        names = [FEATURES] if kind != _columns.COLUMNS else columns
+        names = _columns.feature_names(kind, columns)
         predict = arrow_udf(functools.partial(_predict_batches, task=task, names=names),
                             out_type, functionType=_arrow_iter())
         exprs = [e for e in _columns.feature_exprs(kind, columns)]
@@ -401,7 +408,7 @@ def _fit_task(batches, *, template, kind, columns, vectorizer, nonnegative, take
             X, _columns.labels(batch, label), sample_weight=_columns.weights(batch, weight))
         model = part if model is None else _persist.merge(model, part)
     if model is not None:
-        yield pa.RecordBatch.from_pydict({"model": [_persist.to_bytes(model)]},
+        yield pa.RecordBatch.from_pydict({"model": [_shipped(model)]},
                                          schema=pa.schema([("model", pa.binary())]))
 
 
@@ -438,10 +445,11 @@ def _dense_vectors(rows):
 
 
 def _shipped(model):
-    """``model``'s file bytes as a transform ships them: deflated, fastest level.
-    A count model's k x d arrays are mostly zeros at text scale (a 2**18 x 10
-    model: 42 MB, 0.8 MB deflated in ~0.09 s), and a UDF under 1 MB travels with
-    each task's plan instead of as a broadcast."""
+    """``model``'s file bytes as a fit's tasks and a transform ship them:
+    deflated, fastest level. A count model's k x d arrays are mostly zeros at
+    text scale (a 2**18 x 10 model: 42 MB, 0.8 MB deflated in ~0.09 s): a
+    partition's model reaches the driver as that, and a transform's UDF under
+    1 MB travels with each task's plan instead of as a broadcast."""
     return zlib.compress(_persist.to_bytes(model), _SHIP_LEVEL)
 
 
