@@ -10,6 +10,7 @@ import collections
 import functools
 import hashlib
 import inspect
+import io
 import json
 import zlib
 
@@ -191,7 +192,7 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
         blobs = [row[0] for row in frame.mapInArrow(task, "model binary").collect()]
         if not blobs:
             raise ValueError("The DataFrame has no rows: nothing to fit.")
-        return _merged([_persist.from_bytes(zlib.decompress(blob)) for blob in blobs]), \
+        return _merged_partitions(blobs, template), \
             kind, columns, label_type, template
 
     def _finalised(self, statistics, stage, own=False):
@@ -325,42 +326,77 @@ def _with_params(model, params):
 _DENSE_COUNTS = frozenset({"class_count_", "feature_count_", "missing_count"})
 
 
-def _merged(models):
-    """The merge of the partition models.
+def _sums_counts(model):
+    """Whether partitions of ``model``'s kind reach the driver as their non-zero
+    counts (``_count_entries``) and merge by summing them (``_summed``): the
+    count models, unless they forget (their counts carry their age)."""
+    cls = type(model)
+    return (hasattr(cls, "_TABLE_STATE_SPEC") and set(cls._STATE_SPEC) == _DENSE_COUNTS
+            and getattr(model, "half_life", None) is None)
 
-    Count models are summed in one pass into one set of k x d arrays, from which
-    the model is made once: their partition models at text scale hold sparse
-    tables (a few MB as bytes), and ``fastnb.merge`` pairwise would make a dense
-    model, with its k x d log probabilities and predict weights, at every one of
-    the n - 1 merges (0.45 s of a 1.3 s fit of 20,000 documents on 2**18
-    features). Other models, and count models that forget (their counts carry
-    their age), merge pairwise."""
-    first = models[0]
-    cls = type(first)
-    if (len(models) == 1 or not hasattr(cls, "_TABLE_STATE_SPEC")
-            or set(cls._STATE_SPEC) != _DENSE_COUNTS
-            or getattr(first, "half_life", None) is not None):
-        return _tree_merge(models)
-    classes = functools.reduce(np.union1d, [model.classes_ for model in models])
-    k, d = classes.shape[0], int(first.n_features_in_)
+
+def _count_entries(model):
+    """A count model's statistics as npz bytes of its non-zero counts: its
+    classes, class counts, and (class, feature, count) of every non-zero
+    feature and missing count. A 2**18 x 10 partition model is 42 MB as a model
+    file and ~0.1 s to read back (its log probabilities derived, to be thrown
+    away by the merge); its entries are a few MB."""
+    state = model._sufficient_state()
+    classes, kind = _persist._classes_for_file(model.classes_)
+    record = {"classes": classes, "classes_are_objects": np.array(kind == "object-str"),
+              "n_features": np.array(int(model.n_features_in_)),
+              "class_count": state["class_count_"]}
+    for prefix, dense, table in (("count", "feature_count_", "table"),
+                                 ("missing", "missing_count", "missing")):
+        if "table_count" in state:  # a table holds each (feature, class) pair once
+            record[f"{prefix}_class"] = state[f"{table}_class"]
+            record[f"{prefix}_feature"] = state[f"{table}_feature"]
+            record[f"{prefix}_value"] = state[f"{table}_count"]
+        else:
+            rows, features = np.nonzero(state[dense])
+            record[f"{prefix}_class"], record[f"{prefix}_feature"] = rows, features
+            record[f"{prefix}_value"] = state[dense][rows, features]
+    handle = io.BytesIO()
+    np.savez(handle, **record)
+    return handle.getvalue()
+
+
+def _summed(records, template):
+    """The model of the partitions' ``_count_entries``: their counts summed into
+    one set of k x d arrays, from which the model is made (and checked, as a
+    loaded one is) once; ``fastnb.merge`` pairwise would derive a dense model,
+    log probabilities and predict weights, at each of the n - 1 merges."""
+    parts = [np.load(io.BytesIO(record), allow_pickle=False) for record in records]
+    classes = [part["classes"].astype(object) if part["classes_are_objects"]
+               else part["classes"] for part in parts]
+    union = functools.reduce(np.union1d, classes)
+    k, d = union.shape[0], int(parts[0]["n_features"])
     counts = {"class_count_": np.zeros(k), "feature_count_": np.zeros((k, d)),
               "missing_count": np.zeros((k, d))}
-    for model in models:
-        rows = np.searchsorted(classes, model.classes_)
-        state = model._sufficient_state()
-        counts["class_count_"][rows] += state["class_count_"]
-        if "table_count" not in state:
-            counts["feature_count_"][rows] += state["feature_count_"]
-            counts["missing_count"][rows] += state["missing_count"]
-            continue
-        # a table holds each (feature, class) pair once: += adds every entry
-        for name, prefix, values in (("feature_count_", "table", "table_count"),
-                                     ("missing_count", "missing", "missing_count")):
-            counts[name][rows[state[f"{prefix}_class"]], state[f"{prefix}_feature"]] += \
-                state[values]
-    merged = cls(**first.get_params(deep=False))
-    merged._restore(classes, counts, d, getattr(first, "feature_names_in_", None))
-    return merged
+    for part, part_classes in zip(parts, classes):
+        rows = np.searchsorted(union, part_classes)
+        counts["class_count_"][rows] += part["class_count"]
+        for prefix, name in (("count", "feature_count_"), ("missing", "missing_count")):
+            # each (class, feature) pair once a partition: += adds every entry
+            counts[name][rows[part[f"{prefix}_class"]], part[f"{prefix}_feature"]] += \
+                part[f"{prefix}_value"]
+    model = type(template)(**template.get_params(deep=False))
+    model._restore(union, counts, d, None)
+    return model
+
+
+def _partition_bytes(model):
+    """What a fit's task sends the driver for its partition's model, deflated."""
+    blob = _count_entries(model) if _sums_counts(model) else _persist.to_bytes(model)
+    return zlib.compress(blob, _SHIP_LEVEL)
+
+
+def _merged_partitions(blobs, template):
+    """The merge of the partitions' ``_partition_bytes``."""
+    blobs = [zlib.decompress(blob) for blob in blobs]
+    if _sums_counts(template):
+        return _summed(blobs, template)
+    return _tree_merge([_persist.from_bytes(blob) for blob in blobs])
 
 
 def _tree_merge(models):
@@ -408,7 +444,7 @@ def _fit_task(batches, *, template, kind, columns, vectorizer, nonnegative, take
             X, _columns.labels(batch, label), sample_weight=_columns.weights(batch, weight))
         model = part if model is None else _persist.merge(model, part)
     if model is not None:
-        yield pa.RecordBatch.from_pydict({"model": [_shipped(model)]},
+        yield pa.RecordBatch.from_pydict({"model": [_partition_bytes(model)]},
                                          schema=pa.schema([("model", pa.binary())]))
 
 
@@ -445,11 +481,10 @@ def _dense_vectors(rows):
 
 
 def _shipped(model):
-    """``model``'s file bytes as a fit's tasks and a transform ship them:
-    deflated, fastest level. A count model's k x d arrays are mostly zeros at
-    text scale (a 2**18 x 10 model: 42 MB, 0.8 MB deflated in ~0.09 s): a
-    partition's model reaches the driver as that, and a transform's UDF under
-    1 MB travels with each task's plan instead of as a broadcast."""
+    """``model``'s file bytes as a transform ships them: deflated, fastest level.
+    A count model's k x d arrays are mostly zeros at text scale (a 2**18 x 10
+    model: 42 MB, 0.8 MB deflated in ~0.09 s), and a UDF under 1 MB travels with
+    each task's plan instead of as a broadcast."""
     return zlib.compress(_persist.to_bytes(model), _SHIP_LEVEL)
 
 
