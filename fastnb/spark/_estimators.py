@@ -585,8 +585,9 @@ def _estimator_doc(fastnb_class, names):
 
 Each Spark task fits a fastnb.{name} on its partition's Arrow batches with the
 compiled kernels (one thread per task); the partition models travel as fastnb's
-pickle-free bytes and the driver merges them exactly (``fastnb.merge``), so the
-model equals a local fit of the collected data to rounding.
+pickle-free bytes (a count model's as its non-zero counts) and the driver merges
+them exactly (``fastnb.merge``, or one sum of the counts), so the model equals a
+local fit of the collected data to rounding.
 
 Parameters
 ----------
