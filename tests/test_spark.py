@@ -305,7 +305,8 @@ def test_a_python_worker_reads_each_model_once(monkeypatch):
     monkeypatch.setattr(_estimators, "_WORKER_MODELS", type(_estimators._WORKER_MODELS)())
     reads = []
     real = _persist.from_bytes
-    monkeypatch.setattr(_persist, "from_bytes", lambda blob: reads.append(blob) or real(blob))
+    monkeypatch.setattr(_persist, "from_bytes",
+                        lambda blob: reads.append(blob) or real(blob))
     X, y = np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([0, 1])
     blobs = {a: _estimators._shipped(fastnb.MultinomialNB(alpha=a).fit(X, y))
              for a in (0.5, 1.0, 2.0)}

@@ -209,7 +209,7 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
             local.set_params(n_threads=params["n_threads"])
         elif own:
             local = merged
-            local.set_params(**params)  # the values it was made with, as the user gave them
+            local.set_params(**params)  # (equal values, as the stage holds them)
         else:
             local = _with_params(merged, params)
         model = self.model_class(_fastnb_model=local, _label_type=label_type)
@@ -283,9 +283,9 @@ class _SparkModel(Model, _FastnbParams, _Persistable):
             StructField("rawPrediction", VectorUDT(), False),
         ])
         blob = _shipped(self._local)
+        digest = hashlib.blake2b(blob, digest_size=16).digest()
         task = functools.partial(
-            _predict_task, blob=blob, digest=hashlib.blake2b(blob, digest_size=16).digest(),
-            kind=kind,
+            _predict_task, blob=blob, digest=digest, kind=kind,
             columns=columns, vectorizer=self.getOrDefault("vectorizer"),
             takes_raw=self.takes_raw_columns,
             label_type=to_arrow_type(self._label_type))
