@@ -184,9 +184,19 @@ def test_array_column_with_nulls_is_missing_values(spark, rng):
         assert_array_equal(out["prediction"], local.predict(Xo))
 
 
-def test_null_vectors_are_rows_of_missing_values(spark, rng):
+def _vector(x, form, i):
+    sparse_vector = Vectors.sparse(4, {0: x[0], 2: x[2]})
+    dense_vector = Vectors.dense([x[0], 0.0, x[2], 0.0])
+    return {"sparse": sparse_vector, "dense": dense_vector,
+            "mixed": dense_vector if i % 2 else sparse_vector}[form]
+
+
+@pytest.mark.parametrize("form", ["sparse", "dense", "mixed"])
+def test_null_vectors_are_rows_of_missing_values(spark, rng, form):
+    """Count models read dense rows through vector_to_array and sparse rows as
+    their structs, each row as its type says; nulls are rows of missing values."""
     X, y = _counts(rng, n=80, d=4)
-    rows = [(None if i % 9 == 0 else Vectors.sparse(4, {0: x[0], 2: x[2]}), int(label))
+    rows = [(None if i % 9 == 0 else _vector(x, form, i), int(label))
             for i, (x, label) in enumerate(zip(X, y))]
     schema = StructType([StructField("features", VectorUDT()),
                          StructField("label", _type_of(y))])
@@ -255,6 +265,59 @@ def test_text_column_with_a_vectorizer(spark, rng):
     out = model.transform(df).toPandas()
     assert_array_equal(out["prediction"],
                        local.predict(vectorizer.transform(out["text"].tolist())))
+
+
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB", "BernoulliNB"])
+def test_text_scale_partition_tables_merge_to_the_local_fit(spark, rng, name):
+    """At 2**18 features the partition models keep sparse count tables; the driver
+    sums their entries into one model, equal to a local fit of all the rows."""
+    words = np.array([f"w{i}" for i in range(400)])
+    y = rng.integers(0, 4, 400)
+    docs = [" ".join(words[(rng.integers(0, 100, 12) + 50 * label) % 400]) for label in y]
+    df = spark.createDataFrame(list(zip(docs, y.tolist())), "text string, label long")
+    df = df.repartition(3)
+    vectorizer = fastnb.text.HashingVectorizer(n_features=2**18, alternate_sign=False,
+                                               norm=None)
+    model = getattr(fs, name)(inputCol="text", vectorizer=vectorizer).fit(df)
+    pdf = df.toPandas()
+    X = vectorizer.transform(pdf["text"].tolist())
+    part = getattr(fastnb, name)().fit(X[:130], pdf["label"][:130])
+    assert part.__dict__.get("_table") is not None  # the partitions' layout
+    local = getattr(fastnb, name)().fit(X, pdf["label"])
+    spark_model = model.fastnb_model
+    assert_array_equal(spark_model.classes_, local.classes_)
+    for attribute in ("class_count_", "feature_count_", "feature_log_prob_"):
+        assert_allclose(getattr(spark_model, attribute), getattr(local, attribute),
+                        rtol=RTOL, err_msg=attribute)
+    out = model.transform(df).toPandas()
+    X_out = vectorizer.transform(out["text"].tolist())
+    assert_array_equal(out["prediction"], local.predict(X_out))
+    assert_allclose(np.array([v.toArray() for v in out["probability"]]),
+                    local.predict_proba(X_out), rtol=1e-9)
+
+
+def test_a_python_worker_reads_each_model_once(monkeypatch):
+    """The transform's model is read from its bytes once per worker and digest;
+    the worker keeps the last two models it used."""
+    from fastnb import _persist
+    from fastnb.spark import _estimators
+
+    monkeypatch.setattr(_estimators, "_WORKER_MODELS", type(_estimators._WORKER_MODELS)())
+    reads = []
+    real = _persist.from_bytes
+    monkeypatch.setattr(_persist, "from_bytes",
+                        lambda blob: reads.append(blob) or real(blob))
+    X, y = np.array([[1.0, 0.0], [0.0, 2.0]]), np.array([0, 1])
+    blobs = {a: _estimators._shipped(fastnb.MultinomialNB(alpha=a).fit(X, y))
+             for a in (0.5, 1.0, 2.0)}
+    first = _estimators._worker_model(blobs[0.5], b"a")
+    assert _estimators._worker_model(blobs[0.5], b"a") is first
+    assert first.alpha == 0.5 and first.n_threads == 1 and len(reads) == 1
+    _estimators._worker_model(blobs[1.0], b"b")
+    _estimators._worker_model(blobs[0.5], b"a")   # used last: kept
+    _estimators._worker_model(blobs[2.0], b"c")   # evicts b, the least recently used
+    assert len(reads) == 3
+    assert list(_estimators._WORKER_MODELS) == [b"a", b"c"]
 
 
 def test_fit_multiple_counts_once_and_equals_separate_fits(spark, rng):

@@ -4,8 +4,9 @@
 ``CategoricalNB`` and ``ColumnwiseNB`` take the fastnb model's own parameters and
 Spark's column parameters, and fit as follows: each Spark task turns its Arrow
 batches (``mapInArrow``) into a fastnb model with the compiled kernels on one
-thread, ships it as fastnb's pickle-free bytes, and the driver merges the
-partition models exactly (``fastnb.merge``, pairwise), so the fit equals a local
+thread, ships it as fastnb's pickle-free bytes (a count model as its non-zero
+counts), and the driver merges the partition models exactly (``fastnb.merge``
+pairwise, or one sum of the counts), so the fit equals a local
 fit of the collected data to rounding. Labels of any type are kept (no
 ``StringIndexer``). The driver holds models (O(classes x features) each), never
 the data.

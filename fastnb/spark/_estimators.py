@@ -6,9 +6,13 @@ and defaults, and checked by the class's own validators when ``fit`` starts; the
 column parameters are Spark's shared ones.
 """
 
+import collections
 import functools
+import hashlib
 import inspect
+import io
 import json
+import zlib
 
 import numpy as np
 from pyspark.ml import Estimator, Model
@@ -33,7 +37,7 @@ from .._discrete import ComplementNB as _ComplementNB
 from .._discrete import MultinomialNB as _MultinomialNB
 from .._gaussian import GaussianNB as _GaussianNB
 from . import _columns
-from ._columns import FEATURES, LABEL, WEIGHT
+from ._columns import LABEL, WEIGHT
 
 # The parameters that do not change the statistics, only the model made from them:
 # fitMultiple over a grid of these counts once.
@@ -43,6 +47,15 @@ _FINALISING = frozenset({"alpha", "force_alpha", "fit_prior", "class_prior", "pr
 # Rows of Arrow data a task gathers before one fit (and one merge): merging per
 # 10,000-row Arrow batch would cost a k x d merge each time.
 _BUFFER_BYTES = 64 << 20
+# The models a Python worker has read from the bytes shipped with a transform, by
+# the digest of those bytes: Spark reuses its Python workers from task to task, so
+# each worker reads a model once, not once per task (reading a 2**18 x 10 count
+# model, 42 MB, takes ~0.1 s: more than predicting a 2,500-document partition).
+# A few are kept, the last used, so that a worker does not hold every model it
+# ever saw.
+_WORKER_MODELS = collections.OrderedDict()
+_WORKER_MODELS_KEPT = 2
+_SHIP_LEVEL = 1
 
 
 class _FastnbParams(HasFeaturesCol, HasInputCols, HasInputCol, HasLabelCol, HasWeightCol,
@@ -151,7 +164,7 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
 
     # -- fitting ----------------------------------------------------------------------
     def _fit(self, dataset):
-        return self._finalised(self._statistics(dataset), self)
+        return self._finalised(self._statistics(dataset), self, own=True)
 
     def _statistics(self, dataset):
         """One pass over ``dataset``: the merged model of every partition's data,
@@ -179,17 +192,24 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
         blobs = [row[0] for row in frame.mapInArrow(task, "model binary").collect()]
         if not blobs:
             raise ValueError("The DataFrame has no rows: nothing to fit.")
-        return _tree_merge([_persist.from_bytes(bytes(blob)) for blob in blobs]), \
+        return _merged_partitions(blobs, template), \
             kind, columns, label_type, template
 
-    def _finalised(self, statistics, stage):
-        """The Spark model of ``statistics`` with ``stage``'s finalising parameters."""
+    def _finalised(self, statistics, stage, own=False):
+        """The Spark model of ``statistics`` with ``stage``'s finalising parameters.
+        ``own``: the statistics were made by ``stage`` for this model alone, so the
+        merged model, made with ``stage``'s parameters (but one thread), is the
+        model (given the stage's own values of its parameters and its n_threads),
+        not remade from its statistics (O(k x d) again)."""
         merged, kind, columns, label_type, template = statistics
         params = {name: value for name, value in stage._fastnb_params().items()
                   if name in _FINALISING}
         if isinstance(merged, _ColumnwiseNB):
             local = _ColumnwiseNB._copy_of(merged)
             local.set_params(n_threads=params["n_threads"])
+        elif own:
+            local = merged
+            local.set_params(**params)  # (equal values, as the stage holds them)
         else:
             local = _with_params(merged, params)
         model = self.model_class(_fastnb_model=local, _label_type=label_type)
@@ -250,36 +270,37 @@ class _SparkModel(Model, _FastnbParams, _Persistable):
         return self._local.classes_
 
     def _transform(self, dataset):
-        from pyspark.ml.functions import array_to_vector
+        from pyspark.ml.linalg import VectorUDT
         from pyspark.sql import functions as F
         from pyspark.sql.functions import arrow_udf
         from pyspark.sql.pandas.types import to_arrow_type
-        from pyspark.sql.types import ArrayType, DoubleType, StructField, StructType
+        from pyspark.sql.types import StructField, StructType
 
         kind, columns = _columns.input_spec(self, dataset.schema, with_label=False)
         out_type = StructType([
             StructField("prediction", self._label_type),
-            StructField("probability", ArrayType(DoubleType(), False)),
-            StructField("rawPrediction", ArrayType(DoubleType(), False)),
+            StructField("probability", VectorUDT(), False),
+            StructField("rawPrediction", VectorUDT(), False),
         ])
+        blob = _shipped(self._local)
+        digest = hashlib.blake2b(blob, digest_size=16).digest()
         task = functools.partial(
-            _predict_task, blob=_persist.to_bytes(self._local), kind=kind,
+            _predict_task, blob=blob, digest=digest, kind=kind,
             columns=columns, vectorizer=self.getOrDefault("vectorizer"),
             takes_raw=self.takes_raw_columns,
             label_type=to_arrow_type(self._label_type))
-        names = [FEATURES] if kind != _columns.COLUMNS else columns
+        names = _columns.feature_names(kind, columns)
         predict = arrow_udf(functools.partial(_predict_batches, task=task, names=names),
                             out_type, functionType=_arrow_iter())
         exprs = [e for e in _columns.feature_exprs(kind, columns)]
         scratch = "__fastnb_out"
         out = dataset.withColumn(scratch, predict(*exprs))
-        for param, field, vector in ((self.rawPredictionCol, "rawPrediction", True),
-                                     (self.probabilityCol, "probability", True),
-                                     (self.predictionCol, "prediction", False)):
+        for param, field in ((self.rawPredictionCol, "rawPrediction"),
+                             (self.probabilityCol, "probability"),
+                             (self.predictionCol, "prediction")):
             name = self.getOrDefault(param)
             if name:
-                value = F.col(f"{scratch}.{field}")
-                out = out.withColumn(name, array_to_vector(value) if vector else value)
+                out = out.withColumn(name, F.col(f"{scratch}.{field}"))
         return out.drop(scratch)
 
 
@@ -299,6 +320,83 @@ def _with_params(model, params):
     new._restore(model.classes_, state, int(model.n_features_in_),
                  getattr(model, "feature_names_in_", None))
     return new
+
+
+# The dense layout of a count model's sufficient statistics (``_STATE_SPEC``).
+_DENSE_COUNTS = frozenset({"class_count_", "feature_count_", "missing_count"})
+
+
+def _sums_counts(model):
+    """Whether partitions of ``model``'s kind reach the driver as their non-zero
+    counts (``_count_entries``) and merge by summing them (``_summed``): the
+    count models, unless they forget (their counts carry their age)."""
+    cls = type(model)
+    return (hasattr(cls, "_TABLE_STATE_SPEC") and set(cls._STATE_SPEC) == _DENSE_COUNTS
+            and getattr(model, "half_life", None) is None)
+
+
+def _count_entries(model):
+    """A count model's statistics as npz bytes of its non-zero counts: its
+    classes, class counts, and (class, feature, count) of every non-zero
+    feature and missing count. A 2**18 x 10 partition model is 42 MB as a model
+    file and ~0.1 s to read back (its log probabilities derived, to be thrown
+    away by the merge); its entries are a few MB."""
+    state = model._sufficient_state()
+    classes, kind = _persist._classes_for_file(model.classes_)
+    record = {"classes": classes, "classes_are_objects": np.array(kind == "object-str"),
+              "n_features": np.array(int(model.n_features_in_)),
+              "class_count": state["class_count_"]}
+    for prefix, dense, table in (("count", "feature_count_", "table"),
+                                 ("missing", "missing_count", "missing")):
+        if "table_count" in state:  # a table holds each (feature, class) pair once
+            record[f"{prefix}_class"] = state[f"{table}_class"]
+            record[f"{prefix}_feature"] = state[f"{table}_feature"]
+            record[f"{prefix}_value"] = state[f"{table}_count"]
+        else:
+            rows, features = np.nonzero(state[dense])
+            record[f"{prefix}_class"], record[f"{prefix}_feature"] = rows, features
+            record[f"{prefix}_value"] = state[dense][rows, features]
+    handle = io.BytesIO()
+    np.savez(handle, **record)
+    return handle.getvalue()
+
+
+def _summed(records, template):
+    """The model of the partitions' ``_count_entries``: their counts summed into
+    one set of k x d arrays, from which the model is made (and checked, as a
+    loaded one is) once; ``fastnb.merge`` pairwise would derive a dense model,
+    log probabilities and predict weights, at each of the n - 1 merges."""
+    parts = [np.load(io.BytesIO(record), allow_pickle=False) for record in records]
+    classes = [part["classes"].astype(object) if part["classes_are_objects"]
+               else part["classes"] for part in parts]
+    union = functools.reduce(np.union1d, classes)
+    k, d = union.shape[0], int(parts[0]["n_features"])
+    counts = {"class_count_": np.zeros(k), "feature_count_": np.zeros((k, d)),
+              "missing_count": np.zeros((k, d))}
+    for part, part_classes in zip(parts, classes):
+        rows = np.searchsorted(union, part_classes)
+        counts["class_count_"][rows] += part["class_count"]
+        for prefix, name in (("count", "feature_count_"), ("missing", "missing_count")):
+            # each (class, feature) pair once a partition: += adds every entry
+            counts[name][rows[part[f"{prefix}_class"]], part[f"{prefix}_feature"]] += \
+                part[f"{prefix}_value"]
+    model = type(template)(**template.get_params(deep=False))
+    model._restore(union, counts, d, None)
+    return model
+
+
+def _partition_bytes(model):
+    """What a fit's task sends the driver for its partition's model, deflated."""
+    blob = _count_entries(model) if _sums_counts(model) else _persist.to_bytes(model)
+    return zlib.compress(blob, _SHIP_LEVEL)
+
+
+def _merged_partitions(blobs, template):
+    """The merge of the partitions' ``_partition_bytes``."""
+    blobs = [zlib.decompress(blob) for blob in blobs]
+    if _sums_counts(template):
+        return _summed(blobs, template)
+    return _tree_merge([_persist.from_bytes(blob) for blob in blobs])
 
 
 def _tree_merge(models):
@@ -346,7 +444,7 @@ def _fit_task(batches, *, template, kind, columns, vectorizer, nonnegative, take
             X, _columns.labels(batch, label), sample_weight=_columns.weights(batch, weight))
         model = part if model is None else _persist.merge(model, part)
     if model is not None:
-        yield pa.RecordBatch.from_pydict({"model": [_persist.to_bytes(model)]},
+        yield pa.RecordBatch.from_pydict({"model": [_partition_bytes(model)]},
                                          schema=pa.schema([("model", pa.binary())]))
 
 
@@ -360,25 +458,56 @@ def _predict_task(batch, model, *, kind, columns, vectorizer, takes_raw, label_t
     top = jll.max(axis=1, keepdims=True)
     proba = np.exp(jll - top)
     proba /= proba.sum(axis=1, keepdims=True)
-    n, k = jll.shape
-    offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
     prediction = pa.array(model.classes_[np.argmax(jll, axis=1)], type=label_type)
     return pa.StructArray.from_arrays(
-        [prediction, pa.ListArray.from_arrays(offsets, pa.array(proba.ravel())),
-         pa.ListArray.from_arrays(offsets, pa.array(jll.ravel()))],
+        [prediction, _dense_vectors(proba), _dense_vectors(jll)],
         names=["prediction", "probability", "rawPrediction"])
 
 
-def _predict_batches(arrays, *, task, names):
-    """The arrow UDF: the model is read once per task from the bytes shipped with
-    the function, then predicts each batch."""
+def _dense_vectors(rows):
+    """The rows of a matrix as Spark's dense vectors, in VectorUDT's Arrow struct
+    (type 1 = dense, no size or indices): Spark reads the struct as the vectors
+    themselves, where an array column would need ``array_to_vector`` (a JVM
+    object per row; 20% of a 50-feature GaussianNB transform)."""
     import pyarrow as pa
 
-    blob = task.keywords["blob"]
-    model = _persist.from_bytes(blob)
-    model.set_params(n_threads=1)  # Spark runs one task per core: one kernel thread each
+    n, k = rows.shape
+    offsets = pa.array(np.arange(0, n * k + 1, k, dtype=np.int32))
+    return pa.StructArray.from_arrays(
+        [pa.array(np.ones(n, dtype=np.int8)), pa.nulls(n, pa.int32()),
+         pa.nulls(n, pa.list_(pa.int32())),
+         pa.ListArray.from_arrays(offsets, pa.array(rows.ravel()))],
+        names=["type", "size", "indices", "values"])
+
+
+def _shipped(model):
+    """``model``'s file bytes as a transform ships them: deflated, fastest level.
+    A count model's k x d arrays are mostly zeros at text scale (a 2**18 x 10
+    model: 42 MB, 0.8 MB deflated in ~0.09 s), and a UDF under 1 MB travels with
+    each task's plan instead of as a broadcast."""
+    return zlib.compress(_persist.to_bytes(model), _SHIP_LEVEL)
+
+
+def _worker_model(blob, digest):
+    """The model of ``blob``, read once per Python worker (``_WORKER_MODELS``)."""
+    model = _WORKER_MODELS.pop(digest, None)
+    if model is None:
+        model = _persist.from_bytes(zlib.decompress(blob))
+        model.set_params(n_threads=1)  # Spark runs a task per core: a kernel thread each
+        while len(_WORKER_MODELS) >= _WORKER_MODELS_KEPT:
+            _WORKER_MODELS.popitem(last=False)
+    _WORKER_MODELS[digest] = model
+    return model
+
+
+def _predict_batches(arrays, *, task, names):
+    """The arrow UDF: the model of the bytes shipped with the function (read once
+    per Python worker), predicting each batch."""
+    import pyarrow as pa
+
+    model = _worker_model(task.keywords["blob"], task.keywords["digest"])
     run = functools.partial(task.func, **{k: v for k, v in task.keywords.items()
-                                          if k != "blob"})
+                                          if k not in ("blob", "digest")})
     for arrays_of_batch in arrays:
         if not isinstance(arrays_of_batch, (tuple, list)):
             arrays_of_batch = (arrays_of_batch,)
@@ -456,8 +585,9 @@ def _estimator_doc(fastnb_class, names):
 
 Each Spark task fits a fastnb.{name} on its partition's Arrow batches with the
 compiled kernels (one thread per task); the partition models travel as fastnb's
-pickle-free bytes and the driver merges them exactly (``fastnb.merge``), so the
-model equals a local fit of the collected data to rounding.
+pickle-free bytes (a count model's as its non-zero counts) and the driver merges
+them exactly (``fastnb.merge``, or one sum of the counts), so the model equals a
+local fit of the collected data to rounding.
 
 Parameters
 ----------
@@ -496,8 +626,8 @@ def _model_doc(fastnb_class):
 ``probabilityCol`` and ``rawPredictionCol`` (vectors of the class
 probabilities and joint log likelihoods, classes in ``classes_`` order), with
 the compiled predict run on each Arrow batch by a Spark arrow UDF; the model
-travels once per task, as fastnb's file bytes. ``fastnb_model`` is the fitted
-``fastnb.{name}``.
+travels with the UDF as fastnb's file bytes, and each Python worker reads it
+once (not once per task). ``fastnb_model`` is the fitted ``fastnb.{name}``.
 
 Examples
 --------
