@@ -71,17 +71,17 @@ def stream(model, X, y, cuts, sample_weight=None):
     return model
 
 
-def assert_same_model(kind, a, b, rtol):
+def assert_same_model(kind, a, b, rtol, atol=0.0):
     for name in ATTRIBUTES[kind]:
-        assert_allclose(getattr(a, name), getattr(b, name), rtol=rtol, atol=0,
+        assert_allclose(getattr(a, name), getattr(b, name), rtol=rtol, atol=atol,
                         err_msg=name)
     if kind == "gaussian":
-        assert_allclose(a.var_ - a.epsilon_, b.var_ - b.epsilon_, rtol=rtol, atol=0)
+        assert_allclose(a.var_ - a.epsilon_, b.var_ - b.epsilon_, rtol=rtol, atol=atol)
     if kind == "categorical":
         for mine, theirs in zip(a.category_count_, b.category_count_):
-            assert_allclose(mine, theirs, rtol=rtol, atol=0)
+            assert_allclose(mine, theirs, rtol=rtol, atol=atol)
         for mine, theirs in zip(a.feature_log_prob_, b.feature_log_prob_):
-            assert_allclose(mine, theirs, rtol=rtol, atol=0)
+            assert_allclose(mine, theirs, rtol=rtol, atol=atol)
 
 
 @settings(max_examples=15, deadline=None)
@@ -168,6 +168,12 @@ def mixed_data(n, seed):
     return X.astype(np.float64), y
 
 
+# (data of order one: a class mean that cancels to ~1e-5 differs between two
+# summation orders by an ulp of the data, 2e-16, a relative 4e-12 of itself;
+# found by this test, GaussianNB, n=106, one cut, seed 108)
+ATOL = 1e-13
+
+
 @settings(max_examples=25, deadline=None)
 @given(kind=st.sampled_from(sorted(MODELS) + ["columnwise"]),
        n=st.integers(8, 150),
@@ -202,9 +208,9 @@ def test_any_split_of_the_stream_is_one_fit(kind, n, half_life, cuts, weighted, 
         for name in ("g", "c", "m"):
             assert_same_model({"g": "gaussian", "c": "categorical", "m": "multinomial"}[name],
                               model.named_estimators_[name], whole.named_estimators_[name],
-                              rtol=1e-12)
+                              rtol=1e-12, atol=ATOL)
     else:
-        assert_same_model(kind, model, whole, rtol=1e-12)
+        assert_same_model(kind, model, whole, rtol=1e-12, atol=ATOL)
     assert_allclose(model.predict_joint_log_proba(X), whole.predict_joint_log_proba(X),
                     rtol=1e-10)
 
