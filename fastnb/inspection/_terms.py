@@ -262,9 +262,10 @@ class DiscreteTerms(_Terms):
         """BernoulliNB: a NaN's term is -log(1 - p_cj) (see the class notes)."""
         if rows.shape[0] == 0:
             return
-        terms = self.model._missing_log_terms()
+        # (the terms of the NaN's features only: on the table, from their blocks)
+        terms = self.model._missing_log_terms_at(cols)
         if terms is not None:
-            out_at(-terms[:, cols])
+            out_at(-terms.T)
 
     def dense(self):
         n, k, d = self.n_samples, self.k, self.n_features
@@ -317,7 +318,8 @@ class DiscreteTerms(_Terms):
         X = self._csr_input()
         features = np.empty((self.n_samples, n_top), dtype=np.int64)
         values = np.empty((self.n_samples, n_top))
-        if self._has_missing(X) and self.model._missing_log_terms() is not None:
+        if (self._has_missing(X)
+                and self.model._missing_log_terms_at(np.zeros(0, np.intp)) is not None):
             # BernoulliNB's NaN terms are not zero: the pair's difference at every
             # stored entry (csr()'s terms), then the top-n of each row
             terms = self._csr_values(X)
