@@ -418,22 +418,23 @@ class CategoricalNB(_BaseNB):
         decay = decay_factor(self.half_life, columns.n_samples)
         if self._added_codes_in_place(columns, class_index, weights, min_categories,
                                       decay):
+            # (under forgetting, only an unweighted stream's next batch can take
+            # the ``SmallBatches`` this would make)
+            small = decay == 1.0 or sample_weight is None
             self._refresh_in_place(self._count_table.all_features, batch_class_count,
                                    alpha, class_prior,
-                                   batch=(columns.blocks[0].values, class_index),
-                                   decay=decay)
+                                   batch=(columns.blocks[0].values, class_index)
+                                   if small else None, decay=decay)
             return self
         batches = self._count(columns, class_index, weights, k, min_categories, names,
                               self._predict_tables.lookup == LOOKUP["code"])
+        learned = [self._decayed_feature(j, decay) for j in range(len(batches))]
         updates = [
-            merge_feature(self._decayed_feature(j, decay), batch, k,
-                          _at(min_categories, j), j, names)
+            merge_feature(learned[j], batch, k, _at(min_categories, j), j, names)
             for j, batch in enumerate(batches)
         ]
         if not all(isinstance(update, InPlace) for update in updates):
-            features = [applied(self._decayed_feature(j, decay), update)
-                        if isinstance(update, InPlace) else update
-                        for j, update in enumerate(updates)]
+            features = [applied(learned[j], update) for j, update in enumerate(updates)]
             self._commit(None, classes, self.class_count_ * decay + batch_class_count,
                          features, alpha, class_prior, reset=False)
             return self
