@@ -15,14 +15,15 @@ terms of every model's predict kernel, term by term as that kernel adds them:
 - CategoricalNB: the log probability of the value's table row; NaN adds nothing.
 
 and, for ``top_contributions``, the top-n terms of the difference of two classes
-per row, kept in a small heap a row (never all terms): by |difference|, largest
-first, the smaller feature index first among equals, and a term of exactly 0.0
-left out. Every row is computed alone: the same bits for any thread count.
+per row, kept in a small list or heap a row, or ranked a chunk of a row's terms
+at a time (never all terms): by |difference|, largest first, the smaller
+feature index first among equals, and a term of exactly 0.0 left out. Every row is computed alone: the same bits for any thread count.
 """
 
 from cython.parallel cimport prange
 from libc.math cimport log, INFINITY
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.string cimport memcpy
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t, INT32_MAX, INT64_MAX
 
 from _common cimport intp_t, floating, block_start, row_argmax, MODE_ARGMAX
 from _categorical_point cimport value_t, table_row
@@ -416,24 +417,28 @@ def top_table_csr(
 
 cdef inline double slot_pair_term(const FeatureSlot* slot, const double* rows,
                                   Py_ssize_t kp, Py_ssize_t a, Py_ssize_t b, double x,
-                                  const double* scale, const double* mult) noexcept nogil:
+                                  double scale_a, double scale_b, double mult_a,
+                                  double mult_b) noexcept nogil:
     """table_term(a) - table_term(b) of the slot's feature (a != b): the same
     bits as table_csr_values' terms. Without a branch on the slot (a Zipf row
     mixes inline entries and dense rows unpredictably): both are read, row 0
-    standing in for the dense row of a slot that has none, and selected."""
-    cdef Py_ssize_t e
+    standing in for the dense row of a slot that has none, and selected; an
+    inline entry is found by its place (1 + e, 0: none) summed over the entries
+    (a slot holds a class once), integers without a chain of selects."""
+    cdef Py_ssize_t e, at_a = 0, at_b = 0
     cdef int32_t n = slot.n
     cdef const double* row = rows + (-(n + 1) if n < 0 else 0) * kp
-    cdef double wa = 0.0, wb = 0.0, da = row[a], db = row[b]
+    cdef double wa, wb, da = row[a], db = row[b]
     for e in range(SLOT_ENTRIES):
-        # (the unused entries are zero, class 0: masked, not to overwrite a
-        # class-0 entry)
-        wa = slot.entry_weight[e] if (e < n and slot.entry_class[e] == a) else wa
-        wb = slot.entry_weight[e] if (e < n and slot.entry_class[e] == b) else wb
+        # (the unused entries are zero, class 0: masked by e < n)
+        at_a = at_a + (e + 1) * ((e < n) & (slot.entry_class[e] == a))
+        at_b = at_b + (e + 1) * ((e < n) & (slot.entry_class[e] == b))
+    wa = slot.entry_weight[at_a - 1] if at_a else 0.0
+    wb = slot.entry_weight[at_b - 1] if at_b else 0.0
     wa = da if n < 0 else wa
     wb = db if n < 0 else wb
-    return (mult[a] * (x * ((slot.base + scale[a]) + wa))
-            - mult[b] * (x * ((slot.base + scale[b]) + wb)))
+    return (mult_a * (x * ((slot.base + scale_a) + wa))
+            - mult_b * (x * ((slot.base + scale_b) + wb)))
 
 
 cdef inline void best_two(const double* jll, Py_ssize_t k, intp_t* first,
@@ -468,10 +473,89 @@ cdef inline intp_t runner_up(double* jll, Py_ssize_t k, intp_t a) noexcept nogil
 cdef enum:
     # rows ahead whose output lines top_slots_scored fetches for writing
     OUT_AHEAD = 8
-    # a row's terms computed before any is offered to its top-n: offered as
-    # each was computed, the mispredicted compares of the offers waited on the
-    # term's slot reads (T1, top 10, 1 thread: 173 -> 125 ms, a fixed pair)
+    # a row's terms computed before any is ranked: ranked as each was computed,
+    # the mispredicted compares waited on the term's slot reads (T1, top 10, 1
+    # thread: 173 -> 125 ms, a fixed pair)
     CHUNK = 64
+
+
+cdef enum:
+    # rank_chunk's bands of |term|: a quarter octave each below the chunk's
+    # largest (the exponent and top 2 mantissa bits)
+    RANK_SHIFT = 50
+    # the bands rank_chunk looks down before taking every term as a candidate
+    # (a power of two: its binary search)
+    RANK_BANDS = 32
+    # (a power of two above CHUNK: a candidate's feature and place in one key)
+    CHUNK_BITS = 7
+
+
+cdef inline int64_t high_bits(double v) noexcept nogil:
+    """A double's bits: for v >= +0.0, non-decreasing in v (the high ones: its band)."""
+    cdef int64_t bits
+    memcpy(&bits, &v, sizeof(double))
+    return bits
+
+
+cdef inline Py_ssize_t rank_chunk(const double* val, const int64_t* mag_bits,
+                                  const int64_t* feat, Py_ssize_t m, int64_t largest,
+                                  Py_ssize_t n_top, double* cand_val, int64_t* cand_mag,
+                                  int64_t* cand_key, double* top_val,
+                                  int64_t* top_feat) noexcept nogil:
+    """The best min(m, n_top) of m terms (m <= CHUNK, n_top <= SORTED_MAX) in
+    sorted_push's order (|value|, then the smaller feature, then the earlier
+    term; a term of 0.0 or NaN left out), best first, into top_val/top_feat
+    (n_top + 1 long: the last takes the others); how many. ``mag_bits``: the
+    bits of each |value| (0 for 0.0 and NaN), ``largest`` the largest of them.
+
+    A term is placed by how many rank above it, counted without a branch;
+    counted among the candidates only: the terms of the fewest quarter octaves
+    of |value| below the chunk's largest that hold n_top terms (every other term
+    ranks below all of them). sorted_push's insertions mispredicted about twice
+    a term (T1's top 10: ~45% of its time); counting over all of a chunk's terms
+    cost as much, and a histogram of the bands half as much (a chain of
+    increments through memory)."""
+    cdef Py_ssize_t q, r, step, above, place, n_cand = 0, n_valid = 0, total
+    cdef int32_t top_band = <int32_t>(largest >> RANK_SHIFT), threshold = INT32_MAX - 1, t
+    cdef int64_t mk, kq
+    cdef int32_t band[CHUNK]
+    for q in range(m):
+        # how many bands below the largest (< 2**13); 0.0 and NaN never candidates
+        band[q] = ((top_band - <int32_t>(mag_bits[q] >> RANK_SHIFT)) if mag_bits[q] != 0
+                   else INT32_MAX)
+        n_valid = n_valid + (mag_bits[q] != 0)
+    if n_valid > n_top:
+        # the fewest bands that hold n_top terms, if RANK_BANDS do: a binary
+        # search without a branch (T1's top 10 looks ~12 bands down, a linear
+        # search's 13 passes)
+        t = 0
+        step = RANK_BANDS // 2
+        while step > 0:
+            total = 0
+            for q in range(m):
+                total = total + (band[q] <= t + step - 1)
+            t = t + step if total < n_top else t
+            step = step // 2
+        total = 0
+        for q in range(m):
+            total = total + (band[q] <= t)
+        threshold = t if total >= n_top else threshold
+    for q in range(m):
+        cand_val[n_cand] = val[q]
+        cand_mag[n_cand] = mag_bits[q]
+        cand_key[n_cand] = (feat[q] << CHUNK_BITS) | q
+        n_cand = n_cand + (band[q] <= threshold)
+    for q in range(n_cand):
+        # |value| larger (its bits), or equal and (feature, place) smaller
+        mk = cand_mag[q]
+        kq = cand_key[q]
+        above = 0
+        for r in range(n_cand):
+            above = above + ((cand_mag[r] > mk) | ((cand_mag[r] == mk) & (cand_key[r] < kq)))
+        place = above if above < n_top else n_top
+        top_val[place] = cand_val[q]
+        top_feat[place] = cand_key[q] >> CHUNK_BITS
+    return n_valid if n_valid < n_top else n_top
 
 
 def top_slots_scored(
@@ -485,8 +569,8 @@ def top_slots_scored(
     intp_t[::1] first, intp_t[::1] second,   # OUT: (n,) the pair of each row
     double[::1] log_odds,             # OUT: (n,) jll[first] - jll[second]
     int64_t[:, ::1] features, double[:, ::1] values,   # OUT: (n, n_top)
-    double[:, ::1] scratch,           # SCRATCH: (n_blocks, >= k + CHUNK)
-    int64_t[:, ::1] chunk_features,   # SCRATCH: (n_blocks, >= CHUNK)
+    double[:, ::1] scratch,           # SCRATCH: (n_blocks, >= k + 2 CHUNK + SORTED_MAX + 1)
+    int64_t[:, ::1] chunk_features,   # SCRATCH: (n_blocks, >= 4 CHUNK + SORTED_MAX + 1)
 ):
     """Each row of a large batch of a finite CSR X over the table's feature slots,
     in one pass: its joint log likelihoods by predict's own ``slot_predict_row``
@@ -501,7 +585,7 @@ def top_slots_scored(
     cdef Py_ssize_t k = bias.shape[0], kp = rows.shape[1]
     cdef Py_ssize_t d = slots.shape[0] // sizeof(FeatureSlot)
     cdef Py_ssize_t n_blocks = scratch.shape[0], nnz = data.shape[0]
-    cdef Py_ssize_t block, i, p, q, m, size, a, b, lo, hi, start, stop, ahead_stop
+    cdef Py_ssize_t block, i, p, q, m, size, kept, a, b, lo, hi, start, stop, ahead_stop
     cdef Py_ssize_t n_malformed = 0, n_suspect = 0
     cdef int status
     cdef intp_t label
@@ -509,16 +593,36 @@ def top_slots_scored(
     cdef const double* row0 = &rows[0, 0]
     cdef double* acc
     cdef double* chunk_val
+    cdef double* cand_val
+    cdef double* top_val
     cdef int64_t* chunk_feat
-    cdef double x
+    cdef int64_t* cand_mag
+    cdef int64_t* cand_key
+    cdef int64_t* top_feat
+    cdef int64_t* chunk_bits
+    cdef int64_t bits, largest
+    cdef bint keep
+    cdef double x, v, scale_a, scale_b, mult_a, mult_b
     if n == 0 or n_top == 0:
         return 0, 0
+    if d >= (<Py_ssize_t>1 << (63 - CHUNK_BITS)):
+        raise ValueError("top_slots_scored: too many features for rank_chunk's keys")
+    if (scratch.shape[1] < k + 2 * CHUNK + SORTED_MAX + 1
+            or chunk_features.shape[1] < 4 * CHUNK + SORTED_MAX + 1
+            or chunk_features.shape[0] < n_blocks):
+        raise ValueError("top_slots_scored: scratch too small")
     with nogil:
         for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
                             use_threads_if=n_blocks > 1):
             acc = &scratch[block, 0]
             chunk_val = &scratch[block, k]   # a chunk of the row's terms
+            cand_val = &scratch[block, k + CHUNK]   # rank_chunk's candidates
+            top_val = &scratch[block, k + 2 * CHUNK]   # its best (SORTED_MAX + 1)
             chunk_feat = &chunk_features[block, 0]
+            cand_mag = &chunk_features[block, CHUNK]
+            cand_key = &chunk_features[block, 2 * CHUNK]
+            top_feat = &chunk_features[block, 3 * CHUNK]
+            chunk_bits = &chunk_features[block, 3 * CHUNK + SORTED_MAX + 1]
             lo = block_start(block, n_blocks, n)
             hi = block_start(block + 1, n_blocks, n)
             ahead_stop = min(max(<Py_ssize_t>indptr[hi], 0), nnz)
@@ -564,19 +668,47 @@ def top_slots_scored(
                 size = 0
                 if a != b:
                     # the row's terms first (no branch waits on a term's slot
-                    # reads), then offered, CHUNK at a time
+                    # reads), then ranked, CHUNK at a time; the pair's numbers
+                    # in registers (the chunk's stores may alias the arrays)
+                    scale_a = scale[a]
+                    scale_b = scale[b]
+                    mult_a = mult[a]
+                    mult_b = mult[b]
                     p = start
                     while p < stop:
                         m = 0
+                        largest = 0
                         for q in range(p, min(stop, p + CHUNK)):
                             x = thresholded(data[q], binarize, threshold)
-                            chunk_val[m] = slot_pair_term(
-                                &slot[indices[q]], row0, kp, a, b, x, &scale[0], &mult[0])
+                            v = slot_pair_term(&slot[indices[q]], row0, kp, a, b, x,
+                                               scale_a, scale_b, mult_a, mult_b)
+                            chunk_val[m] = v
                             chunk_feat[m] = indices[q]
-                            m = m + ((x != 0.0) & (x == x))
-                        for q in range(m):
-                            size = offer(&values[i, 0], &features[i, 0], size, n_top,
-                                         chunk_val[q], chunk_feat[q])
+                            # |v|'s bits (the sign's cleared), ordered as |v|; 0
+                            # for 0.0, -0.0 and NaN: no rank
+                            bits = (high_bits(v) & INT64_MAX) if v == v else 0
+                            chunk_bits[m] = bits
+                            keep = (x != 0.0) & (x == x)
+                            largest = bits if keep and bits > largest else largest
+                            m = m + keep
+                        if n_top > SORTED_MAX:
+                            for q in range(m):
+                                size = heap_push(&values[i, 0], &features[i, 0], size,
+                                                 n_top, chunk_val[q], chunk_feat[q])
+                        else:
+                            kept = rank_chunk(chunk_val, chunk_bits, chunk_feat, m,
+                                              largest, n_top, cand_val, cand_mag,
+                                              cand_key, top_val, top_feat)
+                            if size == 0:
+                                for q in range(kept):
+                                    values[i, q] = top_val[q]
+                                    features[i, q] = top_feat[q]
+                                size = kept
+                            else:
+                                # a row past CHUNK terms: the chunk's best, merged
+                                for q in range(kept):
+                                    size = sorted_push(&values[i, 0], &features[i, 0],
+                                                       size, n_top, top_val[q], top_feat[q])
                         p = p + CHUNK
                 heap_finish(&values[i, 0], &features[i, 0], size, n_top)
     return n_malformed, n_suspect

@@ -461,6 +461,41 @@ def test_top_over_the_slots_equals_brute_force(kind, n, pair, rng, table_fits):
         assert_array_equal(getattr(results[0], name), getattr(results[1], name))
 
 
+@pytest.mark.parametrize("kind", [fastnb.MultinomialNB, fastnb.ComplementNB])
+@pytest.mark.parametrize("n", [1, 2, 10, 32])
+@pytest.mark.parametrize("spread", ["ties", "decades"])
+def test_top_over_the_slots_ranks_ties_and_wide_spreads(kind, n, spread, rng, table_fits):
+    """The slot kernel ranks a chunk's terms by counting, among the candidates
+    of the quarter octaves of |term| below the largest that hold the best n: the
+    same lists as ranking by hand where many terms tie exactly (counts of 1 and
+    2: every feature a pair of classes has no count of gives the same term),
+    where the terms span 30 decades (far past the 32 quarter octaves it looks
+    down before taking every term), with rows of 20-110 non-zeros (a chunk is
+    64) and n at its sorted-list limit (32)."""
+    values = {"ties": [1.0, 2.0], "decades": [1e-15, 1e-9, 1e-3, 1.0, 1e3, 1e9, 1e15]}
+    pool = np.array(values[spread])
+    X = sp.random(150, 500, density=0.13, random_state=int(rng.integers(2**31)),
+                  format="csr", data_rvs=lambda m: rng.choice(pool, m))
+    X = X[np.argsort(rng.random(150))]
+    y = rng.integers(0, 6, 150)
+    y[:6] = np.arange(6)
+    with table_fits(True):
+        model = kind().fit(X, y)
+    assert model.__dict__.get("_table") is not None
+    _, values = contributions(model, X)
+    dense_values = np.stack([v.toarray() for v in values], axis=1)
+    top = top_contributions(model, X, n=n)
+    rows = np.arange(X.shape[0])
+    first = np.searchsorted(model.classes_, top.explained)
+    second = np.searchsorted(model.classes_, top.against)
+    features, expected = brute_force_top(
+        dense_values[rows, first] - dense_values[rows, second], n)
+    lengths = np.diff(X.indptr)
+    assert lengths.min() < 64 < lengths.max()
+    assert_array_equal(top.features, features)
+    assert_allclose(top.values, expected, rtol=1e-12, atol=0)
+
+
 def test_top_over_the_slots_checks_what_the_kernel_reports(rng, table_fits,
                                                             monkeypatch):
     """top_contributions on the slots checks X's values and indices only when
