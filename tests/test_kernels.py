@@ -335,3 +335,25 @@ def test_labels_of_small_and_large_batches_encode_alike(class_values, picks,
         repeats = _SEARCH_MAX_LABELS // y.size + 1
         assert_array_equal(encode_with_classes(np.tile(y, repeats), classes),
                            np.tile(expected, repeats))
+
+
+@given(
+    values=st.lists(st.one_of(st.integers(-2**70, 2**70).map(float),
+                              st.sampled_from([0.5, -0.0, np.nan, np.inf, -np.inf,
+                                               2.0**53 + 2, 2.0**63, -2.0**63])),
+                    min_size=1, max_size=60),
+    small=st.booleans(), dtype=st.sampled_from([np.float64, np.float32]),
+)
+@settings(max_examples=200, deadline=None)
+def test_float_labels_encode_as_np_unique(values, small, dtype):
+    """Float labels that are all whole numbers take the compiled integer encoder
+    (MLlib's 0.0, 1.0, ...); any other float (a fraction, NaN, infinity, past
+    int64) np.unique: both give np.unique's classes and indices, in y's dtype."""
+    from fastnb._encoding import encode_labels
+
+    y = np.array([v % 7 if small and np.isfinite(v) else v for v in values], dtype=dtype)
+    classes, codes = encode_labels(y)
+    expected_classes, expected_codes = np.unique(y, return_inverse=True)
+    assert classes.dtype == y.dtype
+    assert_array_equal(classes, expected_classes)
+    assert_array_equal(codes, expected_codes.ravel())
