@@ -283,7 +283,10 @@ def _grid_cases(spark, docs):
     evaluator = MulticlassClassificationEvaluator(labelCol="y", metricName="accuracy")
 
     def cross_validator(stage):
-        return CrossValidator(estimator=stage, estimatorParamMaps=grid, numFolds=3,
+        # a param map's keys are the stage's own params (a Param belongs to one
+        # stage: the copy's grid names the copy's alpha, or its fits ignore it)
+        stage_grid = ParamGridBuilder().addGrid(stage.getParam("alpha"), alphas).build()
+        return CrossValidator(estimator=stage, estimatorParamMaps=stage_grid, numFolds=3,
                               evaluator=evaluator, seed=0)
 
     ours_cv = cross_validator(estimator).fit(fold).avgMetrics
