@@ -131,6 +131,39 @@ def test_every_vector_model_equals_the_local_fit(spark, rng, name):
                     local.predict_proba(Xo), rtol=1e-9)
 
 
+@pytest.mark.parametrize("column", ["vector", "array"])
+def test_dense_rows_fitted_batch_by_batch_equal_the_local_fit(spark, column):
+    """Dense rows (a dense vector or an array column) are fitted one Arrow batch
+    at a time and merged, not joined first; batches under _DIRECT_MIN_ROWS are
+    joined: batches of 2,100 rows (each partition's last one smaller) give the
+    local fit of the collected rows."""
+    from pyspark.ml.functions import array_to_vector
+    from pyspark.sql import functions as F
+
+    from fastnb.spark import _estimators
+
+    assert _estimators._DIRECT_MIN_ROWS <= 2100
+    label = (F.col("id") % 4).cast("double")
+    values = F.array(*[F.randn(j) * (1 + j) + label * j + 1e4 for j in range(6)])
+    features = array_to_vector(values) if column == "vector" else values
+    df = (spark.range(9000, numPartitions=2)
+          .select(label.alias("label"), features.alias("features")).cache())
+    key = "spark.sql.execution.arrow.maxRecordsPerBatch"
+    before = spark.conf.get(key)
+    spark.conf.set(key, "2100")
+    try:
+        model = fs.GaussianNB().fit(df)
+    finally:
+        spark.conf.set(key, before)
+    pdf = df.toPandas()
+    X = np.array([np.asarray(v.toArray() if column == "vector" else v)
+                  for v in pdf["features"]])
+    local = fastnb.GaussianNB().fit(X, pdf["label"].to_numpy())
+    _state_equal(model.fastnb_model, local)
+    assert_allclose(model.fastnb_model.var_, local.var_, rtol=1e-11)
+    df.unpersist()
+
+
 @pytest.mark.parametrize("labels", ["int", "double", "string"])
 def test_labels_keep_their_type(spark, rng, labels):
     X, y = _counts(rng, n=120, d=4)
