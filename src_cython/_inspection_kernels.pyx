@@ -150,6 +150,10 @@ cdef inline void heap_finish(double* val, int64_t* feat, Py_ssize_t size,
 cdef double FILTER_MARGIN = 1e-9
 # past this worst kept score, exp() of it would overflow: no filter
 cdef double FILTER_MAX_LOG = 600.0
+# table_informative's gate, a feature at a time, is the filter rearranged: it
+# skips a feature only when all its entries miss the filter by this much more
+# (rounding of the rearranged sums, ~1e-15; the filter keeps FILTER_MARGIN)
+cdef double GATE_MARGIN = 1e-12
 
 
 cdef inline double kept_worst(const double* val, Py_ssize_t size,
@@ -780,7 +784,7 @@ def table_informative(
     bint log_mixture,                 # IN: log mean exp (else mean) of the others' w
     int64_t[:, :, ::1] features,      # OUT: (n_blocks, k, n_top) each block's best
     double[:, :, ::1] values,         # OUT: (n_blocks, k, n_top) their scores
-    double[:, ::1] scratch,           # SCRATCH: (n_blocks, 3 k)
+    double[:, ::1] scratch,           # SCRATCH: (n_blocks, 4 k)
     intp_t[:, ::1] sizes,             # SCRATCH: (n_blocks, k) zeroed
     const int64_t[::1] active,        # IN: the features with entries, ascending
     const int64_t[::1] bounds,        # IN: (n_blocks + 1,) each block's first of them
@@ -803,11 +807,12 @@ def table_informative(
     cdef Py_ssize_t n_blocks = features.shape[0], n_top = values.shape[2]
     cdef Py_ssize_t block, j, c, e, lo, hi, t
     cdef double total_prior = 0.0, S = -INFINITY, A = 0.0, P1 = 0.0, P2 = 0.0
-    cdef double U, M, w, b, others, score, worst, inv_a
+    cdef double U, M, w, b, others, score, worst, inv_a, reach
     cdef double inv_alpha0 = 1.0 / alpha[0] if alpha.shape[0] else 0.0
     cdef double* grown
     cdef double* ratio
     cdef double* bar
+    cdef double* gate
     cdef int64_t start
     cdef bint scalar_base = feat_base.shape[0] == 1
     cdef bint scalar_alpha = alpha.shape[0] == 1
@@ -818,6 +823,8 @@ def table_informative(
     cdef double[::1] filter_factor = np.zeros(k)
     if n_top == 0:
         return
+    if scratch.shape[1] < 4 * k or scratch.shape[0] < n_blocks:
+        raise ValueError("table_informative: scratch too small")
     for c in range(k):
         total_prior += prior[c]
         if scale[c] > S:
@@ -835,8 +842,10 @@ def table_informative(
             grown = &scratch[block, 0]
             ratio = &scratch[block, k]
             bar = &scratch[block, 2 * k]
+            gate = &scratch[block, 3 * k]
             for c in range(k):
                 bar[c] = 1.0 - FILTER_MARGIN   # a score > 0: a ratio > 1
+                gate[c] = filter_factor[c] / bar[c] + weight_arr[c]
             lo = min(max(bounds[block], 0), active.shape[0])
             hi = min(max(bounds[block + 1], lo), active.shape[0])
             for t in range(lo, hi):
@@ -848,6 +857,7 @@ def table_informative(
                 start = feat_start[j]
                 U = A
                 M = 0.0
+                reach = 0.0
                 b = feat_base[0] if scalar_base else feat_base[j]
                 inv_a = inv_alpha0 if scalar_alpha else 1.0 / alpha[j]
                 for e in range(feat_len[j]):
@@ -861,6 +871,14 @@ def table_informative(
                         ratio[e] = _expm1(ent_weight[start + e])
                     grown[e] = weight_arr[c] * ratio[e]
                     U = U + grown[e]
+                    # the filter below, solved for U: an entry passes it only if
+                    # (1 + ratio) gate[c] >= U, gate[c] = filter_factor[c] /
+                    # bar[c] + weight_arr[c] (infinite while bar[c] is 0)
+                    reach = max(reach, (1.0 + ratio[e]) * gate[c])
+                if log_mixture and reach < U * (1.0 - GATE_MARGIN):
+                    # no entry of the feature can pass the filter (the second
+                    # loop's tests an entry, on every feature, were ~half the pass)
+                    continue
                 for e in range(feat_len[j]):
                     c = ent_class[start + e]
                     if log_rest[c] == INFINITY:
@@ -889,6 +907,8 @@ def table_informative(
                             bar[c] = 0.0
                         elif worst > 0.0:
                             bar[c] = _exp(worst) * (1.0 - FILTER_MARGIN)
+                        gate[c] = (filter_factor[c] / bar[c] + weight_arr[c]
+                                   if bar[c] > 0.0 else INFINITY)
             for c in range(k):
                 heap_finish(&values[block, c, 0], &features[block, c, 0],
                             sizes[block, c], n_top)

@@ -322,6 +322,36 @@ def test_informative_counts_equal_brute_force(kind, table, rng, table_fits):
         assert np.all(result.features[c, len(order):] == -1)
 
 
+@pytest.mark.parametrize("kind", [fastnb.MultinomialNB, fastnb.BernoulliNB])
+@pytest.mark.parametrize("n", [3, 20])
+def test_informative_table_with_full_lists_equals_brute_force(kind, n, rng, table_fits):
+    """The table kernel filters an entry by a product against exp(the worst
+    kept score), and a feature by that filter solved for the feature's total:
+    with 3,000 features of real-valued counts the lists fill early and most
+    features are skipped, many close to the bar: the same lists as scoring every
+    (class, feature) by hand."""
+    X = sp.random(600, 3000, density=0.01, random_state=int(rng.integers(2**31)),
+                  format="csr", data_rvs=lambda m: rng.gamma(0.7, 2.0, m))
+    y = rng.integers(0, 6, 600)
+    with table_fits(True):
+        model = kind().fit(X, y)
+    assert model.__dict__.get("_table") is not None
+    result = informative_features(model, n=n)
+    dense = kind().fit(X.toarray(), y)
+    scores = brute_force_counts_score(dense._weights, np.exp(dense.class_log_prior_), True)
+    counted = dense.feature_count_ > 0
+    for c in range(6):
+        order = [j for j in np.lexsort((np.arange(3000), -scores[c]))
+                 if scores[c, j] > 0 and counted[c, j]][:n]
+        assert len(order) == n
+        # the best n scores, each the listed feature's own (the order of features
+        # whose scores tie in exact arithmetic follows rounding: BernoulliNB's
+        # 0/1 data has many)
+        assert_allclose(result.scores[c], scores[c, order], rtol=1e-9)
+        assert_allclose(scores[c, result.features[c]], result.scores[c], rtol=1e-9)
+        assert counted[c, result.features[c]].all()
+
+
 def test_informative_gaussian_categorical_columnwise(rng):
     X = rng.normal(size=(90, 4))
     y = rng.integers(0, 3, 90)

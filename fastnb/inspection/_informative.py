@@ -89,7 +89,7 @@ def count_model(model, n):
             cache["table_entry_weights"], table.ent_count, alpha, from_counts,
             np.ascontiguousarray(feat_base, dtype=np.float64),
             np.ascontiguousarray(scale, dtype=np.float64), mult, prior,
-            not complement, features, values, np.empty((n_blocks, 3 * k)), sizes,
+            not complement, features, values, np.empty((n_blocks, 4 * k)), sizes,
             *_work_plan(cache, table, n_blocks), n_threads)
     else:
         counted = np.ascontiguousarray(model.feature_count_ > 0, dtype=np.uint8)
