@@ -45,6 +45,14 @@ def _integral_floats(y):
     return ints if np.array_equal(ints, y) else None
 
 
+def _label_ints(y):
+    """y as int32/int64 for the compiled encoder (integers, bools, and floats that
+    are all whole numbers), or None."""
+    if y.dtype.kind in "biu":
+        return _as_kernel_ints(y)
+    return _integral_floats(y) if y.dtype.kind == "f" else None
+
+
 def encode_labels(y):
     """Sorted unique labels of y and the index of each label among them.
 
@@ -53,10 +61,7 @@ def encode_labels(y):
     classes : ndarray of shape (k,), y's dtype
     codes : ndarray of shape (n,), intp
     """
-    if y.dtype.kind in "biu":
-        ints = _as_kernel_ints(y)
-    else:
-        ints = _integral_floats(y) if y.dtype.kind == "f" else None
+    ints = _label_ints(y)
     if ints is not None and ints.size:
         small = np.zeros(_SMALL_LABELS, dtype=np.uint8)
         if _labels.scan_small_labels(ints, small) == 0:
@@ -106,13 +111,12 @@ def encode_with_classes(y, classes):
     Raises ValueError naming the labels of y that are not in ``classes``.
     """
     codes = None
-    if y.dtype.kind in "biu":
-        ints = _as_kernel_ints(y)
-    else:
-        ints = _integral_floats(y) if y.dtype.kind == "f" else None
     class_ints = (
         _as_kernel_ints(classes) if classes.dtype.kind in "biu" else None
     )
+    # (y's integer form only where the classes have one: float classes take
+    # np.searchsorted, and a whole-number check of y would be a wasted pass)
+    ints = _label_ints(y) if class_ints is not None else None
     if ints is not None and class_ints is not None and class_ints.size:
         if ints.size <= _SEARCH_MAX_LABELS:
             # a small batch: a binary search each, no lookup table to build

@@ -17,7 +17,8 @@ terms of every model's predict kernel, term by term as that kernel adds them:
 and, for ``top_contributions``, the top-n terms of the difference of two classes
 per row, kept in a small list or heap a row, or ranked a chunk of a row's terms
 at a time (never all terms): by |difference|, largest first, the smaller
-feature index first among equals, and a term of exactly 0.0 left out. Every row is computed alone: the same bits for any thread count.
+feature index first among equals, and a term of exactly 0.0 left out. Every
+row is computed alone: the same bits for any thread count.
 """
 
 from cython.parallel cimport prange
@@ -560,6 +561,14 @@ cdef inline Py_ssize_t rank_chunk(const double* val, const int64_t* mag_bits,
         top_val[place] = cand_val[q]
         top_feat[place] = cand_key[q] >> CHUNK_BITS
     return n_valid if n_valid < n_top else n_top
+
+
+def top_slots_scratch_widths(Py_ssize_t k):
+    """The widths (doubles, int64s) a thread's rows of ``top_slots_scored``'s two
+    scratch arrays need for k classes, rounded up to whole 64-byte lines and one
+    more, so that no two threads write to a line."""
+    return (-(-(k + 2 * CHUNK + SORTED_MAX + 1) // 8) * 8 + 8,
+            -(-(4 * CHUNK + SORTED_MAX + 1) // 8) * 8 + 8)
 
 
 def top_slots_scored(

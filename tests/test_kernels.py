@@ -357,3 +357,13 @@ def test_float_labels_encode_as_np_unique(values, small, dtype):
     assert classes.dtype == y.dtype
     assert_array_equal(classes, expected_classes)
     assert_array_equal(codes, expected_codes.ravel())
+    if np.isfinite(y).all() and (y == np.round(y)).all() and np.abs(y).max() < 2**62:
+        # a later batch against integer classes: the compiled lookup, the same
+        # indices (and against float classes, np.searchsorted's)
+        from fastnb._encoding import encode_with_classes
+
+        int_classes = expected_classes.astype(np.int64)
+        assert_array_equal(encode_with_classes(np.tile(y, 20), int_classes),
+                           np.tile(expected_codes.ravel(), 20))
+        assert_array_equal(encode_with_classes(y, expected_classes),
+                           expected_codes.ravel())

@@ -359,12 +359,12 @@ class DiscreteTerms(_Terms):
         log_odds = np.empty(n)
         features = np.empty((n, n_top), dtype=np.int64)
         values = np.empty((n, n_top))
-        # a thread's row of class scores, chunk of terms and its candidates
-        # (the kernel's CHUNK = 64), and the chunk's best (SORTED_MAX + 1 = 33),
-        # in cache lines of its own
+        # a thread's row of class scores, chunk of terms, its candidates and
+        # their best, in cache lines of its own (the kernel gives the widths)
         n_blocks = max(1, min(n_threads, n))
-        scratch = np.empty((n_blocks, -(-(k + 2 * 64 + 33) // 8) * 8 + 8))
-        chunk_features = np.empty((n_blocks, 4 * 64 + 33 + 7), dtype=np.int64)
+        doubles, ints = _kernels.top_slots_scratch_widths(k)
+        scratch = np.empty((n_blocks, doubles))
+        chunk_features = np.empty((n_blocks, ints), dtype=np.int64)
         _, bias, scale, mult = self.table_terms
         n_malformed, n_suspect = _kernels.top_slots_scored(
             X.data, X.indices, X.indptr, *slots,
