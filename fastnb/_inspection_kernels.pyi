@@ -113,6 +113,7 @@ def top_table_csr(
     values: _Float64,
     n_threads: int,
 ) -> None: ...
+def top_slots_scratch_widths(k: int) -> tuple[int, int]: ...
 def top_slots_scored(
     data: _Floating,
     indices: _Index,
