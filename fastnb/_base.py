@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from . import _persist, _runtime
+from . import _capabilities, _persist, _runtime
 from ._threads import threads_for
 from ._version import __version__
 from ._encoding import encode_labels, encode_with_classes
@@ -72,6 +72,7 @@ class _BaseNB:
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
         if not cls.__name__.startswith("_"):
+            _capabilities.register(cls)
             _persist.register(cls)
 
     # -- the estimator protocol ---------------------------------------------------
@@ -229,6 +230,12 @@ class _BaseNB:
 
     def _merged_with(self, other):
         raise NotImplementedError
+
+    def _included_log_prior(self):
+        """The (k,) log prior this fitted model adds into its joint log
+        likelihood (-inf for a class without data): what ColumnwiseNB takes out
+        of each sub-model's sum to add its own prior once."""
+        return self.class_log_prior_
 
     def _finish_restore(self, n_features, feature_names):
         self.n_features_in_ = n_features

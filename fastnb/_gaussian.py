@@ -13,6 +13,7 @@ from ._params import (
     resolve_priors,
 )
 from ._base import _BaseNB
+from ._capabilities import Capabilities
 from ._forgetting import check_half_life_param, decay_factor, forgets, row_weights
 from ._persist import union_classes
 from ._threads import threads_for
@@ -146,6 +147,10 @@ class GaussianNB(_BaseNB):
 
     # save checks the derived variances as load does (``_persist.save``)
     _SAVE_CHECKS_DERIVED_STATE = True
+    _capabilities = Capabilities(
+        reads="continuous", terms="gaussian", prior_param="priors",
+        finalising_params={"priors", "var_smoothing", "n_threads"},
+        column_kind="gaussian", sub_model=True)
 
     # The sufficient statistics: everything else is derived from them. Load
     # checks (``_check_state_invariants``): class_count_ sums to a positive finite
@@ -475,6 +480,10 @@ class GaussianNB(_BaseNB):
         return merged
 
     # -- prediction ------------------------------------------------------------------
+    def _included_log_prior(self):
+        with np.errstate(divide="ignore"):
+            return np.log(self.class_prior_)
+
     def _check_predict_X(self, X):
         self._check_fitted()
         if hasattr(self, "feature_names_in_") or not isinstance(X, np.ndarray):

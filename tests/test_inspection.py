@@ -416,7 +416,7 @@ def test_bad_input(rng):
         top_contributions(model, X, feature_names=["a", "b"])
     with pytest.raises(ValueError, match="3 features"):
         contributions(model, X[:, :2])
-    with pytest.raises(TypeError, match="explains the fastnb models"):
+    with pytest.raises(TypeError, match="fastnb.inspection takes fastnb models"):
         contributions(sklearn_nb.MultinomialNB().fit(X, y), X)
     with pytest.raises(ValueError, match="by_estimator"):
         contributions(model, X, by_estimator=True)

@@ -365,7 +365,7 @@ def test_unsupported_options_are_named():
         fastnb.onnx.to_onnx(model, X[:1], target_opset=9)
     with pytest.raises(ValueError, match="expecting 3 features"):
         fastnb.onnx.to_onnx(model, X[:1, :2])
-    with pytest.raises(TypeError, match="exports GaussianNB"):
+    with pytest.raises(TypeError, match="fastnb.onnx takes fastnb models .BernoulliNB"):
         fastnb.onnx.to_onnx(object(), X[:1])
     with pytest.raises(ValueError, match="hash_buckets"):
         fastnb.onnx.to_onnx(fastnb.CategoricalNB(hash_buckets=8).fit(

@@ -16,6 +16,7 @@ from numbers import Integral, Real
 import numpy as np
 
 from .._base import _VALIDATED_PARAMS, _BaseNB
+from .._capabilities import Capabilities
 from .._forgetting import check_half_life_param, decay_factor, forgets, row_weights
 from .._params import (
     check_alpha_param,
@@ -210,6 +211,11 @@ class CategoricalNB(_BaseNB):
     """
 
     _STATE_SPEC = STATE_SPEC
+    _capabilities = Capabilities(
+        reads="categories", terms="categorical", prior_param="class_prior",
+        finalising_params={"alpha", "force_alpha", "fit_prior", "class_prior",
+                           "n_threads"},
+        column_kind="categorical", sub_model=True)
     _PREDICT_WORK_KIND = "categorical_predict"
 
     def __init__(

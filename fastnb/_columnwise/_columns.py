@@ -5,19 +5,21 @@ from numbers import Integral
 
 import numpy as np
 
-from .._categorical import CategoricalNB
-from .._discrete import BernoulliNB, MultinomialNB
-from .._gaussian import GaussianNB
+from .._capabilities import COLUMN_KINDS, models_where
 from .._validation import plain
 from ._table import _is_extension, is_missing_object
 
 # "auto": an integer column with at most this many distinct values is categorical.
 AUTO_MAX_INTEGER_CATEGORIES = 32
 
-# The sub-models ColumnwiseNB combines: generative models whose joint
-# log-likelihood is log prior + log P(x | c). ComplementNB's scores are not.
-_SUB_MODELS = {cls.__name__: cls for cls in (GaussianNB, BernoulliNB, MultinomialNB,
-                                             CategoricalNB)}
+
+
+def sub_model_classes():
+    """{name: class} of the models ColumnwiseNB combines: those whose capabilities
+    say their joint log likelihood is log prior + sum of log P(x_j | c)
+    (ComplementNB's scores are not). Read from the registry at each call, so a
+    model registered after this module was imported is one too."""
+    return {cls.__name__: cls for cls in models_where(sub_model=True)}
 # The parameters through which a sub-model would bring priors of its own.
 _OWN_PRIOR_PARAMS = {"priors": None, "class_prior": None, "fit_prior": True}
 
@@ -87,11 +89,14 @@ def _auto_kind(column, label):
     )
 
 
-_AUTO_ESTIMATORS = (
-    ("gaussian", GaussianNB),
-    ("bernoulli", BernoulliNB),
-    ("categorical", CategoricalNB),
-)
+def auto_estimators():
+    """[(kind, class)]: the model "auto" gives each kind of column, the one
+    registered with that ``column_kind``."""
+    out = []
+    for kind in COLUMN_KINDS:
+        (cls,) = models_where(column_kind=kind)
+        out.append((kind, cls))
+    return out
 
 
 # -- column selection ----------------------------------------------------------------
@@ -160,10 +165,7 @@ def _name_positions(names, table, owner):
 
 def _included_log_prior(model):
     """The log prior that a fitted sub-model adds into its joint log-likelihood."""
-    if isinstance(model, GaussianNB):
-        with np.errstate(divide="ignore"):
-            return np.log(model.class_prior_)
-    return model.class_log_prior_
+    return model._included_log_prior()
 
 
 def combined_bias(log_prior, models, tabled=None):

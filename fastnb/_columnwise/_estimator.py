@@ -7,17 +7,16 @@ import copy
 import numpy as np
 
 from .._base import _BaseNB
-from .._categorical import CategoricalNB
-from .._discrete import ComplementNB
+from .._capabilities import Capabilities, is_fastnb_model
 from .._forgetting import check_half_life_param
 from .._params import (check_bool_param, check_n_threads, check_prior_param, param_error,
                        resolve_priors)
 from .._threads import threads_for
 from .._validation import check_y, feature_names_of, plain
 from ._columns import (
-    _AUTO_ESTIMATORS,
+    auto_estimators,
     _OWN_PRIOR_PARAMS,
-    _SUB_MODELS,
+    sub_model_classes,
     _auto_kind,
     _column_positions,
     combined_bias,
@@ -157,6 +156,9 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     # Sub-models of any kinds and number, in fixed members: "layout" (UTF-8 JSON:
     # each sub-model's class, parameters, columns and where its arrays lie) and
     # three pools holding every sub-model's ``_sufficient_state`` arrays by dtype.
+    _capabilities = Capabilities(
+        reads="mixed", terms="composite", prior_param="priors",
+        finalising_params={"priors", "n_threads"}, composite=True)
     _STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "layout": (("t",), ("uint8",)),
@@ -279,15 +281,15 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     def _check_sub_estimator(name, estimator):
         if isinstance(estimator, str) and estimator == "drop":
             return
-        if type(estimator).__name__ not in _SUB_MODELS or not isinstance(
-                estimator, tuple(_SUB_MODELS.values())):
+        sub_models = sub_model_classes()
+        if not (is_fastnb_model(estimator) and type(estimator).__name__ in sub_models):
             why = ""
-            if isinstance(estimator, ComplementNB):
-                why = " (ComplementNB's scores are not log-likelihoods, so they do " \
-                      "not add up with other models')"
+            if is_fastnb_model(estimator):
+                why = (f" ({type(estimator).__name__}'s scores are not log-likelihoods, "
+                       "so they do not add up with other models')")
             raise TypeError(
                 f"Sub-estimator {name!r} is {estimator!r}{why}; ColumnwiseNB takes "
-                f"fastnb's {', '.join(sorted(_SUB_MODELS))} or 'drop'."
+                f"fastnb's {', '.join(sorted(sub_models))} or 'drop'."
             )
         params = estimator.get_params(deep=False)
         for key, default in _OWN_PRIOR_PARAMS.items():
@@ -308,7 +310,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
                 groups.setdefault(_auto_kind(table.column(j), label), []).append(j)
             return [(name, cls(n_threads=self.n_threads, half_life=self.half_life),
                      np.array(groups[name], dtype=np.intp))
-                    for name, cls in _AUTO_ESTIMATORS if name in groups]
+                    for name, cls in auto_estimators() if name in groups]
         plan, owner_of = [], {}
         for name, estimator, spec in self.estimators:
             owner = f"sub-estimator {name!r}"
@@ -430,7 +432,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         for sub_name, model, positions in plan:
             try:
                 block = table.block(positions, 0, table.n_samples,
-                                    isinstance(model, CategoricalNB),
+                                    model._capabilities.reads == "categories",
                                     n_threads=threads_for(
                                         self.n_threads, table.n_samples
                                         * positions.shape[0], "gaussian_fit"))

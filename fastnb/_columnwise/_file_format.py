@@ -10,7 +10,7 @@ from .._forgetting import check_half_life_param
 from .._params import check_n_threads, check_prior_param
 from .._persist import (_json_param, _param_from_json, check_state, merge,
                         parse_json_bytes, union_classes, with_later_params)
-from ._columns import _SUB_MODELS
+from ._columns import sub_model_classes
 
 
 class _FileFormat:
@@ -111,7 +111,7 @@ class _FileFormat:
         if not isinstance(entry, dict) or set(entry) != {
                 "name", "estimator", "params", "columns", "arrays"}:
             raise ValueError("a sub-estimator entry of the layout is malformed")
-        cls = _SUB_MODELS.get(entry["estimator"])
+        cls = sub_model_classes().get(entry["estimator"])
         if cls is None or not isinstance(entry["name"], str):
             raise ValueError(f"unknown sub-estimator {entry['estimator']!r}")
         params = with_later_params(entry["params"], cls)
@@ -149,7 +149,7 @@ class _FileFormat:
         pools = {"float": arrays["float_pool"], "int": arrays["int_pool"],
                  "byte": arrays["byte_pool"]}
         for entry in entries:
-            sub_cls = _SUB_MODELS.get(entry.get("estimator")) if isinstance(
+            sub_cls = sub_model_classes().get(entry.get("estimator")) if isinstance(
                 entry, dict) else None
             columns = entry.get("columns") if sub_cls is not None else None
             rules.check(isinstance(columns, list) and columns, "layout",

@@ -5,8 +5,6 @@ import copy
 import numpy as np
 
 from .._base import MODE_ARGMAX, MODE_JLL
-from .._categorical import CategoricalNB
-from .._discrete import BernoulliNB
 from .._dispatch import load_kernels
 from .._threads import threads_for
 from ._columns import combined_bias
@@ -65,7 +63,7 @@ class _Prediction:
         for (sub_name, model, _), positions in zip(self.estimators_, self._positions):
             runner = copy.copy(model)
             runner.n_threads = self.n_threads if n_workers == 1 else 1
-            categorical = isinstance(model, CategoricalNB)
+            categorical = model._capabilities.reads == "categories"
             coded = _coded_columns(table, model, positions)
             if coded is not None:
                 tabled.append((sub_name, runner, positions, categorical, coded))
@@ -149,8 +147,8 @@ class _Prediction:
         first_row = np.cumsum([1] + sizes[:-1]).astype(np.intp)
         # Every value alone in its row, the other columns missing (NaN for
         # BernoulliNB's numbers, None for CategoricalNB's objects).
-        alone = np.full((1 + sum(sizes), len(columns)), np.nan) if isinstance(
-            runner, BernoulliNB) else np.full((1 + sum(sizes), len(columns)), None,
+        alone = np.full((1 + sum(sizes), len(columns)), np.nan) if (
+            runner._capabilities.terms == "bernoulli") else np.full((1 + sum(sizes), len(columns)), None,
                                               dtype=object)
         for j, v in enumerate(values):
             alone[first_row[j]:first_row[j] + sizes[j], j] = v
@@ -175,11 +173,12 @@ def _coded_columns(table, model, positions):
     array); None for any other sub-model, which runs its own kernel."""
     if table.columns is None:
         return None
-    if isinstance(model, CategoricalNB):
+    terms = model._capabilities.terms
+    if terms == "categorical":
         strings = [table.arrow_strings(j) for j in positions]
         if all(column is not None for column in strings):
             return [("strings", column) for column in strings]
-    elif isinstance(model, BernoulliNB):
+    elif terms == "bernoulli":
         parts = [table.columns[j] for j in positions]
         if all(isinstance(p, np.ndarray) and p.dtype == np.bool_ for p in parts):
             return [("bools", p) for p in parts]

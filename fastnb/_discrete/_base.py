@@ -30,6 +30,11 @@ from ._shared import (
 from ._table import _TableMixin
 
 
+# The parameters of the count models read only when their counts are finalised.
+DISCRETE_FINALISING = frozenset({"alpha", "force_alpha", "fit_prior", "class_prior",
+                                 "n_threads"})
+
+
 class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     """Shared fit/predict machinery of the discrete models (not public)."""
 

@@ -4,9 +4,10 @@ from numbers import Real
 
 import numpy as np
 
+from .._capabilities import Capabilities
 from .._params import param_error
 from .._threads import threads_for
-from ._base import _BaseDiscreteNB
+from ._base import DISCRETE_FINALISING, _BaseDiscreteNB
 from ._shared import _nonnegative_threshold, _table_update_kernels
 
 _NO_INT64 = np.zeros(0, dtype=np.int64)
@@ -106,6 +107,10 @@ class BernoulliNB(_BaseDiscreteNB):
     # Sparse count table (text scale): the counts only; the predict terms are
     # derived from them when a predict first needs them (see _table_terms).
     _table_model = "bernoulli"
+    _capabilities = Capabilities(
+        reads="counts", terms="bernoulli", prior_param="class_prior",
+        finalising_params=DISCRETE_FINALISING, reads_text_counts=True,
+        column_kind="bernoulli", sub_model=True)
     _table_missing_entries = True
     _counts_rows = True
     _table_keeps_weights = False

@@ -2,10 +2,11 @@
 
 import numpy as np
 
+from .._capabilities import Capabilities
 from .._count_table import FILL_COMPLEMENT, FILL_MULTINOMIAL
 from .._params import check_bool_param
 from .._threads import threads_for
-from ._base import _BaseDiscreteNB
+from ._base import DISCRETE_FINALISING, _BaseDiscreteNB
 from ._shared import _by_row_blocks, _kernels, _table_backed, _table_update_kernels
 
 
@@ -106,6 +107,10 @@ class MultinomialNB(_BaseDiscreteNB):
 
     _check_negative = True
     _table_model = "multinomial"
+    _capabilities = Capabilities(
+        reads="counts", terms="multinomial", prior_param="class_prior",
+        finalising_params=DISCRETE_FINALISING, nonnegative=True,
+        reads_text_counts=True, sub_model=True)
     _table_forgets = True
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
@@ -254,6 +259,12 @@ class ComplementNB(_BaseDiscreteNB):
 
     _check_negative = True
     _table_model = "complement"
+    # ComplementNB's scores are not log prior + sum of log P(x_j | c): it is not
+    # a ColumnwiseNB sub-model.
+    _capabilities = Capabilities(
+        reads="counts", terms="complement", prior_param="class_prior",
+        finalising_params=DISCRETE_FINALISING | {"norm"}, nonnegative=True,
+        reads_text_counts=True)
     _table_forgets = True
 
     feature_all_ = _table_backed("feature_all_", "Weighted count of each feature.")

@@ -27,7 +27,7 @@ from ._informative import _n_candidates, informative, named
 from ._names import names_at, resolve_feature_names
 from ._plot import plot_contributions, plot_informative_features
 from ._results import InformativeFeatures, TopContributions
-from ._terms import ColumnwiseTerms, terms_of
+from ._terms import ColumnwiseTerms, terms_class, terms_of
 
 __all__ = [
     "InformativeFeatures",
@@ -41,13 +41,8 @@ __all__ = [
 
 
 def _check_fitted(model):
-    check = getattr(model, "_check_fitted", None)
-    if check is None:
-        raise TypeError(
-            "fastnb.inspection explains the fastnb models (GaussianNB, BernoulliNB, "
-            f"MultinomialNB, ComplementNB, CategoricalNB, ColumnwiseNB), not "
-            f"{type(model).__name__}.")
-    check()
+    terms_class(model)
+    model._check_fitted()
 
 
 def _check_n(n, largest):

@@ -2,10 +2,7 @@
 
 import numpy as np
 
-from .._categorical import CategoricalNB
-from .._columnwise import ColumnwiseNB
-from .._discrete import ComplementNB, MultinomialNB
-from .._gaussian import GaussianNB
+from .._capabilities import capabilities_of
 from .._threads import threads_for
 from ._names import names_at
 from ._terms import _kernels
@@ -64,7 +61,7 @@ def _work_plan(cache, table, n_blocks):
 def count_model(model, n):
     """BernoulliNB, MultinomialNB, ComplementNB: a compiled pass over the
     features, O(d k + entries) for a table model, in blocks of features."""
-    complement = isinstance(model, ComplementNB)
+    complement = capabilities_of(model).terms == "complement"
     prior = np.exp(np.asarray(model.class_log_prior_, dtype=np.float64))
     k = prior.shape[0]
     d = model.n_features_in_
@@ -81,7 +78,7 @@ def count_model(model, n):
         if not complement and not np.all(mult == 1.0):
             raise AssertionError("a log-mixture score needs mult == 1")  # pragma: no cover
         # MultinomialNB's entry weights are log(N + a) - log a: exp(w) - 1 = N / a
-        from_counts = isinstance(model, MultinomialNB)
+        from_counts = capabilities_of(model).terms == "multinomial"
         alpha = np.atleast_1d(np.asarray(getattr(model, "_table_alpha", 1.0),
                                          dtype=np.float64))
         _kernels.table_informative(
@@ -159,26 +156,39 @@ def columnwise(model, n):
     at, s = _best(scores, np.where(columns >= 0, flat, -1), n, by_size=True)
     feats = np.where(at >= 0, np.take_along_axis(columns, np.maximum(at, 0), 1), -1)
     out_c = np.where(at >= 0, np.take_along_axis(cats, np.maximum(at, 0), 1), None)
-    has_categories = any(isinstance(sub, CategoricalNB) for _, sub, _ in model.estimators_)
+    has_categories = any(capabilities_of(sub).terms == "categorical"
+                         for _, sub, _ in model.estimators_)
     return feats, s, SCORES["columnwise"], (out_c if has_categories else None)
 
 
 def _n_candidates(model):
-    if isinstance(model, CategoricalNB):
+    terms = capabilities_of(model).terms
+    if terms == "categorical":
         return int(sum(p.shape[1] for p in model.feature_log_prob_))
-    if isinstance(model, ColumnwiseNB):
+    if terms == "composite":
         return sum(_n_candidates(sub) for _, sub, _ in model.estimators_)
     return model.n_features_in_
 
 
 def informative(model, n):
-    if isinstance(model, GaussianNB):
-        return gaussian(model, n)
-    if isinstance(model, CategoricalNB):
-        return categorical(model, n)
-    if isinstance(model, ColumnwiseNB):
-        return columnwise(model, n)
-    return count_model(model, n)
+    kind = capabilities_of(model, what="fastnb.inspection").terms
+    scorer = _SCORERS.get(kind)
+    if scorer is None:
+        raise TypeError(
+            f"fastnb.inspection cannot rank the features of {type(model).__name__}: "
+            f"no score is defined for its {kind!r} terms.")
+    return scorer(model, n)
+
+
+# The score of each kind of joint-log-likelihood terms (Capabilities.terms).
+_SCORERS = {
+    "gaussian": gaussian,
+    "categorical": categorical,
+    "composite": columnwise,
+    "bernoulli": count_model,
+    "multinomial": count_model,
+    "complement": count_model,
+}
 
 
 def named(model, features, names, categories):

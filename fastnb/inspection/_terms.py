@@ -16,13 +16,10 @@ The terms come from the same arrays the predict kernels read, so
 
 import numpy as np
 
-from .._categorical import CategoricalNB
-from .._columnwise import ColumnwiseNB
-from .._discrete import BernoulliNB, ComplementNB, MultinomialNB
+from .._capabilities import capabilities_of
 from .._discrete._shared import TABLE_DENSE_PREDICT_NNZ_RATIO, _dense_to_csr
 from .._discrete._table import SLOT_MAX_CLASSES
 from .._dispatch import load_kernels
-from .._gaussian import GaussianNB
 from .._threads import threads_for
 from .._base import MODE_JLL
 from .._validation import CSRInput
@@ -50,15 +47,22 @@ def _row_block(X, start, stop):
 def terms_of(model, X, deferred=False):
     """The ``_Terms`` of a fitted fastnb model and a batch X (validated here;
     ``deferred``: see ``DiscreteTerms``)."""
-    for kind, terms in _TERMS:
-        if isinstance(model, kind):
-            if deferred and terms is DiscreteTerms:
-                return terms(model, X, deferred=True)
-            return terms(model, X)
-    raise TypeError(
-        f"fastnb.inspection explains the fastnb models (GaussianNB, BernoulliNB, "
-        f"MultinomialNB, ComplementNB, CategoricalNB, ColumnwiseNB), not "
-        f"{type(model).__name__}.")
+    terms = terms_class(model)
+    if deferred and terms is DiscreteTerms:
+        return terms(model, X, deferred=True)
+    return terms(model, X)
+
+
+def terms_class(model):
+    """The ``_Terms`` class of a fastnb model's kind of terms
+    (``Capabilities.terms``); a TypeError naming the model otherwise."""
+    kind = capabilities_of(model, what="fastnb.inspection").terms
+    terms = _TERMS.get(kind)
+    if terms is None:
+        raise TypeError(
+            f"fastnb.inspection cannot explain {type(model).__name__}: it has no "
+            f"terms of the {kind!r} kind (it explains {', '.join(sorted(_TERMS))}).")
+    return terms
 
 
 class _Terms:
@@ -439,7 +443,7 @@ class ColumnwiseTerms(_Terms):
         base = model._bias.copy()
         table = self.X
         for (name, sub, _), positions in zip(model.estimators_, model._positions):
-            categorical = isinstance(sub, CategoricalNB)
+            categorical = capabilities_of(sub).reads == "categories"
             block = table.block(positions, 0, table.n_samples, categorical, {})
             terms = terms_of_checked(sub, sub._check_predict_X(block))
             base = base + terms.base
@@ -473,15 +477,16 @@ class _ColumnwiseBlock:
 
 
 def terms_of_checked(model, checked):
-    for kind, terms in _TERMS:
-        if isinstance(model, kind):
-            return terms(model, None, checked)
-    raise TypeError(type(model).__name__)
+    return terms_class(model)(model, None, checked)
 
 
-_TERMS = [
-    (GaussianNB, GaussianTerms),
-    ((BernoulliNB, MultinomialNB, ComplementNB), DiscreteTerms),
-    (CategoricalNB, CategoricalTerms),
-    (ColumnwiseNB, ColumnwiseTerms),
-]
+# The ``_Terms`` class of each kind of joint-log-likelihood terms
+# (Capabilities.terms): a model whose kind is not here is refused by name.
+_TERMS = {
+    "gaussian": GaussianTerms,
+    "bernoulli": DiscreteTerms,
+    "multinomial": DiscreteTerms,
+    "complement": DiscreteTerms,
+    "categorical": CategoricalTerms,
+    "composite": ColumnwiseTerms,
+}

@@ -9,15 +9,9 @@ name of that tensor. ``model_inputs`` says what inputs a model's graph takes.
 import numpy as np
 from onnx import TensorProto
 
-from .._categorical import CategoricalNB
+from .._capabilities import capabilities_of, registered_models
 from .._categorical._kernels import LOOKUP
-from .._columnwise import ColumnwiseNB
-from .._discrete import BernoulliNB, ComplementNB, MultinomialNB
-from .._gaussian import GaussianNB
 from ._graph import ML_DOMAIN
-
-SUPPORTED = (GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB,
-             ColumnwiseNB)
 
 # Rows of features computed at a time when the weights of a sparse count table
 # are written out: (TABLE_BLOCK, k) float64 scratch (4.6 MB at 35 classes), so
@@ -26,16 +20,14 @@ TABLE_BLOCK = 1 << 14
 
 
 def check_fitted(model):
-    """The model is one of fastnb's and fitted; else a clear error."""
-    if not isinstance(model, SUPPORTED):
-        raise TypeError(
-            f"fastnb.onnx exports {', '.join(c.__name__ for c in SUPPORTED)}; "
-            f"got {type(model).__name__}.")
+    """The model is one of fastnb's, its terms have a converter, and it is
+    fitted; else a clear error."""
+    _jll_of(model)
     if not hasattr(model, "classes_"):
         raise ValueError(
             f"This {type(model).__name__} instance is not fitted yet (it has no "
             "classes_): call fit before exporting it to ONNX.")
-    if isinstance(model, ColumnwiseNB):
+    if capabilities_of(model).composite:
         for _, sub_model, _ in model.estimators_:
             check_fitted(sub_model)
 
@@ -100,11 +92,11 @@ def model_inputs(model, dtype):
     the column: strings for a CategoricalNB's string columns, the float type
     otherwise. Dropped columns are not inputs."""
     float_type = TensorProto.FLOAT if np.dtype(dtype) == np.float32 else TensorProto.DOUBLE
-    if isinstance(model, ColumnwiseNB):
+    if capabilities_of(model).composite:
         names = getattr(model, "feature_names_in_", None)
         inputs = []
         for (_, sub_model, _), positions in zip(model.estimators_, model._positions):
-            if isinstance(sub_model, CategoricalNB):
+            if capabilities_of(sub_model).terms == "categorical":
                 kinds = [kind for kind, _ in _categorical_features(sub_model)]
             else:
                 kinds = ["number"] * len(positions)
@@ -114,7 +106,8 @@ def model_inputs(model, dtype):
                                else float_type, 1))
         return inputs
     element = float_type
-    if isinstance(model, CategoricalNB) and _categorical_input_kind(model) == "string":
+    if (capabilities_of(model).terms == "categorical"
+            and _categorical_input_kind(model) == "string"):
         element = TensorProto.STRING
     return [("X", element, model.n_features_in_)]
 
@@ -205,7 +198,7 @@ def discrete_jll(graph, model, x):
     centred, ``_centred``); NaN (missing) adds nothing: it is read as 0, and
     BernoulliNB's log(1 - p) terms are summed over the observed features only
     (jll = log prior + x @ (log p - log(1 - p)).T + observed @ log(1 - p).T)."""
-    bernoulli = isinstance(model, BernoulliNB)
+    bernoulli = capabilities_of(model).terms == "bernoulli"
     if model.__dict__.get("_table") is not None and not bernoulli:
         weights_t, bias = _table_weights(model, graph.dtype)
     else:
@@ -343,7 +336,7 @@ def columnwise_jll(graph, model, inputs):
     total = None
     for (_, sub_model, _), positions in zip(model.estimators_, model._positions):
         columns = [next(names) for _ in positions]
-        if isinstance(sub_model, CategoricalNB):
+        if capabilities_of(sub_model).terms == "categorical":
             block = columns
         else:
             block = (graph.node("Concat", columns, "block", axis=1) if len(columns) > 1
@@ -353,24 +346,37 @@ def columnwise_jll(graph, model, inputs):
     return graph.node("Add", [total, graph.const(model._bias, "combined_bias")], "jll")
 
 
-MODEL_JLL = {
-    GaussianNB: gaussian_jll,
-    BernoulliNB: discrete_jll,
-    MultinomialNB: discrete_jll,
-    ComplementNB: discrete_jll,
-    CategoricalNB: categorical_jll,
+# The converter of each kind of joint-log-likelihood terms (Capabilities.terms):
+# a model whose kind is not here is refused by name.
+TERMS_JLL = {
+    "gaussian": gaussian_jll,
+    "bernoulli": discrete_jll,
+    "multinomial": discrete_jll,
+    "complement": discrete_jll,
+    "categorical": categorical_jll,
+    "composite": columnwise_jll,
 }
+
+
+def supported_models():
+    """The registered model classes whose terms have a converter."""
+    return [cls for cls in registered_models().values()
+            if cls._capabilities.terms in TERMS_JLL]
 
 
 def model_jll(graph, model, inputs):
     """The (n, k) joint log likelihood of ``model`` from its input names."""
-    if isinstance(model, ColumnwiseNB):
+    if capabilities_of(model).composite:
         return columnwise_jll(graph, model, inputs)
     return _jll_of(model)(graph, model, inputs[0])
 
 
 def _jll_of(model):
-    for kind, jll in MODEL_JLL.items():
-        if isinstance(model, kind):
-            return jll
-    raise TypeError(f"no ONNX converter for {type(model).__name__}")
+    terms = capabilities_of(model, what="fastnb.onnx").terms
+    jll = TERMS_JLL.get(terms)
+    if jll is None:
+        raise TypeError(
+            f"fastnb.onnx cannot export {type(model).__name__}: it has no converter "
+            f"for its {terms!r} terms (it converts "
+            f"{', '.join(sorted(TERMS_JLL))}).")
+    return jll

@@ -7,7 +7,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from ._graph import ML_DOMAIN, MIN_OPSET, Graph, finish_classifier, label_kind
-from ._models import SUPPORTED, check_fitted, model_inputs, model_jll
+from ._models import check_fitted, supported_models, model_inputs, model_jll
 
 # the alias each class is registered under (skl2onnx's naming: Sklearn + class)
 _ALIAS = "Fastnb{}"
@@ -33,7 +33,7 @@ def register_converters():
         from skl2onnx import update_registered_converter
     except ImportError:
         return False
-    for model_class in SUPPORTED:
+    for model_class in supported_models():
         update_registered_converter(
             model_class, _ALIAS.format(model_class.__name__), _shape_calculator,
             _converter, parser=_parser, options={"zipmap": [True, False],

@@ -1,0 +1,158 @@
+"""What each fastnb model reads and promises, declared once on its class.
+
+Every public model class sets ``_capabilities`` to a ``Capabilities`` record; the
+base class refuses to define a model without one, and registers it here. The rest
+of the library (fastnb.spark, fastnb.dask, fastnb.onnx, fastnb.inspection,
+ColumnwiseNB, error messages) reads the record instead of testing classes, so a
+new model joins every integration by its registration alone: an integration that
+has no code for the record's ``terms`` kind refuses the model by name, at the
+call, before any work.
+
+The test suite's common checks (tests/test_common_checks.py) take every
+registered model through every feature and integration the record declares, and
+check each combination it does not declare is refused with a clear error.
+"""
+
+from dataclasses import dataclass, field
+
+__all__ = ["Capabilities", "TERM_KINDS", "capabilities_of", "registered_models"]
+
+# The kinds of X a model reads.
+INPUT_KINDS = {
+    "continuous": "real numbers, NaN for a missing value",
+    "counts": "non-negative counts or presence flags, dense or SciPy CSR",
+    "categories": "categories of any type (integer codes, strings, numbers)",
+    "mixed": "a table of columns of different kinds (numbers, strings, flags)",
+}
+
+# The joint-log-likelihood terms of a model: what fastnb.onnx and
+# fastnb.inspection write or explain for it. Each kind is one formula for the
+# term of feature j in class c; a missing value (NaN) adds nothing.
+TERM_KINDS = {
+    "gaussian": "log N(x_j; theta_cj, var_cj)",
+    "multinomial": "x_j log p_cj",
+    "bernoulli": "log p_cj if x_j > binarize else log(1 - p_cj)",
+    "complement": "x_j w_cj (ComplementNB's weights)",
+    "categorical": "log P(x_j = v | c), looked up by category",
+    "composite": "each column's sub-model's term (ColumnwiseNB)",
+}
+
+# ColumnwiseNB's "auto" kinds of column, and the model each is given.
+COLUMN_KINDS = ("gaussian", "bernoulli", "categorical")
+
+_REGISTERED = {}
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """The declared capabilities of one fastnb model class.
+
+    Attributes
+    ----------
+    reads : str
+        The kind of X the model reads: a key of ``INPUT_KINDS``.
+    terms : str
+        The kind of its joint-log-likelihood terms: a key of ``TERM_KINDS``.
+    prior_param : str
+        The constructor parameter that sets fixed class priors.
+    finalising_params : frozenset of str
+        Parameters read only when the statistics are turned into the fitted
+        model: two fits that differ only in these have equal statistics, and a
+        distributed fit applies them once, after the merge.
+    nonnegative : bool
+        X must be non-negative (a negative value is refused at fit).
+    statistics_add : bool
+        The statistics of two fits on disjoint rows add up to those of one fit
+        on their union: ``fastnb.merge``, fastnb.dask and fastnb.spark are exact.
+    forgets : bool
+        ``half_life`` is supported (exponential forgetting by row order).
+    grows : bool
+        ``grow_classes`` is supported.
+    reads_text_counts : bool
+        A text vectorizer can feed it (fastnb.spark's ``inputCol`` of text).
+    column_kind : str or None
+        The ColumnwiseNB "auto" kind of column this model is given (a member
+        of ``COLUMN_KINDS``), or None.
+    sub_model : bool
+        ColumnwiseNB may combine it: its joint log likelihood is a log prior
+        plus a sum of log P(x_j | c) over its features.
+    composite : bool
+        The model holds sub-models (ColumnwiseNB).
+    """
+
+    reads: str
+    terms: str
+    prior_param: str
+    finalising_params: frozenset = field(default_factory=frozenset)
+    nonnegative: bool = False
+    statistics_add: bool = True
+    forgets: bool = True
+    grows: bool = True
+    reads_text_counts: bool = False
+    column_kind: str = None
+    sub_model: bool = False
+    composite: bool = False
+
+    def __post_init__(self):
+        if self.reads not in INPUT_KINDS:
+            raise ValueError(f"reads={self.reads!r} is not one of {sorted(INPUT_KINDS)}")
+        if self.terms not in TERM_KINDS:
+            raise ValueError(f"terms={self.terms!r} is not one of {sorted(TERM_KINDS)}")
+        if self.column_kind is not None and self.column_kind not in COLUMN_KINDS:
+            raise ValueError(f"column_kind={self.column_kind!r} is not one of "
+                             f"{COLUMN_KINDS}")
+        object.__setattr__(self, "finalising_params", frozenset(self.finalising_params))
+
+
+def register(cls):
+    """Register a public model class (done by ``_BaseNB.__init_subclass__``):
+    it must declare its ``Capabilities``."""
+    record = cls.__dict__.get("_capabilities")
+    if not isinstance(record, Capabilities):
+        raise TypeError(
+            f"{cls.__name__} must declare its capabilities: set the class attribute "
+            "_capabilities = fastnb._capabilities.Capabilities(...) (see that "
+            "module), which every integration reads.")
+    if record.prior_param not in cls._get_param_names():
+        raise TypeError(f"{cls.__name__}'s prior_param {record.prior_param!r} is not "
+                        "one of its parameters.")
+    unknown = record.finalising_params - set(cls._get_param_names())
+    if unknown:
+        raise TypeError(f"{cls.__name__}'s finalising_params {sorted(unknown)} are not "
+                        "its parameters.")
+    _REGISTERED[cls.__name__] = cls
+    return cls
+
+
+def registered_models():
+    """{name: class} of every registered fastnb model, in registration order."""
+    return dict(_REGISTERED)
+
+
+def is_fastnb_model(obj):
+    """``obj`` is an instance of a registered fastnb model class."""
+    cls = type(obj)
+    return _REGISTERED.get(cls.__name__) is cls
+
+
+def capabilities_of(obj, *, what="this"):
+    """The ``Capabilities`` of a fastnb model (instance or class); a TypeError
+    naming the fastnb models for anything else (``what`` names the caller in the
+    message, e.g. "fastnb.onnx exports")."""
+    cls = obj if isinstance(obj, type) else type(obj)
+    if _REGISTERED.get(cls.__name__) is not cls:
+        module = getattr(cls, "__module__", "") or ""
+        hint = (" (a scikit-learn model: fastnb's has the same name and parameters, "
+                "from fastnb import " + cls.__name__ + ")"
+                if module.startswith("sklearn") and cls.__name__ in _REGISTERED else "")
+        raise TypeError(
+            f"{what} takes fastnb models ({', '.join(sorted(_REGISTERED))}), got "
+            f"{module + '.' if module else ''}{cls.__name__}{hint}.")
+    return cls._capabilities
+
+
+def models_where(**wanted):
+    """The registered classes whose capabilities have the given values."""
+    return [cls for cls in _REGISTERED.values()
+            if all(getattr(cls._capabilities, key) == value
+                   for key, value in wanted.items())]
