@@ -156,3 +156,94 @@ def models_where(**wanted):
     return [cls for cls in _REGISTERED.values()
             if all(getattr(cls._capabilities, key) == value
                    for key, value in wanted.items())]
+
+
+# -- what every model does with every feature, on every path ---------------------------
+#
+# The common checks (tests/test_common_checks.py) and the docs' table
+# (docs/user_guide/capabilities.rst, made by tools/render_capabilities.py) read
+# ``decision``: every (model, feature, path) cell is decided here, from the
+# model's record, as supported (the path's result equals the local fit's) or
+# refused (a ValueError or TypeError at the driver or constructor, before any
+# work, whose message matches ``match``).
+
+FEATURES = {
+    "plain": "fit and predict with the defaults",
+    "sample_weight": "fit(X, y, sample_weight): a weight of 2 is the row twice",
+    "priors": "fixed class priors (priors / class_prior)",
+    "missing_values": "NaN in X, marginalised: it adds nothing to the likelihood",
+    "half_life": "forgetting: each row's weight halves every half_life rows after it",
+    "grow_classes": "partial_fit batches that bring new classes",
+    "string_labels": "labels that are strings",
+    "float_labels": "labels that are whole-number floats (as MLlib's 0.0, 1.0, ...)",
+    "save_load": "save to a file and load it back",
+    "merge": "fastnb.merge of fits on disjoint rows equals one fit on their union",
+}
+
+PATHS = {
+    "local": "fit and predict in this process",
+    "dask": "fastnb.dask.fit on Dask collections",
+    "spark": "the fastnb.spark estimator on a Spark DataFrame",
+    "onnx": "fastnb.onnx.to_onnx, run by onnxruntime",
+    "inspection": "fastnb.inspection.contributions: base + terms = joint log likelihood",
+}
+
+# The kinds of terms fastnb.onnx converts and fastnb.inspection explains
+# (fastnb/onnx/_models.py and fastnb/inspection/_terms.py hold one entry each).
+ONNX_TERMS = frozenset({"gaussian", "bernoulli", "multinomial", "complement",
+                        "categorical", "composite"})
+INSPECTION_TERMS = ONNX_TERMS
+
+
+@dataclass(frozen=True)
+class Decision:
+    """One cell of the matrix: ``supported``, else the reason it is refused and
+    a regular expression the refusal's message matches."""
+
+    supported: bool
+    why: str = ""
+    match: str = ""
+
+
+_YES = Decision(True)
+
+
+def decision(cls, feature, path):
+    """The ``Decision`` of one (model class, feature, path) cell; a KeyError for
+    a feature or path nobody decided."""
+    if feature not in FEATURES:
+        raise KeyError(f"undecided feature {feature!r}")
+    if path not in PATHS:
+        raise KeyError(f"undecided path {path!r}")
+    record = cls._capabilities
+    if feature == "half_life" and not record.forgets:
+        return Decision(False, f"{cls.__name__} does not forget", "half_life")
+    if feature == "grow_classes" and not record.grows:
+        return Decision(False, f"{cls.__name__} does not grow its classes",
+                        "grow_classes")
+    if feature == "merge" and not record.statistics_add:
+        return Decision(False, f"{cls.__name__}'s statistics do not add", "merge")
+    if path == "onnx" and record.terms not in ONNX_TERMS:
+        return Decision(False, f"no ONNX converter for {record.terms!r} terms",
+                        "fastnb.onnx")
+    if path == "inspection" and record.terms not in INSPECTION_TERMS:
+        return Decision(False, f"no explanation of {record.terms!r} terms",
+                        "fastnb.inspection")
+    if path in ("dask", "spark"):
+        if not record.statistics_add:
+            return Decision(False, f"{cls.__name__}'s statistics do not add, so "
+                            "partitions cannot be fitted apart", "distribut")
+        if feature == "half_life":
+            # A row's weight depends on how many rows come after it in the one
+            # order of the stream; partitions fitted apart and merged do not
+            # know it.
+            return Decision(False, "a forgetting fit depends on the order of all "
+                            "rows: stream them through partial_fit",
+                            "forget|half_life")
+    return _YES
+
+
+def decisions(cls):
+    """{(feature, path): Decision} for every cell of ``cls``."""
+    return {(feature, path): decision(cls, feature, path)
+            for feature in FEATURES for path in PATHS}

@@ -361,6 +361,12 @@ class GaussianNB(_BaseNB):
         epsilon = float(self.var_smoothing * (largest_var if largest_var > 0 else 1.0))
         prior = row_count / row_count.sum() if priors is None else priors
         var = class_var + epsilon
+        if epsilon == 0.0:
+            # var_smoothing=0: a feature a class has no value of yet (a class
+            # given to partial_fit, or grown, before its rows come) would have a
+            # zero variance (scikit-learn's: NaN predictions, and a state no file
+            # could hold); it takes the unit scale until its values come.
+            var = np.where(count > 0, var, 1.0)
         with np.errstate(divide="ignore"):
             log_prior = np.log(prior)
         half_log_2pi_var = 0.5 * np.log(2.0 * np.pi * var)

@@ -1,10 +1,13 @@
 """The one table of fastnb estimators that every table-driven test reads.
 
-A test file that runs "every estimator" (bad input, persistence, threads, Dask,
-scikit-learn's checks) takes its rows from ``ESTIMATORS`` and supplies a data
-maker for each ``data_kind``. Registering a new estimator here puts it in every
-such table at once; a table without a data maker for its kind fails with a
-KeyError instead of skipping it silently.
+Its rows are the library's own registry (fastnb._capabilities: every public
+model class declares its capabilities there), so a new model is in every
+table-driven test (bad input, persistence, threads, Dask, scikit-learn's checks,
+the common checks of tests/test_common_checks.py) by its registration alone. A
+test reads a model's kind of input from ``data_kind`` (its ``reads``) and makes
+data with ``DATA_MAKERS``: a kind without a maker fails with a KeyError instead
+of being skipped. ``RICH_PARAMS`` optionally names parameters that exercise more
+of a model than its defaults.
 """
 
 from dataclasses import dataclass, field
@@ -12,8 +15,10 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import fastnb
+from fastnb._capabilities import registered_models
 
-__all__ = ["ESTIMATORS", "EstimatorSpec", "mixed_data", "names", "names_of_kind"]
+__all__ = ["DATA_MAKERS", "ESTIMATORS", "EstimatorSpec", "mixed_data", "names",
+           "names_of_kind"]
 
 
 @dataclass(frozen=True)
@@ -21,14 +26,24 @@ class EstimatorSpec:
     """What the table-driven tests need to know of one estimator."""
 
     cls: type
-    # The kind of X it models: "continuous" (GaussianNB), "counts" (the count
-    # models), "categories" (CategoricalNB: values of any type) or "mixed"
-    # (ColumnwiseNB: columns of different kinds, see ``mixed_data``).
-    data_kind: str
-    # The parameter that sets the class priors.
-    prior_param: str
     # Parameters that make a fit exercise more of the model than the defaults do.
     rich_params: dict = field(default_factory=dict)
+
+    @property
+    def capabilities(self):
+        return self.cls._capabilities
+
+    @property
+    def data_kind(self):
+        """The kind of X it models (``Capabilities.reads``): "continuous"
+        (GaussianNB), "counts" (the count models), "categories" (CategoricalNB:
+        values of any type) or "mixed" (ColumnwiseNB, see ``mixed_data``)."""
+        return self.cls._capabilities.reads
+
+    @property
+    def prior_param(self):
+        """The parameter that sets the class priors."""
+        return self.cls._capabilities.prior_param
 
     @property
     def name(self):
@@ -39,18 +54,18 @@ class EstimatorSpec:
         return self.cls(**({**self.rich_params, **params} if rich else params))
 
 
+# Optional: parameters that exercise more of a model than its defaults.
+RICH_PARAMS = {
+    "GaussianNB": {"var_smoothing": 1e-6},
+    "BernoulliNB": {"alpha": 0.5, "binarize": 1.0},
+    "MultinomialNB": {"alpha": 0.5},
+    "ComplementNB": {"norm": True},
+    "CategoricalNB": {"alpha": 0.5},
+}
+
 ESTIMATORS = {
-    spec.name: spec
-    for spec in [
-        EstimatorSpec(fastnb.GaussianNB, "continuous", "priors",
-                      {"var_smoothing": 1e-6}),
-        EstimatorSpec(fastnb.BernoulliNB, "counts", "class_prior",
-                      {"alpha": 0.5, "binarize": 1.0}),
-        EstimatorSpec(fastnb.MultinomialNB, "counts", "class_prior", {"alpha": 0.5}),
-        EstimatorSpec(fastnb.ComplementNB, "counts", "class_prior", {"norm": True}),
-        EstimatorSpec(fastnb.CategoricalNB, "categories", "class_prior", {"alpha": 0.5}),
-        EstimatorSpec(fastnb.ColumnwiseNB, "mixed", "priors"),
-    ]
+    name: EstimatorSpec(cls, RICH_PARAMS.get(name, {}))
+    for name, cls in registered_models().items()
 }
 
 
@@ -70,6 +85,40 @@ def mixed_data(rng=None, n=300, k=3, seed=0):
     X[:, 3] = ((rng.integers(0, 4, n) + y) % 6).astype(object)
     X[:, 4] = rng.normal(size=n) * 1e3 + 1e6 + y * 100.0
     return X, y
+
+
+def continuous_data(rng=None, n=300, k=3, seed=0):
+    """Gaussian-ish columns, one far from zero (exact moments matter there)."""
+    rng = np.random.default_rng(seed) if rng is None else rng
+    y = rng.integers(0, k, n)
+    X = rng.normal(size=(n, 6)) + y[:, None]
+    X[:, 5] = X[:, 5] * 10.0 + 1e4
+    return X, y
+
+
+def count_data(rng=None, n=300, k=3, seed=0):
+    """Poisson counts whose rates differ by class."""
+    rng = np.random.default_rng(seed) if rng is None else rng
+    y = rng.integers(0, k, n)
+    X = rng.poisson(1.0 + y[:, None] * np.linspace(0, 1, 8), size=(n, 8)).astype(float)
+    return X, y
+
+
+def category_data(rng=None, n=300, k=3, seed=0):
+    """Integer codes (as floats, so that NaN can mark a missing value)."""
+    rng = np.random.default_rng(seed) if rng is None else rng
+    y = rng.integers(0, k, n)
+    X = ((rng.integers(0, 4, (n, 5)) + y[:, None]) % 6).astype(float)
+    return X, y
+
+
+# The data maker of each kind of input (``Capabilities.reads``).
+DATA_MAKERS = {
+    "continuous": continuous_data,
+    "counts": count_data,
+    "categories": category_data,
+    "mixed": mixed_data,
+}
 
 
 def hashed_text(n, seed):

@@ -102,3 +102,23 @@ def _table_fits(on=True):
 def table_fits():
     """The ``_table_fits(on)`` context manager."""
     return _table_fits
+
+
+# -- the common checks' count (tests/test_common_checks*.py) ---------------------------
+_COMMON_CHECKS = {"supported": 0, "refused": 0}
+
+
+def pytest_runtest_logreport(report):
+    if report.when != "call" or not report.passed:
+        return
+    for key, value in report.user_properties:
+        if key == "common_check":
+            _COMMON_CHECKS[value] += 1
+
+
+def pytest_terminal_summary(terminalreporter):
+    if any(_COMMON_CHECKS.values()):
+        terminalreporter.write_line(
+            f"common checks: {sum(_COMMON_CHECKS.values())} cells passed, "
+            f"{_COMMON_CHECKS['supported']} checked as supported, "
+            f"{_COMMON_CHECKS['refused']} as refused")
