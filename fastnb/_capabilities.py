@@ -42,6 +42,15 @@ COLUMN_KINDS = ("gaussian", "bernoulli", "categorical")
 
 _REGISTERED = {}
 
+# What a model class must define itself (the base class's contract, see
+# fastnb/_base.py): fitting, validation, prediction, and the sufficient state
+# that saving, merging and the distributed fits move around.
+REQUIRED_HOOKS = (
+    "fit", "partial_fit", "_validate_params", "_check_predict_X",
+    "_run_predict_kernel", "_sufficient_state", "_check_state_invariants",
+    "_restore", "_merged_with",
+)
+
 
 @dataclass(frozen=True)
 class Capabilities:
@@ -113,6 +122,10 @@ def register(cls):
             f"{cls.__name__} must declare its capabilities: set the class attribute "
             "_capabilities = fastnb._capabilities.Capabilities(...) (see that "
             "module), which every integration reads.")
+    missing = [hook for hook in REQUIRED_HOOKS if _defined_by(cls, hook) in (None, "_BaseNB")]
+    if missing:
+        raise TypeError(f"{cls.__name__} must define {', '.join(missing)} (the "
+                        "model contract of fastnb._base._BaseNB).")
     if record.prior_param not in cls._get_param_names():
         raise TypeError(f"{cls.__name__}'s prior_param {record.prior_param!r} is not "
                         "one of its parameters.")
@@ -122,6 +135,14 @@ def register(cls):
                         "its parameters.")
     _REGISTERED[cls.__name__] = cls
     return cls
+
+
+def _defined_by(cls, name):
+    """The name of the first class of ``cls``'s MRO that defines ``name``."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            return klass.__name__
+    return None
 
 
 def registered_models():

@@ -460,3 +460,24 @@ def test_cell(name, feature, path, record_property):
         with pytest.raises((ValueError, TypeError), match=cell.match):
             _refused(name, feature, path)
 
+
+
+def test_a_model_class_must_declare_its_capabilities_and_hooks():
+    from fastnb._base import _BaseNB
+    from fastnb._capabilities import Capabilities, registered_models
+
+    before = registered_models()
+    with pytest.raises(TypeError, match="must declare its capabilities"):
+        class UndeclaredNB(_BaseNB):
+            def __init__(self, priors=None):
+                self.priors = priors
+    with pytest.raises(TypeError, match="must define fit, partial_fit"):
+        class HooklessNB(_BaseNB):
+            _capabilities = Capabilities(reads="continuous", terms="gaussian",
+                                         prior_param="priors")
+
+            def __init__(self, priors=None):
+                self.priors = priors
+    with pytest.raises(ValueError, match="terms='quantum' is not one of"):
+        Capabilities(reads="continuous", terms="quantum", prior_param="priors")
+    assert registered_models() == before
