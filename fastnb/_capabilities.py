@@ -209,8 +209,9 @@ PATHS = {
     "inspection": "fastnb.inspection.contributions: base + terms = joint log likelihood",
 }
 
-# The kinds of terms fastnb.onnx converts and fastnb.inspection explains
-# (fastnb/onnx/_models.py and fastnb/inspection/_terms.py hold one entry each).
+# The kinds of terms fastnb.onnx converts (from the model's typed terms,
+# fastnb/_jll_terms.py) and fastnb.inspection explains (fastnb/inspection/_terms.py
+# holds one entry each).
 ONNX_TERMS = frozenset({"gaussian", "bernoulli", "multinomial", "complement",
                         "categorical", "composite"})
 INSPECTION_TERMS = ONNX_TERMS

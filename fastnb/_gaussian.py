@@ -14,6 +14,7 @@ from ._params import (
 )
 from ._base import _BaseNB
 from ._capabilities import Capabilities
+from ._jll_terms import GaussianTerms
 from ._forgetting import check_half_life_param, decay_factor, forgets, row_weights
 from ._persist import union_classes
 from ._threads import threads_for
@@ -486,6 +487,13 @@ class GaussianNB(_BaseNB):
         return merged
 
     # -- prediction ------------------------------------------------------------------
+    def _jll_terms(self):
+        """The model's ``GaussianTerms`` (fastnb/_jll_terms.py)."""
+        self._check_fitted()
+        return GaussianTerms(log_prior=self._log_prior, theta=self.theta_,
+                             half_inv_var=self._half_inv_var,
+                             half_log_2pi_var=self._half_log_2pi_var)
+
     def _included_log_prior(self):
         with np.errstate(divide="ignore"):
             return np.log(self.class_prior_)

@@ -46,6 +46,7 @@ from ._file_format import (
     state_arrays,
     state_of_fastnb_0_1,
 )
+from ._jll_terms import lookup_terms
 from ._kernels import (
     LOOKUP, count as count_kernels, tables as table_kernels, predict as predict_kernels,
 )
@@ -216,6 +217,11 @@ class CategoricalNB(_BaseNB):
         finalising_params={"alpha", "force_alpha", "fit_prior", "class_prior",
                            "n_threads"},
         column_kind="categorical", sub_model=True)
+
+    def _jll_terms(self):
+        """The model's ``LookupTerms`` (fastnb/_jll_terms.py)."""
+        self._check_fitted()
+        return lookup_terms(self)
     _PREDICT_WORK_KIND = "categorical_predict"
 
     def __init__(

@@ -6,6 +6,7 @@ import numpy as np
 
 from .._base import MODE_ARGMAX, MODE_JLL
 from .._dispatch import load_kernels
+from .._jll_terms import CompositeTerms
 from .._threads import threads_for
 from ._columns import combined_bias
 from ._table import _Table, _arrow_string_codes
@@ -20,6 +21,14 @@ _PREDICT_BLOCK_ROWS = 1 << 16
 
 class _Prediction:
     """ColumnwiseNB's predict machinery (a mixin of the estimator class)."""
+
+    def _jll_terms(self):
+        """The model's ``CompositeTerms`` (fastnb/_jll_terms.py): its combined
+        bias and each sub-model's terms over its columns."""
+        self._check_fitted()
+        return CompositeTerms(bias=self._bias, parts=tuple(
+            (tuple(int(j) for j in positions), sub_model._jll_terms())
+            for (_, sub_model, _), positions in zip(self.estimators_, self._positions)))
 
     def _check_predict_X(self, X):
         self._check_fitted()

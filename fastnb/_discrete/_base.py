@@ -17,6 +17,7 @@ from .._params import (
 from .._threads import PARALLEL_MIN_WORK, threads_for
 from .._validation import CSRInput, check_counts_X, check_sample_weight, check_y
 from ._predict import _PredictMixin
+from ._jll_terms import linear_terms
 from ._shared import (
     _TABLE_ONLY,
     _MissingValues,
@@ -83,6 +84,11 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     def _predict_weights(self, feature_log_prob, class_log_prior):
         """(W, bias) such that jll = X @ W.T + bias."""
         raise NotImplementedError
+
+    def _jll_terms(self):
+        """The model's ``LinearTerms`` (fastnb/_jll_terms.py)."""
+        self._check_fitted()
+        return linear_terms(self)
 
 
     def _update_tags(self, tags):

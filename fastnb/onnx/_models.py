@@ -1,28 +1,29 @@
 """The joint log likelihood of each fastnb model as ONNX nodes.
 
-Each ``*_jll(graph, model, x)`` writes the nodes that compute the model's (n, k)
-joint log likelihood from its input tensor ``x`` the way the model's predict
-does (the same terms; missing values, NaN, left out of the sum), and returns the
-name of that tensor. ``model_inputs`` says what inputs a model's graph takes.
+Each ``*_jll(graph, terms, x, names)`` writes the nodes that compute the (n, k)
+joint log likelihood of a model's typed terms (fastnb/_jll_terms.py, from the
+model's ``_jll_terms()``) from its input tensor ``x`` the way the model's
+predict does (the same terms; missing values, NaN, left out of the sum), and
+returns the name of that tensor: nothing here reads a model's private state.
+``model_inputs`` says what inputs a model's graph takes.
 """
 
 import numpy as np
 from onnx import TensorProto
 
-from .._capabilities import capabilities_of, registered_models
-from .._categorical._kernels import LOOKUP
+from .._capabilities import ONNX_TERMS, capabilities_of, registered_models
+from .._jll_terms import CompositeTerms, GaussianTerms, LinearTerms, LookupTerms
 from ._graph import ML_DOMAIN
-
-# Rows of features computed at a time when the weights of a sparse count table
-# are written out: (TABLE_BLOCK, k) float64 scratch (4.6 MB at 35 classes), so
-# the only full-size array made is the (d, k) weights in the export's dtype.
-TABLE_BLOCK = 1 << 14
 
 
 def check_fitted(model):
     """The model is one of fastnb's, its terms have a converter, and it is
     fitted; else a clear error."""
-    _jll_of(model)
+    terms = capabilities_of(model, what="fastnb.onnx").terms
+    if terms not in ONNX_TERMS:
+        raise TypeError(
+            f"fastnb.onnx cannot export {type(model).__name__}: it has no converter "
+            f"for its {terms!r} terms (it converts {', '.join(sorted(ONNX_TERMS))}).")
     if not hasattr(model, "classes_"):
         raise ValueError(
             f"This {type(model).__name__} instance is not fitted yet (it has no "
@@ -35,45 +36,39 @@ def check_fitted(model):
 # -- inputs ------------------------------------------------------------------------
 
 
-def _categorical_features(model):
-    """Per feature of a CategoricalNB: ("code", None) for an integer-code feature,
-    ("string", categories) or ("number", categories) for a value feature."""
-    lookup = model._predict_tables.lookup
-    kinds = []
-    for j, categories in enumerate(model.categories_):
-        if lookup[j] == LOOKUP["code"]:
-            kinds.append(("code", None))
-            continue
-        if lookup[j] != LOOKUP["hash"]:
+def _names(model):
+    """The model's feature names (``feature_names_in_``), or None."""
+    names = getattr(model, "feature_names_in_", None)
+    return None if names is None else [str(name) for name in names]
+
+
+def _feature_name(names, j):
+    return repr(names[j]) if names is not None else str(j)
+
+
+def _lookup_features(terms, names):
+    """The LookupTerms' features, each exportable: hashed buckets and value
+    features of several types are refused by name."""
+    for j, (kind, detail) in enumerate(terms.features):
+        if kind == "bucket":
             raise ValueError(
                 "CategoricalNB with hash_buckets cannot be exported to ONNX: its "
                 "buckets come from fastnb's own 64-bit hash of each value. Fit "
                 "without hash_buckets to export.")
-        values = list(categories)
-        if all(isinstance(v, str) for v in values):
-            kinds.append(("string", values))
-        elif all(isinstance(v, (int, float, np.integer, np.floating))
-                 and not isinstance(v, (bool, np.bool_)) for v in values):
-            kinds.append(("number", np.array(values, dtype=np.float64)))
-        else:
+        if kind == "mixed":
             raise ValueError(
-                f"CategoricalNB feature {_feature_name(model, j)} has categories of "
-                f"types {sorted({type(v).__name__ for v in values})}: ONNX inputs "
-                "are numbers or strings, one type a column.")
-    return kinds
+                f"CategoricalNB feature {_feature_name(names, j)} has categories of "
+                f"types {detail}: ONNX inputs are numbers or strings, one type a "
+                "column.")
+    return terms.features
 
 
-def _feature_name(model, j):
-    names = getattr(model, "feature_names_in_", None)
-    return repr(str(names[j])) if names is not None else str(j)
-
-
-def _categorical_input_kind(model, features=None):
+def _lookup_input_kind(terms, names):
     """"string" or "number": the one input type of a CategoricalNB's columns."""
-    features = _categorical_features(model) if features is None else features
+    features = _lookup_features(terms, names)
     kinds = {"string" if kind == "string" else "number" for kind, _ in features}
     if len(kinds) > 1:
-        strings = [_feature_name(model, j) for j, (kind, _) in enumerate(features)
+        strings = [_feature_name(names, j) for j, (kind, _) in enumerate(features)
                    if kind == "string"]
         raise ValueError(
             "CategoricalNB has string features (" + ", ".join(strings) + ") and "
@@ -86,167 +81,80 @@ def _categorical_input_kind(model, features=None):
 def model_inputs(model, dtype):
     """[(name, element type, n_columns)]: the graph's inputs.
 
-    One (n, n_features) tensor ``X`` for every model but ColumnwiseNB, which
-    takes one (n, 1) tensor a column it models, named after the column
-    (``feature_names_in_``, else ``x0``, ``x1``, ...), typed by the sub-model of
-    the column: strings for a CategoricalNB's string columns, the float type
-    otherwise. Dropped columns are not inputs."""
+    One (n, n_features) tensor ``X`` for every model but a composite one
+    (ColumnwiseNB), which takes one (n, 1) tensor a column it models, named
+    after the column (``feature_names_in_``, else ``x0``, ``x1``, ...), typed by
+    the terms of the column: strings for a lookup's string columns, the float
+    type otherwise. Dropped columns are not inputs."""
     float_type = TensorProto.FLOAT if np.dtype(dtype) == np.float32 else TensorProto.DOUBLE
-    if capabilities_of(model).composite:
-        names = getattr(model, "feature_names_in_", None)
+    terms = model._jll_terms()
+    names = _names(model)
+    if isinstance(terms, CompositeTerms):
         inputs = []
-        for (_, sub_model, _), positions in zip(model.estimators_, model._positions):
-            if capabilities_of(sub_model).terms == "categorical":
-                kinds = [kind for kind, _ in _categorical_features(sub_model)]
+        for positions, part in terms.parts:
+            if isinstance(part, LookupTerms):
+                kinds = [kind for kind, _ in _lookup_features(
+                    part, [names[j] for j in positions] if names else None)]
             else:
                 kinds = ["number"] * len(positions)
             for j, kind in zip(positions, kinds):
-                name = str(names[j]) if names is not None else f"x{j}"
+                name = names[j] if names is not None else f"x{j}"
                 inputs.append((name, TensorProto.STRING if kind == "string"
                                else float_type, 1))
         return inputs
     element = float_type
-    if (capabilities_of(model).terms == "categorical"
-            and _categorical_input_kind(model) == "string"):
+    if isinstance(terms, LookupTerms) and _lookup_input_kind(terms, names) == "string":
         element = TensorProto.STRING
     return [("X", element, model.n_features_in_)]
 
 
-# -- GaussianNB --------------------------------------------------------------------
+# -- Gaussian terms ----------------------------------------------------------------
 
 
-def gaussian_jll(graph, model, x):
+def gaussian_jll(graph, terms, x, names=None):
     """jll[c] = log prior[c] - sum over observed j of
     ((x_j - theta[c, j])**2 * 0.5 / var[c, j] + 0.5 * log(2 pi var[c, j]))."""
     missing, observed = graph.zeros_where_missing(x)
-    theta = graph.const(model.theta_, "theta")
+    theta = graph.const(terms.theta, "theta")
     diff = graph.node("Sub", [graph.unsqueeze(observed, 1), theta], "diff")
     square = graph.node("Mul", [diff, diff], "square")
-    scaled = graph.node("Mul", [square, graph.const(model._half_inv_var, "half_inv_var")])
-    terms = graph.node("Add", [scaled, graph.const(model._half_log_2pi_var,
+    scaled = graph.node("Mul", [square, graph.const(terms.half_inv_var, "half_inv_var")])
+    added = graph.node("Add", [scaled, graph.const(terms.half_log_2pi_var,
                                                    "half_log_2pi_var")], "terms")
     zero = graph.const(np.zeros(1), "zero")
-    kept = graph.node("Where", [graph.unsqueeze(missing, 1), zero, terms], "kept")
+    kept = graph.node("Where", [graph.unsqueeze(missing, 1), zero, added], "kept")
     total = graph.reduce("ReduceSum", kept, 2, False, "total")
-    return graph.node("Sub", [graph.const(model._log_prior, "log_prior"), total], "jll")
+    return graph.node("Sub", [graph.const(terms.log_prior, "log_prior"), total], "jll")
 
 
-# -- BernoulliNB, MultinomialNB, ComplementNB ----------------------------------------
+# -- linear terms (BernoulliNB, MultinomialNB, ComplementNB) --------------------------
 
 
-def _centred(block):
-    """Subtract from each feature's row of (features, k) float64 weights, in
-    place, its mean over the classes (where every class's weight is finite).
-
-    Each row's jll then moves by sum_j x_j mean_j, the same for every class:
-    the probabilities and the arg-max are those of the model, and the scores
-    the graph sums are the differences between classes, not log probabilities
-    of -10 to -20 a feature whose float32 rounding (~1e-6 each) would add up
-    over a row's features."""
-    with np.errstate(invalid="ignore"):
-        mean = block.mean(axis=1, keepdims=True)
-    block -= np.where(np.isfinite(mean), mean, 0.0)
-    return block
-
-
-def _table_weights(model, dtype):
-    """(d, k) weights, centred (``_centred``), and (k,) bias of a model on the
-    sparse count table, written from the table's terms by blocks of features
-    without a dense float64 copy:
-
-        W[j, c] = mult[c] * (base[j] + scale[c] + w[c, j])
-
-    with w the entry weight of (class, feature) pairs with a count, 0 elsewhere
-    (the table predict's ``bias + mult * (x . base + s(x) scale + x . w)``)."""
-    cache = model._table_predict_state()
-    feat_base, bias, scale, mult = cache["table_terms"]
-    table = model._table
-    d, k = table.n_features, table.n_classes
-    base = np.broadcast_to(np.asarray(feat_base, dtype=np.float64), (d,))
-    features, classes, positions = table.entries()   # feature-major
-    values = mult[classes] * ((base[features] + scale[classes])
-                              + cache["table_entry_weights"][positions])
-    weights = np.empty((d, k), dtype=dtype)
-    if np.all(mult == mult[0]):
-        # One multiplier (MultinomialNB; ComplementNB without norm): the centred
-        # weight of a pair without a count is mult (scale[c] - mean(scale)) less
-        # the feature's mean of what its entries add, so the (d, k) array is one
-        # broadcast subtraction, in the export's dtype, then the entries.
-        added = np.bincount(features, values - mult[classes] * (
-            base[features] + scale[classes]), minlength=d) / k
-        row = mult[0] * (scale - scale.mean())
-        np.subtract(row.astype(dtype)[None, :], added.astype(dtype)[:, None],
-                    out=weights)
-        weights[features, classes] = values - (
-            mult[0] * (base[features] + scale.mean()) + added[features])
-        return weights, np.asarray(bias, dtype=np.float64)
-    bounds = np.searchsorted(features, np.arange(0, d + TABLE_BLOCK, TABLE_BLOCK))
-    scratch = np.empty((min(d, TABLE_BLOCK), k))
-    for i, start in enumerate(range(0, d, TABLE_BLOCK)):
-        stop = min(d, start + TABLE_BLOCK)
-        block = scratch[:stop - start]
-        np.add(base[start:stop, None], scale, out=block)
-        block *= mult
-        lo, hi = bounds[i], bounds[i + 1]
-        block[features[lo:hi] - start, classes[lo:hi]] = values[lo:hi]
-        weights[start:stop] = _centred(block)
-    return weights, np.asarray(bias, dtype=np.float64)
-
-
-def discrete_jll(graph, model, x):
-    """jll = x @ W.T + bias, W and bias as the model's predict reads them (W
-    centred, ``_centred``); NaN (missing) adds nothing: it is read as 0, and
-    BernoulliNB's log(1 - p) terms are summed over the observed features only
-    (jll = log prior + x @ (log p - log(1 - p)).T + observed @ log(1 - p).T)."""
-    bernoulli = capabilities_of(model).terms == "bernoulli"
-    if model.__dict__.get("_table") is not None and not bernoulli:
-        weights_t, bias = _table_weights(model, graph.dtype)
-    else:
-        if bernoulli:
-            # (the dense weights; on the table too, from its counts)
-            weights = model._predict_weights(model.feature_log_prob_,
-                                             model.class_log_prior_)[0]
-            bias = model.class_log_prior_
-        else:
-            weights, bias = model._weights, model._bias
-        weights_t = _centred(np.array(weights.T, dtype=np.float64))
+def linear_jll(graph, terms, x, names=None):
+    """jll = v(x) @ W + bias, W as the model's predict reads it (centred);
+    NaN (missing) adds nothing: it is read as 0, and the ``absent`` terms
+    (BernoulliNB's log(1 - p)) are summed over the observed features only."""
+    weights_t = terms.centred_weights(graph.dtype)
     missing, observed = graph.zeros_where_missing(x)
-    threshold = model._threshold()
     values = observed
-    if threshold is not None:
-        above = graph.node("Greater", [observed, graph.const(np.array([threshold]),
-                                                            "binarize")], "above")
+    if terms.threshold is not None:
+        above = graph.node("Greater", [observed, graph.const(
+            np.array([terms.threshold]), "binarize")], "above")
         values = graph.node("Cast", [above], "binary", to=graph.element_type)
     product = graph.node("MatMul", [values, graph.const(weights_t, "weights")])
-    jll = graph.node("Add", [product, graph.const(bias, "bias")], "jll")
-    if not bernoulli:
+    jll = graph.node("Add", [product, graph.const(terms.bias, "bias")], "jll")
+    if terms.absent is None:
         return jll
-    log_absent = _centred(np.array(model._missing_log_terms().T, dtype=np.float64))
     seen = graph.node("Cast", [graph.node("Not", [missing])], "observed_indicator",
                       to=graph.element_type)
-    absent = graph.node("MatMul", [seen, graph.const(log_absent, "log_absent")])
+    absent = graph.node("MatMul", [seen, graph.const(terms.absent, "log_absent")])
     return graph.node("Add", [jll, absent], "jll_observed")
 
 
-# -- CategoricalNB -----------------------------------------------------------------
+# -- lookup terms (CategoricalNB) ---------------------------------------------------
 
 
-def _categorical_table(model):
-    """(sum_j (n_categories[j] + 1), k) log probabilities, feature by feature, each
-    feature's last row the smoothed probability of an unseen category (read from
-    the model's predict tables), and each feature's first row in it."""
-    tables = model._predict_tables
-    k = model.classes_.shape[0]
-    blocks = []
-    for j, n_categories in enumerate(tables.n_categories):
-        start = tables.block_start[j]
-        size = (n_categories + 1) * tables.row_width
-        blocks.append(tables.log_prob[start:start + size].reshape(-1, tables.row_width)[:, :k])
-    sizes = np.array([b.shape[0] for b in blocks], dtype=np.int64)
-    return np.concatenate(blocks), np.concatenate([[0], np.cumsum(sizes)[:-1]])
-
-
-def categorical_jll(graph, model, x):
+def lookup_jll(graph, terms, x, names=None):
     """jll[c] = log prior[c] + sum over observed j of log P(x_j | c): each value's
     row in its feature's block of the table (an integer code is its own row, a
     value is looked up among ``categories_``; unseen: the block's last row),
@@ -254,14 +162,14 @@ def categorical_jll(graph, model, x):
 
     ``x`` is the (n, d) input, or a list of d (n, 1) columns (ColumnwiseNB's
     inputs, which may mix strings and numbers)."""
-    features = _categorical_features(model)
+    features = _lookup_features(terms, names)
     if isinstance(x, str):
-        _categorical_input_kind(model, features)
+        _lookup_input_kind(terms, names)
         columns = [graph.columns(x, [j], "column") for j in range(len(features))]
     else:
         columns = list(x)
-    table, first_row = _categorical_table(model)
-    n_categories = model._predict_tables.n_categories
+    table, first_row = terms.table, terms.first_row
+    n_categories = terms.n_categories
     rows, missing = [], []
     for j, ((feature_kind, categories), column) in enumerate(zip(features, columns)):
         if feature_kind == "string":
@@ -291,7 +199,7 @@ def categorical_jll(graph, model, x):
             as_int = graph.node("Cast", [safe], "code", to=TensorProto.INT64)
             rows.append(graph.node("Where", [code, as_int, unseen], "row"))
             continue
-        _check_exact(categories, graph.dtype, model, j)
+        _check_exact(categories, graph.dtype, names, j)
         # a value feature: the first category equal to the value, else unseen
         equal = graph.node("Equal", [column, graph.const(categories[None, :],
                                                          "categories")], "equal")
@@ -309,74 +217,63 @@ def categorical_jll(graph, model, x):
     gathered = graph.node("Where", [graph.unsqueeze(mask, 2), graph.const(
         np.zeros(1), "zero"), gathered], "observed_terms")
     total = graph.reduce("ReduceSum", gathered, 1, False, "total")
-    return graph.node("Add", [total, graph.const(model._predict_tables.class_log_prior,
+    return graph.node("Add", [total, graph.const(terms.class_log_prior,
                                                  "class_log_prior")], "jll")
 
 
-def _check_exact(categories, dtype, model, j):
+def _check_exact(categories, dtype, names, j):
     """The categories of a numeric value feature are exact in the input's dtype:
     else two categories, or a category and an unseen value, would be one."""
     rounded = categories.astype(dtype).astype(np.float64)
     if not np.array_equal(rounded, categories):
         bad = categories[rounded != categories][:3].tolist()
         raise ValueError(
-            f"CategoricalNB feature {_feature_name(model, j)} has categories {bad} "
+            f"CategoricalNB feature {_feature_name(names, j)} has categories {bad} "
             f"that {np.dtype(dtype).name} does not hold exactly: export with "
             "dtype=np.float64.")
 
 
-# -- ColumnwiseNB ------------------------------------------------------------------
+# -- composite terms (ColumnwiseNB) ------------------------------------------------
 
 
-def columnwise_jll(graph, model, inputs):
-    """jll = the combined bias + the sum of the sub-models' jll, each sub-model's
-    graph taking the columns it models, concatenated in its order (the bias: the
-    log prior less the log prior each sub-model includes)."""
-    names = iter(inputs)
+def composite_jll(graph, terms, inputs, names=None):
+    """jll = the combined bias + the sum of the parts' jll, each part's graph
+    taking the columns it models, concatenated in its order (the bias: the log
+    prior less the log prior each sub-model includes)."""
+    feeds = iter(inputs)
     total = None
-    for (_, sub_model, _), positions in zip(model.estimators_, model._positions):
-        columns = [next(names) for _ in positions]
-        if capabilities_of(sub_model).terms == "categorical":
+    for positions, part in terms.parts:
+        columns = [next(feeds) for _ in positions]
+        if isinstance(part, LookupTerms):
             block = columns
         else:
             block = (graph.node("Concat", columns, "block", axis=1) if len(columns) > 1
                      else columns[0])
-        part = _jll_of(sub_model)(graph, sub_model, block)
-        total = part if total is None else graph.node("Add", [total, part], "sum")
-    return graph.node("Add", [total, graph.const(model._bias, "combined_bias")], "jll")
+        part_names = [names[j] for j in positions] if names is not None else None
+        jll = _TYPE_JLL[type(part)](graph, part, block, part_names)
+        total = jll if total is None else graph.node("Add", [total, jll], "sum")
+    return graph.node("Add", [total, graph.const(terms.bias, "combined_bias")], "jll")
 
 
-# The converter of each kind of joint-log-likelihood terms (Capabilities.terms):
-# a model whose kind is not here is refused by name.
-TERMS_JLL = {
-    "gaussian": gaussian_jll,
-    "bernoulli": discrete_jll,
-    "multinomial": discrete_jll,
-    "complement": discrete_jll,
-    "categorical": categorical_jll,
-    "composite": columnwise_jll,
+# The converter of each type of terms (fastnb/_jll_terms.py).
+_TYPE_JLL = {
+    GaussianTerms: gaussian_jll,
+    LinearTerms: linear_jll,
+    LookupTerms: lookup_jll,
+    CompositeTerms: composite_jll,
 }
 
 
 def supported_models():
     """The registered model classes whose terms have a converter."""
     return [cls for cls in registered_models().values()
-            if cls._capabilities.terms in TERMS_JLL]
+            if cls._capabilities.terms in ONNX_TERMS]
 
 
 def model_jll(graph, model, inputs):
     """The (n, k) joint log likelihood of ``model`` from its input names."""
-    if capabilities_of(model).composite:
-        return columnwise_jll(graph, model, inputs)
-    return _jll_of(model)(graph, model, inputs[0])
-
-
-def _jll_of(model):
-    terms = capabilities_of(model, what="fastnb.onnx").terms
-    jll = TERMS_JLL.get(terms)
-    if jll is None:
-        raise TypeError(
-            f"fastnb.onnx cannot export {type(model).__name__}: it has no converter "
-            f"for its {terms!r} terms (it converts "
-            f"{', '.join(sorted(TERMS_JLL))}).")
-    return jll
+    check_fitted(model)
+    terms = model._jll_terms()
+    converter = _TYPE_JLL[type(terms)]
+    x = inputs if isinstance(terms, CompositeTerms) else inputs[0]
+    return converter(graph, terms, x, _names(model))
