@@ -151,7 +151,7 @@ def readme_table(record):
         "",
         f"Medians of {record['repeats']} repeats in one process; speedup: the median "
         f"of the per-pair ratios. Run of {_run_line(record)}. Every workload, its "
-        "target, the pair spread and the run's notes (the machine's load): "
+        "target, the pair spread and the machine the run measured: "
         "[the benchmarks page](docs/benchmarks.rst).",
         END,
     ]
@@ -174,6 +174,35 @@ _PAGE_HEAD = [
     "Benchmarks",
     "==========",
     "",
+    "How fast fastnb is next to the libraries it replaces, on workloads a user "
+    "meets. Every figure on this page, in the README's table and in the chart is "
+    "rendered by ``benchmarks/render.py`` from one published run, a file of "
+    "``benchmarks/results/``; none is typed by hand.",
+    "",
+    "What is measured",
+    "----------------",
+    "",
+    "Each row times one operation (``fit``, ``predict``, a stream of "
+    "``partial_fit`` batches, ...) of one workload: an id (G for GaussianNB, B "
+    "BernoulliNB, M and T MultinomialNB and ComplementNB on counts and text, S "
+    "streams, D streams that drift, C CategoricalNB, X ColumnwiseNB, V "
+    "fastnb.text's vectorizers, E fastnb.inspection, O ONNX, K fastnb.spark) "
+    "followed by its sizes. The *peer* is what fastnb is "
+    "timed against: scikit-learn's estimator of the same name, or where named "
+    "River, wnb, MLlib, or fastnb itself on another path (another input type, or "
+    "a memory-bound floor such as ``X.sum()``). A *target* is the speedup (or "
+    "the time) the project holds itself to; *met* says whether the run met it.",
+    "",
+    "How",
+    "---",
+    "",
+    "fastnb and its peer are called alternately in one process, on the same "
+    "data, after a warm-up call each. Times are medians of the run's repeats; the "
+    "speedup is the median of the per-pair ratios (peer time over fastnb time, "
+    "pair by pair), and *pairs* gives their lowest and highest, so a noisy moment "
+    "shows as spread rather than as a false ratio. The peak extra memory of a "
+    "call is traced by ``tracemalloc``.",
+    "",
 ]
 
 _REPRODUCE = [
@@ -181,15 +210,17 @@ _REPRODUCE = [
     "---------",
     "",
     "From a clone, with the ``bench`` extra installed "
-    "(``python -m pip install \".[bench]\"``):",
+    "(``python -m pip install \".[bench]\"``), on a quiet machine:",
     "",
     ".. code-block:: bash",
     "",
     "   stamp=$(date -u +%Y-%m-%dT%H%MZ)-$(git rev-parse --short HEAD)",
-    "   python -P benchmarks/side_by_side.py --repeats 5 \\",
+    "   python -P benchmarks/side_by_side.py --repeats 5 --with K1 \\",
     "       --json benchmarks/results/$stamp.json --chart docs/benchmarks.png",
     "   python -P benchmarks/render.py",
     "",
+    "``--with K1`` adds the Spark workload, which starts a JVM (it needs the "
+    "``spark`` extra and Java 17; leave it out to time the rest). "
     "``--only G1,T1`` runs some workloads; ``--quick`` runs small sizes as a "
     "smoke test. The asv suite in ``benchmarks/benchmarks/`` tracks the same "
     "operations over commits (``cd benchmarks && asv run --python=same``).",
@@ -199,21 +230,23 @@ _REPRODUCE = [
 NO_RUN = "No benchmark run is published in ``benchmarks/results/`` yet."
 
 
+def _command(record):
+    """The run's command, without its ``--note`` (a remark for whoever publishes
+    the run, kept in the file; older runs recorded it unquoted, up to the next
+    option)."""
+    return re.sub(r" --note(?:=| ).*?(?= --|$)", "", record["command"])
+
+
 def docs_page(record):
-    """docs/benchmarks.rst: every row of the run, the machine, how to reproduce
-    (only how to reproduce while no run is published: ``record`` is None)."""
+    """docs/benchmarks.rst: what is measured and how, the machine, every row of
+    the run, how to reproduce (only how to reproduce while no run is published:
+    ``record`` is None)."""
     if record is None:
         return "\n".join(_PAGE_HEAD + [NO_RUN, ""] + _REPRODUCE)
     machine = record["machine"]
     versions = ", ".join(f"{name} {version}"
                          for name, version in sorted(machine["versions"].items()))
     lines = _PAGE_HEAD + [
-        "fastnb against scikit-learn (and, where named, River, wnb or another fastnb "
-        "path), both called alternately in one process after a warm-up. Times are "
-        f"medians of {record['repeats']} repeats; the speedup is the median of the "
-        "per-pair ratios, and *pairs* gives their lowest and highest, so a noisy "
-        "moment shows as spread rather than as a false ratio.",
-        "",
         "The run",
         "-------",
         "",
@@ -225,13 +258,12 @@ def docs_page(record):
         f"- versions: {versions}",
         f"- fastnb: OpenMP {record['config']['openmp']}, "
         f"{record['config']['threads']} threads, {record['config']['simd']} kernels",
-        f"- command: ``{record['command']}``",
+        f"- command: ``{_command(record)}``",
+        f"- repeats: {record['repeats']}",
     ]
     if record["quick"]:
         lines.append("- sizes: ``--quick``, small ones for a smoke test, not the "
                      "workloads' own")
-    if record.get("note"):
-        lines.append(f"- note: {record['note']}")
     met = [row["ok"] for row in record["timings"] if row["ok"] is not None]
     met += [row["ok"] for row in record["memory"]]
     lines += [

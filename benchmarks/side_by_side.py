@@ -19,8 +19,9 @@ speedup is the median of per-pair ratios measured alternately in this process;
 Workloads live in ``workloads_*.py`` beside this file; each defines ``cases()``
 and optionally ``memory_cases()`` and ``accuracy_tables()`` (figures that are
 not timings, printed after the tables). A module that sets ``ONLY_WHEN_NAMED`` (a
-workload prefix) runs only when ``--only`` names it: K1 starts a Spark JVM,
-``--only K1``.
+workload prefix) runs only when ``--only`` or ``--with`` names it: K1 starts a
+Spark JVM, so ``--only K1`` runs it alone and ``--with K1`` adds it to the full
+run (as a published run does).
 """
 
 import argparse
@@ -30,6 +31,7 @@ import json
 import os
 import pathlib
 import platform
+import shlex
 import subprocess
 import sys
 import time
@@ -50,11 +52,15 @@ def format_time(seconds):
     return f"{seconds:.2f} s"
 
 
-def _workload_modules(prefixes=()):
+def _workload_modules(prefixes=(), extra=()):
+    """The workload modules to run: all of them, or those ``--only`` names
+    (``prefixes``); a module that runs only when named joins when ``--only`` or
+    ``--with`` (``extra``) names it."""
+    named = tuple(prefixes) + tuple(extra)
     for path in sorted(HERE.glob("workloads_*.py")):
         module = importlib.import_module(path.stem)
         only = getattr(module, "ONLY_WHEN_NAMED", None)
-        if only and not any(only.startswith(p) or p.startswith(only) for p in prefixes):
+        if only and not any(only.startswith(p) or p.startswith(only) for p in named):
             continue
         yield module
 
@@ -64,6 +70,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small sizes")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated workload prefixes")
+    parser.add_argument("--with", dest="with_", default="",
+                        help="comma-separated workloads that run only when named "
+                             "(K1, Spark), added to the full run")
     parser.add_argument("--json", default="", help="also write the results here")
     parser.add_argument("--note", default="",
                         help="a remark kept in the --json record (say, the machine "
@@ -80,6 +89,9 @@ def main(argv=None):
     if args.repeats < 1:
         parser.error("--repeats must be >= 1")
     prefixes = tuple(p.strip() for p in args.only.split(",") if p.strip())
+    extra = tuple(p.strip() for p in args.with_.split(",") if p.strip())
+    if prefixes:
+        prefixes += extra  # --only G1 --with K1: both
 
     import fastnb
 
@@ -91,7 +103,7 @@ def main(argv=None):
           "pairs | target | met |")
     print("|---|---|---|---|---|---|---|---|---|")
     results, memory = [], []
-    for module in _workload_modules(prefixes):
+    for module in _workload_modules(prefixes, extra):
         for case in module.cases(quick=args.quick):
             if prefixes and not case.workload.startswith(prefixes):
                 continue
@@ -150,7 +162,7 @@ def main(argv=None):
             "commit": commit,
             "date": started,
             "command": "python -P benchmarks/side_by_side.py "
-                       + " ".join(argv if argv is not None else sys.argv[1:]),
+                       + shlex.join(argv if argv is not None else sys.argv[1:]),
             "quick": args.quick,
             "repeats": args.repeats,
             "note": args.note,
