@@ -9,8 +9,8 @@ Usage::
     python benchmarks/side_by_side.py --json benchmarks/results/RUN.json  # publish
 
 ``--json`` writes the run as data (commit, date, machine, library versions, every
-repeat time of every row, memory rows, the scaling sweep when ``--chart`` is
-given); ``benchmarks/render.py`` turns the newest file of ``benchmarks/results/``
+repeat time of every row, the machine's load before the run and at the start and
+end of every row, memory rows, the scaling sweep when ``--chart`` is given); ``benchmarks/render.py`` turns the newest file of ``benchmarks/results/``
 into the README's table, the chart and the docs' benchmarks page.
 
 Each row is the median of ``--repeats`` (>= 5) timings after a warm-up, and the
@@ -81,6 +81,9 @@ def main(argv=None):
                         help="also draw the table (and a scaling sweep) to this image; "
                              "needs matplotlib")
     args = parser.parse_args(argv)
+    # The machine's load before this run adds its own (benchmarks/render.py
+    # refuses to publish a run that starts or runs under load).
+    load_at_start = machine_load()
     # Read before the run writes anything (the chart is a tracked file) and before
     # anyone can commit during it: the record names the code that was measured.
     commit = _commit()
@@ -107,7 +110,9 @@ def main(argv=None):
         for case in module.cases(quick=args.quick):
             if prefixes and not case.workload.startswith(prefixes):
                 continue
+            load = machine_load()
             row = run_case(case, args.repeats)
+            row["load"] = dict(load, end=machine_load()["start"])
             results.append(row)
             target = ""
             if row["target"] is not None:
@@ -128,7 +133,10 @@ def main(argv=None):
             for case in module.memory_cases(quick=args.quick):
                 if prefixes and not case.workload.startswith(prefixes):
                     continue
-                memory.append(run_memory_case(case))
+                load = machine_load()
+                row = run_memory_case(case)
+                row["load"] = dict(load, end=machine_load()["start"])
+                memory.append(row)
     if memory:
         print("\n| workload | operation | peak extra memory | returned array | "
               "allowed | met |")
@@ -167,6 +175,7 @@ def main(argv=None):
             "repeats": args.repeats,
             "note": args.note,
             "machine": _machine(),
+            "load_at_start": load_at_start,
             "config": config,
             "timings": results,
             "memory": memory,
@@ -176,6 +185,24 @@ def main(argv=None):
         pathlib.Path(args.json).write_text(json.dumps(record, indent=1) + "\n")
         print(f"\nresults written to {args.json}")
     return 0
+
+
+def _usable_cores():
+    return (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+            else os.cpu_count())
+
+
+def machine_load():
+    """The machine's load now, as ``{"start": [1, 5, 15-minute load averages],
+    "cpus": usable cores}``: ``os.getloadavg()`` (null where the platform has
+    none) and the cores it is to be read against. Recorded as the run's
+    ``load_at_start`` and, with ``end`` (the averages after it), as every row's
+    ``load``."""
+    try:
+        averages = [round(value, 2) for value in os.getloadavg()]
+    except (AttributeError, OSError):
+        averages = None
+    return {"start": averages, "cpus": _usable_cores()}
 
 
 def _commit():
@@ -226,8 +253,7 @@ def _machine():
             continue
         versions["scikit-learn" if name == "sklearn" else name] = getattr(
             module, "__version__", "unknown")
-    usable = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-              else os.cpu_count())
+    usable = _usable_cores()
     return {
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),
