@@ -5,10 +5,12 @@ import numpy as np
 from .._categorical import CategoricalNB
 from .._columnwise import ColumnwiseNB
 from .._discrete import ComplementNB, MultinomialNB
+from .._dispatch import load_kernels
 from .._gaussian import GaussianNB
 from .._threads import threads_for
 from ._names import names_at
-from ._terms import _kernels
+
+_kernels = load_kernels("_inspection_informative")
 
 SCORES = {
     "counts": "log P(x_j | c) - log P(x_j | not c), the other classes mixed by "
