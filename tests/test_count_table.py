@@ -1468,7 +1468,7 @@ def test_table_predict_gives_the_first_of_tied_classes(name, params, walk, monke
         assert _table_of(ours) is not None
     theirs = getattr(sk, name)(**params).fit(X, y)
     batch = sp.vstack([first, second, sp.csr_matrix((3, d))], format="csr")
-    monkeypatch.setattr(_discrete._table, "TABLE_DENSE_PREDICT_NNZ_RATIO",
+    monkeypatch.setattr(_discrete._table_predict, "TABLE_DENSE_PREDICT_NNZ_RATIO",
                         0 if walk else 10**9)
     labels = ours.predict(batch)
     assert ("table_slots" in _table_of(ours).predict_state) == (not walk)
@@ -1512,11 +1512,11 @@ def test_slot_predict_matches_the_table_walk(name, params, n_classes, monkeypatc
     lengths = model._table.feat_len
     assert {1, 4, 5}.issubset(set(lengths.tolist())) or n_classes < 5
     batch = X[400:]
-    monkeypatch.setattr(_discrete._table, "TABLE_DENSE_PREDICT_NNZ_RATIO", 0)
+    monkeypatch.setattr(_discrete._table_predict, "TABLE_DENSE_PREDICT_NNZ_RATIO", 0)
     walked = model.predict_log_proba(batch)
     walked_labels = model.predict(batch)
     assert "table_slots" not in _table_of(model).predict_state
-    monkeypatch.setattr(_discrete._table, "TABLE_DENSE_PREDICT_NNZ_RATIO", 10**9)
+    monkeypatch.setattr(_discrete._table_predict, "TABLE_DENSE_PREDICT_NNZ_RATIO", 10**9)
     for values in (np.float64, np.float32):
         for index in (np.int32, np.int64):
             Xb = batch.astype(values)

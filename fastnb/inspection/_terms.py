@@ -20,7 +20,7 @@ from .._categorical import CategoricalNB
 from .._columnwise import ColumnwiseNB
 from .._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from .._discrete._shared import TABLE_DENSE_PREDICT_NNZ_RATIO, _dense_to_csr
-from .._discrete._table import SLOT_MAX_CLASSES
+from .._discrete._table_predict import SLOT_MAX_CLASSES
 from .._dispatch import load_kernels
 from .._gaussian import GaussianNB
 from .._threads import threads_for
