@@ -8,6 +8,17 @@ Usage::
                                               # docs/benchmarks.rst differ from a render
     python -P benchmarks/render.py --results benchmarks/results/RUN.json
 
+The rule on load: a run is rendered only if the machine was quiet, read from the
+1-minute load average that ``side_by_side.py`` records before the run and at the
+start of every row: at most 0.5 per usable core when the run starts (1.0 on a
+2-core machine: nothing else was running), and at most 1 per usable core at the
+start of every timed row (2.0 on 2 cores: the benchmark keeps at most one thread
+per core busy, fastnb's threads defaulting to the usable cores, so more means
+other work was waiting for the same cores). A run that breaks it is refused
+(exit 2, naming the rule and the rows); so is one that recorded no load (runs
+taken before the load was recorded), unless ``--allow-unrecorded-load`` is given:
+it is then rendered and marked "load not recorded".
+
 Runs are published by ``side_by_side.py --json benchmarks/results/<date>-<commit>.json``
 (see that script). Every benchmark figure in README.md and docs/benchmarks.rst comes
 from here: nobody types one by hand, and ``tests/test_readme_benchmarks.py`` fails
@@ -66,6 +77,16 @@ SUMMARY = [
 NOT_PEERS = ("fastnb", "X.sum()", "sum of sub-models")
 
 
+# The rule on load (see the module's docstring): the 1-minute load average per
+# usable core, at most this when the run starts, and at the start of each row.
+RUN_START_LOAD_PER_CORE = 0.5
+ROW_LOAD_PER_CORE = 1.0
+LOAD_RULE = (
+    "a run is published only if the machine was quiet, its 1-minute load average "
+    f"at most {RUN_START_LOAD_PER_CORE:g} per usable core when the run starts, and at "
+    f"most {ROW_LOAD_PER_CORE:g} per usable core at the start of every timed row")
+
+
 class NoPublishedRun(LookupError):
     """benchmarks/results/ holds no run to render."""
 
@@ -83,6 +104,52 @@ def newest_results(folder=RESULTS):
             "`python -P benchmarks/side_by_side.py --repeats 5 --json "
             "benchmarks/results/<date>-<commit>.json --chart docs/benchmarks.png`")
     return max(runs, key=lambda run: run[:2])[2]
+
+
+def load_recorded(record):
+    """Whether the run recorded the machine's load (runs taken before
+    side_by_side.py did, or on a platform without load averages, did not)."""
+    return (record.get("load_at_start", {}).get("start") is not None and
+            all(row.get("load", {}).get("start") is not None
+                for row in record["timings"]))
+
+
+def load_problems(record):
+    """The ways a run that recorded its load breaks the rule on load, one line
+    each (empty when it keeps it)."""
+    problems = []
+    start = record["load_at_start"]
+    limit = RUN_START_LOAD_PER_CORE * start["cpus"]
+    if start["start"][0] > limit:
+        problems.append(f"the run's start: 1-minute load {start['start'][0]:.2f}, "
+                        f"over {limit:g} ({start['cpus']} usable cores)")
+    for row in record["timings"]:
+        load = row["load"]
+        limit = ROW_LOAD_PER_CORE * load["cpus"]
+        if load["start"][0] > limit:
+            problems.append(f"{row['workload']} / {row['operation']}: 1-minute load "
+                            f"{load['start'][0]:.2f} at its start, over {limit:g} "
+                            f"({load['cpus']} usable cores)")
+    return problems
+
+
+def publish_refusal(record, allow_unrecorded_load=False):
+    """Why the run may not be published ("" when it may): it broke the rule on
+    load, or recorded no load and ``allow_unrecorded_load`` is False."""
+    if not load_recorded(record):
+        if allow_unrecorded_load:
+            return ""
+        return ("refused: this run recorded no load, so the rule on load ("
+                f"{LOAD_RULE}) cannot be checked; take a new run with "
+                "benchmarks/side_by_side.py, or pass --allow-unrecorded-load to "
+                "render it marked \"load not recorded\"")
+    problems = load_problems(record)
+    if not problems:
+        return ""
+    return "\n".join([f"refused: the run was measured under load. The rule: "
+                      f"{LOAD_RULE}. Measured under load:"]
+                     + [f"  {problem}" for problem in problems]
+                     + ["Take the run again on a quiet machine."])
 
 
 def _is_peer(row):
@@ -129,7 +196,8 @@ def _run_line(record):
     return (f"{record['date'][:10]}, commit {commit[:10]}"
             f"{' with uncommitted changes' if dirty else ''}, "
             f"{machine['cpu']}, {machine['usable_cores']} cores, "
-            f"scikit-learn {versions.get('scikit-learn', '?')}")
+            f"scikit-learn {versions.get('scikit-learn', '?')}"
+            f"{'' if load_recorded(record) else ', load not recorded'}")
 
 
 def readme_table(record):
@@ -151,7 +219,7 @@ def readme_table(record):
         "",
         f"Medians of {record['repeats']} repeats in one process; speedup: the median "
         f"of the per-pair ratios. Run of {_run_line(record)}. Every workload, its "
-        "target, the pair spread and the run's notes (the machine's load): "
+        "target, the pair spread and the machine the run measured: "
         "[the benchmarks page](docs/benchmarks.rst).",
         END,
     ]
@@ -174,6 +242,51 @@ _PAGE_HEAD = [
     "Benchmarks",
     "==========",
     "",
+    "How fast fastnb is next to the libraries it replaces, on workloads a user "
+    "meets. Every figure on this page, in the README's table and in the chart is "
+    "rendered by ``benchmarks/render.py`` from one published run, a file of "
+    "``benchmarks/results/``; none is typed by hand.",
+    "",
+    "What is measured",
+    "----------------",
+    "",
+    "Each row times one operation (``fit``, ``predict``, a stream of "
+    "``partial_fit`` batches, ...) of one workload: an id (G for GaussianNB, B "
+    "BernoulliNB, M and T MultinomialNB and ComplementNB on counts and text, S "
+    "streams, D streams that drift, C CategoricalNB, X ColumnwiseNB, V "
+    "fastnb.text's vectorizers, E fastnb.inspection, O ONNX, K fastnb.spark) "
+    "followed by its sizes. The *peer* is what fastnb is "
+    "timed against: scikit-learn's estimator of the same name, or where named "
+    "River, wnb, MLlib, or fastnb itself on another path (another input type, or "
+    "a memory-bound floor such as ``X.sum()``). A *target* is the speedup (or "
+    "the time) the project holds itself to; *met* says whether the run met it.",
+    "",
+    "How",
+    "---",
+    "",
+    "fastnb and its peer are called alternately in one process, on the same "
+    "data, after a warm-up call each. Times are medians of the run's repeats; the "
+    "speedup is the median of the per-pair ratios (peer time over fastnb time, "
+    "pair by pair), and *pairs* gives their lowest and highest, so a noisy moment "
+    "shows as spread rather than as a false ratio. The peak extra memory of a "
+    "call is traced by ``tracemalloc``.",
+    "",
+    "The machine's load",
+    "------------------",
+    "",
+    "Times taken while other work shares the cores are that work's as much as "
+    "fastnb's, so the rule is: " + LOAD_RULE + ". ``side_by_side.py`` records "
+    "the 1, 5 and 15-minute load averages (``os.getloadavg()``) and the usable "
+    "cores before the run and at the start and end of every row, and "
+    "``render.py`` refuses to publish a run that breaks the rule, naming the rows. "
+    f"On a 2-core machine that is a load of at most "
+    f"{2 * RUN_START_LOAD_PER_CORE:g} when the run starts (nothing else running) "
+    f"and at most {2 * ROW_LOAD_PER_CORE:g} at each row's start: the benchmark "
+    "itself keeps at most one thread per usable core busy (fastnb's threads "
+    "default to the usable cores), so more than that means other work was "
+    "waiting for the same cores. The *load* column (where the run recorded it) "
+    "gives each row's 1-minute load average at its start.",
+    "",
 ]
 
 _REPRODUCE = [
@@ -181,15 +294,17 @@ _REPRODUCE = [
     "---------",
     "",
     "From a clone, with the ``bench`` extra installed "
-    "(``python -m pip install \".[bench]\"``):",
+    "(``python -m pip install \".[bench]\"``), on a quiet machine:",
     "",
     ".. code-block:: bash",
     "",
     "   stamp=$(date -u +%Y-%m-%dT%H%MZ)-$(git rev-parse --short HEAD)",
-    "   python -P benchmarks/side_by_side.py --repeats 5 \\",
+    "   python -P benchmarks/side_by_side.py --repeats 5 --with K1 \\",
     "       --json benchmarks/results/$stamp.json --chart docs/benchmarks.png",
     "   python -P benchmarks/render.py",
     "",
+    "``--with K1`` adds the Spark workload, which starts a JVM (it needs the "
+    "``spark`` extra and Java 17; leave it out to time the rest). "
     "``--only G1,T1`` runs some workloads; ``--quick`` runs small sizes as a "
     "smoke test. The asv suite in ``benchmarks/benchmarks/`` tracks the same "
     "operations over commits (``cd benchmarks && asv run --python=same``).",
@@ -199,21 +314,34 @@ _REPRODUCE = [
 NO_RUN = "No benchmark run is published in ``benchmarks/results/`` yet."
 
 
+def _command(record):
+    """The run's command, without its ``--note`` (a remark for whoever publishes
+    the run, kept in the file; older runs recorded it unquoted, up to the next
+    option)."""
+    return re.sub(r" --note(?:=| ).*?(?= --|$)", "", record["command"])
+
+
+def _load_line(record):
+    if not load_recorded(record):
+        return ("not recorded: the run predates side_by_side.py's record of the "
+                "load, so the rule on load was not checked")
+    start = record["load_at_start"]
+    highest = max(row["load"]["start"][0] for row in record["timings"])
+    return (f"1-minute load average {start['start'][0]:.2f} when the run started, "
+            f"at most {highest:.2f} at the start of a timed row, on "
+            f"{start['cpus']} usable cores")
+
+
 def docs_page(record):
-    """docs/benchmarks.rst: every row of the run, the machine, how to reproduce
-    (only how to reproduce while no run is published: ``record`` is None)."""
+    """docs/benchmarks.rst: what is measured and how, the machine, every row of
+    the run, how to reproduce (only how to reproduce while no run is published:
+    ``record`` is None)."""
     if record is None:
         return "\n".join(_PAGE_HEAD + [NO_RUN, ""] + _REPRODUCE)
     machine = record["machine"]
     versions = ", ".join(f"{name} {version}"
                          for name, version in sorted(machine["versions"].items()))
     lines = _PAGE_HEAD + [
-        "fastnb against scikit-learn (and, where named, River, wnb or another fastnb "
-        "path), both called alternately in one process after a warm-up. Times are "
-        f"medians of {record['repeats']} repeats; the speedup is the median of the "
-        "per-pair ratios, and *pairs* gives their lowest and highest, so a noisy "
-        "moment shows as spread rather than as a false ratio.",
-        "",
         "The run",
         "-------",
         "",
@@ -225,13 +353,13 @@ def docs_page(record):
         f"- versions: {versions}",
         f"- fastnb: OpenMP {record['config']['openmp']}, "
         f"{record['config']['threads']} threads, {record['config']['simd']} kernels",
-        f"- command: ``{record['command']}``",
+        f"- command: ``{_command(record)}``",
+        f"- repeats: {record['repeats']}",
+        f"- load: {_load_line(record)}",
     ]
     if record["quick"]:
         lines.append("- sizes: ``--quick``, small ones for a smoke test, not the "
                      "workloads' own")
-    if record.get("note"):
-        lines.append(f"- note: {record['note']}")
     met = [row["ok"] for row in record["timings"] if row["ok"] is not None]
     met += [row["ok"] for row in record["memory"]]
     lines += [
@@ -244,13 +372,16 @@ def docs_page(record):
         "-------",
         "",
     ]
+    recorded = load_recorded(record)
     rows = [[row["workload"], row["operation"], format_time(row["fastnb_s"]),
              row["baseline"], format_time(row["baseline_s"]),
              f"{row['speedup']:.1f}x" if row["speedup"] is not None else "",
              _spread(row), _target(row), _met(row)]
+            + ([f"{row['load']['start'][0]:.2f}"] if recorded else [])
             for row in record["timings"]]
     lines += _rst_table(["workload", "operation", "fastnb", "peer", "peer's time",
-                         "speedup", "pairs", "target", "met"], rows)
+                         "speedup", "pairs", "target", "met"]
+                        + (["load"] if recorded else []), rows)
     if record["memory"]:
         lines += ["", "Peak extra memory", "-----------------", "",
                   "Traced by ``tracemalloc`` during one call, against the array the "
@@ -299,6 +430,11 @@ def main(argv=None):
                         help="only compare; exit 1 with a diff when out of date")
     parser.add_argument("--no-chart", action="store_true",
                         help="leave docs/benchmarks.png as it is")
+    parser.add_argument("--allow-unrecorded-load", action="store_true",
+                        help="render a run that recorded no load (one taken before "
+                             "side_by_side.py recorded it), marked 'load not "
+                             "recorded'; a run over the rule on load is refused "
+                             "all the same")
     parser.add_argument("--readme", default=str(README), help=argparse.SUPPRESS)
     parser.add_argument("--docs-page", default=str(DOCS_PAGE), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -308,6 +444,11 @@ def main(argv=None):
     except NoPublishedRun as error:
         print(error, file=sys.stderr)
         record = None
+    if record is not None:
+        refusal = publish_refusal(record, args.allow_unrecorded_load)
+        if refusal:
+            print(refusal, file=sys.stderr)
+            return 2
     readme_path, docs_path = pathlib.Path(args.readme), pathlib.Path(args.docs_page)
     readme = readme_path.read_text()
     docs = docs_path.read_text() if docs_path.exists() else ""

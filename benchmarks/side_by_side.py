@@ -9,8 +9,8 @@ Usage::
     python benchmarks/side_by_side.py --json benchmarks/results/RUN.json  # publish
 
 ``--json`` writes the run as data (commit, date, machine, library versions, every
-repeat time of every row, memory rows, the scaling sweep when ``--chart`` is
-given); ``benchmarks/render.py`` turns the newest file of ``benchmarks/results/``
+repeat time of every row, the machine's load before the run and at the start and
+end of every row, memory rows, the scaling sweep when ``--chart`` is given); ``benchmarks/render.py`` turns the newest file of ``benchmarks/results/``
 into the README's table, the chart and the docs' benchmarks page.
 
 Each row is the median of ``--repeats`` (>= 5) timings after a warm-up, and the
@@ -19,8 +19,9 @@ speedup is the median of per-pair ratios measured alternately in this process;
 Workloads live in ``workloads_*.py`` beside this file; each defines ``cases()``
 and optionally ``memory_cases()`` and ``accuracy_tables()`` (figures that are
 not timings, printed after the tables). A module that sets ``ONLY_WHEN_NAMED`` (a
-workload prefix) runs only when ``--only`` names it: K1 starts a Spark JVM,
-``--only K1``.
+workload prefix) runs only when ``--only`` or ``--with`` names it: K1 starts a
+Spark JVM, so ``--only K1`` runs it alone and ``--with K1`` adds it to the full
+run (as a published run does).
 """
 
 import argparse
@@ -30,6 +31,7 @@ import json
 import os
 import pathlib
 import platform
+import shlex
 import subprocess
 import sys
 import time
@@ -50,11 +52,15 @@ def format_time(seconds):
     return f"{seconds:.2f} s"
 
 
-def _workload_modules(prefixes=()):
+def _workload_modules(prefixes=(), extra=()):
+    """The workload modules to run: all of them, or those ``--only`` names
+    (``prefixes``); a module that runs only when named joins when ``--only`` or
+    ``--with`` (``extra``) names it."""
+    named = tuple(prefixes) + tuple(extra)
     for path in sorted(HERE.glob("workloads_*.py")):
         module = importlib.import_module(path.stem)
         only = getattr(module, "ONLY_WHEN_NAMED", None)
-        if only and not any(only.startswith(p) or p.startswith(only) for p in prefixes):
+        if only and not any(only.startswith(p) or p.startswith(only) for p in named):
             continue
         yield module
 
@@ -64,6 +70,9 @@ def main(argv=None):
     parser.add_argument("--quick", action="store_true", help="small sizes")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--only", default="", help="comma-separated workload prefixes")
+    parser.add_argument("--with", dest="with_", default="",
+                        help="comma-separated workloads that run only when named "
+                             "(K1, Spark), added to the full run")
     parser.add_argument("--json", default="", help="also write the results here")
     parser.add_argument("--note", default="",
                         help="a remark kept in the --json record (say, the machine "
@@ -72,6 +81,9 @@ def main(argv=None):
                         help="also draw the table (and a scaling sweep) to this image; "
                              "needs matplotlib")
     args = parser.parse_args(argv)
+    # The machine's load before this run adds its own (benchmarks/render.py
+    # refuses to publish a run that starts or runs under load).
+    load_at_start = machine_load()
     # Read before the run writes anything (the chart is a tracked file) and before
     # anyone can commit during it: the record names the code that was measured.
     commit = _commit()
@@ -80,6 +92,9 @@ def main(argv=None):
     if args.repeats < 1:
         parser.error("--repeats must be >= 1")
     prefixes = tuple(p.strip() for p in args.only.split(",") if p.strip())
+    extra = tuple(p.strip() for p in args.with_.split(",") if p.strip())
+    if prefixes:
+        prefixes += extra  # --only G1 --with K1: both
 
     import fastnb
 
@@ -91,11 +106,13 @@ def main(argv=None):
           "pairs | target | met |")
     print("|---|---|---|---|---|---|---|---|---|")
     results, memory = [], []
-    for module in _workload_modules(prefixes):
+    for module in _workload_modules(prefixes, extra):
         for case in module.cases(quick=args.quick):
             if prefixes and not case.workload.startswith(prefixes):
                 continue
+            load = machine_load()
             row = run_case(case, args.repeats)
+            row["load"] = dict(load, end=machine_load()["start"])
             results.append(row)
             target = ""
             if row["target"] is not None:
@@ -116,7 +133,10 @@ def main(argv=None):
             for case in module.memory_cases(quick=args.quick):
                 if prefixes and not case.workload.startswith(prefixes):
                     continue
-                memory.append(run_memory_case(case))
+                load = machine_load()
+                row = run_memory_case(case)
+                row["load"] = dict(load, end=machine_load()["start"])
+                memory.append(row)
     if memory:
         print("\n| workload | operation | peak extra memory | returned array | "
               "allowed | met |")
@@ -150,11 +170,12 @@ def main(argv=None):
             "commit": commit,
             "date": started,
             "command": "python -P benchmarks/side_by_side.py "
-                       + " ".join(argv if argv is not None else sys.argv[1:]),
+                       + shlex.join(argv if argv is not None else sys.argv[1:]),
             "quick": args.quick,
             "repeats": args.repeats,
             "note": args.note,
             "machine": _machine(),
+            "load_at_start": load_at_start,
             "config": config,
             "timings": results,
             "memory": memory,
@@ -164,6 +185,24 @@ def main(argv=None):
         pathlib.Path(args.json).write_text(json.dumps(record, indent=1) + "\n")
         print(f"\nresults written to {args.json}")
     return 0
+
+
+def _usable_cores():
+    return (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+            else os.cpu_count())
+
+
+def machine_load():
+    """The machine's load now, as ``{"start": [1, 5, 15-minute load averages],
+    "cpus": usable cores}``: ``os.getloadavg()`` (null where the platform has
+    none) and the cores it is to be read against. Recorded as the run's
+    ``load_at_start`` and, with ``end`` (the averages after it), as every row's
+    ``load``."""
+    try:
+        averages = [round(value, 2) for value in os.getloadavg()]
+    except (AttributeError, OSError):
+        averages = None
+    return {"start": averages, "cpus": _usable_cores()}
 
 
 def _commit():
@@ -214,8 +253,7 @@ def _machine():
             continue
         versions["scikit-learn" if name == "sklearn" else name] = getattr(
             module, "__version__", "unknown")
-    usable = (len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-              else os.cpu_count())
+    usable = _usable_cores()
     return {
         "cpu": _cpu_model(),
         "cores": os.cpu_count(),

@@ -14,7 +14,7 @@ from numpy.testing import assert_array_equal
 
 import fastnb
 from fastnb._count_table import SparseCountTable
-from fastnb._discrete import _table as table_module
+from fastnb._discrete import _table_predict as table_predict_module
 from _registry import hashed_text
 
 # the models whose table keeps entry weights (BernoulliNB derives them at predict)
@@ -169,7 +169,7 @@ def test_a_table_pickled_with_nan_marks_gets_its_bitmap():
 
 def _counting_fills(monkeypatch):
     """Count the full builds of the feature slots (``fill_slots`` calls)."""
-    kernels = table_module._table_predict_kernels
+    kernels = table_predict_module._table_predict_kernels
     fill = kernels.fill_slots
     builds = []
 
@@ -190,8 +190,8 @@ def test_large_predicts_between_batches_patch_the_slots(text, name, params, room
     # dense rows, the features that pass SLOT_ENTRIES classes make it rebuild.
     X, y = text
     if not room:
-        monkeypatch.setattr(table_module, "SLOT_ROOM", 0)
-        monkeypatch.setattr(table_module, "SLOT_ROOM_SHARE", 1 << 40)
+        monkeypatch.setattr(table_predict_module, "SLOT_ROOM", 0)
+        monkeypatch.setattr(table_predict_module, "SLOT_ROOM_SHARE", 1 << 40)
     builds = _counting_fills(monkeypatch)
     rng = np.random.default_rng(12)
     weights = rng.uniform(0.5, 2, X.shape[0])
@@ -260,7 +260,7 @@ def test_copies_sharing_a_table_do_not_patch_each_others_slots(text):
 
 
 def test_patch_slots_reports_rows_it_has_no_room_for():
-    kernels = table_module._table_predict_kernels
+    kernels = table_predict_module._table_predict_kernels
     # feature 1 has five classes: more than a slot holds inline
     features = np.array([0, 1, 1, 1, 1, 1], dtype=np.int64)
     classes = np.array([2, 0, 1, 2, 3, 4], dtype=np.int64)

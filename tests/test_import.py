@@ -41,9 +41,11 @@ def test_import_from_the_source_tree_says_what_to_do(tmp_path):
     source = pathlib.Path(fastnb.__file__).parent
     copy = tmp_path / "fastnb_source_copy"
     shutil.copytree(source, copy, ignore=shutil.ignore_patterns("_version.py", "*.so"))
+    # The folder is put on sys.path by hand rather than left to the current
+    # directory, which PYTHONSAFEPATH=1 in the caller's environment would drop.
+    code = f"import sys; sys.path.insert(0, {str(tmp_path)!r}); import fastnb_source_copy"
     result = subprocess.run(
-        [sys.executable, "-c", "import fastnb_source_copy"],
-        capture_output=True, text=True, cwd=tmp_path,
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=tmp_path,
     )
     assert result.returncode != 0
     last_line = result.stderr.strip().splitlines()[-1]

@@ -70,7 +70,7 @@ def kernels_without_memory(monkeypatch):
         # are NumPy's too: _discrete._shared.aligned_array)
         for module in (GAUSSIAN, DISCRETE, DISCRETE_PREDICT, TABLE,
                        _count_table._build_kernels, _count_table._update_kernels,
-                       _discrete._table, _discrete._shared):
+                       _discrete._table, _discrete._table_predict, _discrete._shared):
             monkeypatch.setattr(module, "np", _NumpyWithoutMemory())
 
     return apply

@@ -43,13 +43,14 @@ def published(record):
     return record
 
 
-def _row(workload, operation, fastnb_s, baseline, baseline_s, target=None):
+def _row(workload, operation, fastnb_s, baseline, baseline_s, target=None, load=1.2):
     ratios = [baseline_s / fastnb_s * scale for scale in (0.9, 1.0, 1.1)]
     return {"workload": workload, "operation": operation, "baseline": baseline,
             "fastnb_s": fastnb_s, "baseline_s": baseline_s, "speedup": ratios[1],
             "pair_ratios": ratios, "fastnb_times_s": [fastnb_s] * 3,
             "baseline_times_s": [baseline_s] * 3, "target": target,
-            "max_seconds": None, "ok": None if target is None else True}
+            "max_seconds": None, "ok": None if target is None else True,
+            "load": {"start": [load, 0.8, 0.5], "end": [load, 0.9, 0.5], "cpus": 2}}
 
 
 @pytest.fixture
@@ -68,6 +69,7 @@ def run_file(tmp_path):
         "timings": [_row("G1 n=1e+06 d=100 k=10", "fit", 0.05, "scikit-learn", 1.5, 30),
                     _row("G1 n=1e+06 d=100 k=10", "predict", 0.1, "scikit-learn", 6.5)],
         "memory": [], "sweep": [],
+        "load_at_start": {"start": [0.2, 0.3, 0.4], "cpus": 2},
     }
     path = tmp_path / "2026-01-02T0304Z-0123456.json"
     path.write_text(json.dumps(run))
@@ -207,3 +209,104 @@ def test_no_benchmark_figure_is_typed_by_hand(render):
     assert not typed, ("benchmark figures typed by hand (publish a run and let "
                        "benchmarks/render.py show them):\n" + "\n".join(typed))
     assert FIGURE.search("fit in 45.5 ms, 32.0x scikit-learn, 1.46 s")
+
+
+def _paths(run_file, tmp_path):
+    (tmp_path / "README.md").write_text((ROOT / "README.md").read_text())
+    return ["--results", str(run_file), "--no-chart",
+            "--readme", str(tmp_path / "README.md"),
+            "--docs-page", str(tmp_path / "benchmarks.rst")]
+
+
+@pytest.mark.parametrize("where, load", [("row", 2.5), ("start", 1.3)])
+def test_a_run_under_load_is_refused(render, run_file, tmp_path, capsys, where, load):
+    """Over 1 per usable core at a row's start, or over 0.5 when the run starts:
+    nothing is written, and the message gives the rule and the rows."""
+    run = json.loads(run_file.read_text())
+    if where == "row":
+        run["timings"][1]["load"]["start"][0] = load
+    else:
+        run["load_at_start"]["start"][0] = load
+    run_file.write_text(json.dumps(run))
+    paths = _paths(run_file, tmp_path)
+    readme = (tmp_path / "README.md").read_text()
+    for extra in ([], ["--check"], ["--allow-unrecorded-load"]):
+        capsys.readouterr()
+        assert render.main([*extra, *paths]) == 2
+        message = capsys.readouterr().err
+        assert render.LOAD_RULE in message and "under load" in message
+        offending = ("G1 n=1e+06 d=100 k=10 / predict: 1-minute load 2.50"
+                     if where == "row" else "the run's start: 1-minute load 1.30")
+        assert offending in message
+        assert "/ fit:" not in message  # within the rule, so not named
+    assert (tmp_path / "README.md").read_text() == readme
+    assert not (tmp_path / "benchmarks.rst").exists()
+
+
+def test_the_load_limits_scale_with_the_cores(render, run_file):
+    run = json.loads(run_file.read_text())
+    assert render.load_problems(run) == []
+    for row in run["timings"]:
+        row["load"].update(start=[3.9, 1, 1], cpus=4)
+    run["load_at_start"].update(start=[1.9, 1, 1], cpus=4)
+    assert render.load_problems(run) == []
+    run["timings"][0]["load"]["start"][0] = 4.1
+    assert len(render.load_problems(run)) == 1
+
+
+def test_a_run_without_load_needs_the_flag(render, run_file, tmp_path, capsys):
+    run = json.loads(run_file.read_text())
+    del run["load_at_start"]
+    for row in run["timings"]:
+        del row["load"]
+    run_file.write_text(json.dumps(run))
+    paths = _paths(run_file, tmp_path)
+    assert render.main(paths) == 2
+    assert "recorded no load" in capsys.readouterr().err
+    assert render.main(["--allow-unrecorded-load", *paths]) == 0
+    assert "load not recorded" in (tmp_path / "README.md").read_text()
+    assert "- load: not recorded" in (tmp_path / "benchmarks.rst").read_text()
+
+
+def test_the_page_shows_each_rows_load(render, run_file):
+    page = render.docs_page(json.loads(run_file.read_text()))
+    assert "     - load" in page and "     - 1.20" in page
+    assert "- load: 1-minute load average 0.20 when the run started" in page
+    assert render.LOAD_RULE in page
+
+
+def test_the_published_run_keeps_the_load_rule(render, published):
+    """The newest run meets the rule on load; only a run from before the load
+    was recorded may lack it, and its pages then say so."""
+    if render.load_recorded(published):
+        assert render.load_problems(published) == []
+    else:
+        assert "- load: not recorded" in render.docs_page(published)
+        assert "load not recorded" in render.readme_table(published)
+
+
+def test_side_by_side_records_the_load(render, tmp_path, monkeypatch, capsys):
+    """Every timed and memory row carries the load at its start and end, and
+    the run the load before it began (side_by_side.main on one tiny workload)."""
+    import types
+
+    import harness
+    import side_by_side  # on sys.path since render imports it
+
+    tiny = types.SimpleNamespace(
+        cases=lambda quick: [harness.Case("Z1 tiny", "sum", lambda: sum(range(10)),
+                                          lambda: sum(range(20)))],
+        memory_cases=lambda quick: [harness.MemoryCase(
+            "Z1 tiny", "list", lambda: list(range(10)), allowance_bytes=1 << 20)])
+    monkeypatch.setattr(side_by_side, "_workload_modules", lambda *names: [tiny])
+    monkeypatch.setattr(side_by_side, "_machine", lambda: {"cpu": "a CPU"})
+    out = tmp_path / "run.json"
+    assert side_by_side.main(["--repeats", "2", "--json", str(out)]) == 0
+    run = json.loads(out.read_text())
+    assert len(run["timings"]) == len(run["memory"]) == 1
+    loads = [run["load_at_start"]] + [row["load"] for row in run["timings"] + run["memory"]]
+    for load in loads:
+        assert load["cpus"] >= 1
+        assert len(load["start"]) == 3 and all(value >= 0 for value in load["start"])
+    for load in loads[1:]:
+        assert len(load["end"]) == 3

@@ -232,3 +232,7 @@ def applied(old, update):
     counts = np.array(old.counts, dtype=np.float64, order="C")
     counts[:, update.columns] += update.counts
     return FeatureState(old.kind, old.categories, counts, old.tags, old.keys, old.table)
+
+
+def _at(min_categories, j):
+    return None if min_categories is None else int(min_categories[j])

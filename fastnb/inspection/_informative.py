@@ -3,9 +3,11 @@
 import numpy as np
 
 from .._capabilities import capabilities_of
+from .._dispatch import load_kernels
 from .._threads import threads_for
 from ._names import names_at
-from ._terms import _kernels
+
+_kernels = load_kernels("_inspection_informative")
 
 SCORES = {
     "counts": "log P(x_j | c) - log P(x_j | not c), the other classes mixed by "

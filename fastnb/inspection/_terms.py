@@ -18,7 +18,7 @@ import numpy as np
 
 from .._capabilities import capabilities_of
 from .._discrete._shared import TABLE_DENSE_PREDICT_NNZ_RATIO, _dense_to_csr
-from .._discrete._table import SLOT_MAX_CLASSES
+from .._discrete._table_predict import SLOT_MAX_CLASSES
 from .._dispatch import load_kernels
 from .._threads import threads_for
 from .._base import MODE_JLL
