@@ -473,6 +473,12 @@ def check_state(spec, arrays, *, n_classes, n_features):
             raise _Invalid(f"{name} holds negative values")
 
 
+def _qualified_name(obj):
+    cls = type(obj)
+    module = cls.__module__.split(".")
+    return f"{module[0]}'s {cls.__name__}" if module[0] != "builtins" else cls.__name__
+
+
 def merge(*models):
     """Combine models fitted on disjoint data into the model fitted on their union.
 
@@ -504,15 +510,22 @@ def merge(*models):
         models = tuple(models[0])
     if not models:
         raise ValueError("merge needs at least one fitted model.")
+    for model in models:
+        # (by class, not name: scikit-learn's MultinomialNB is not fastnb's)
+        if _REGISTRY.get(type(model).__name__) is not type(model):
+            raise TypeError(
+                f"Cannot merge {_qualified_name(model)}: merge takes fitted "
+                "fastnb estimators of one class (fastnb's "
+                f"{', '.join(sorted(_REGISTRY))})."
+            )
     first = models[0]
     cls = type(first)
-    if cls.__name__ not in _REGISTRY:
-        raise TypeError(f"merge takes fastnb estimators, got {cls.__name__}.")
     params = {k: v for k, v in first.get_params(deep=False).items() if k != "n_threads"}
     for model in models:
         if type(model) is not cls:
             raise TypeError(
-                f"Cannot merge {type(model).__name__} into {cls.__name__}."
+                f"Cannot merge {type(model).__name__} into {cls.__name__}: merge "
+                "takes fitted models of one class."
             )
         model._check_fitted()
         other = {k: v for k, v in model.get_params(deep=False).items()

@@ -343,6 +343,21 @@ def test_merge_refuses_incompatible_models(name, rng):
     assert pickle.dumps(vars(a)) == before  # inputs untouched
 
 
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB", "BernoulliNB",
+                                  "ComplementNB", "CategoricalNB"])
+def test_merge_of_a_scikit_learn_model_names_what_merge_takes(name, rng):
+    """scikit-learn's class of the same name is not fastnb's: a TypeError, not an
+    AttributeError on a private method."""
+    sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
+    X, y = rng.integers(0, 3, (30, 4)), rng.integers(0, 2, 30)
+    theirs = getattr(sklearn_nb, name)().fit(X, y)
+    ours = getattr(fastnb, name)().fit(X, y)
+    for models in ((theirs,), (ours, theirs), ([theirs, theirs],)):
+        with pytest.raises(TypeError, match=f"Cannot merge sklearn's {name}: merge "
+                           "takes fitted fastnb estimators of one class"):
+            fastnb.merge(*models)
+
+
 # -- CategoricalNB: categories of every kind, as plain arrays --------------------------
 def _categorical_models():
     """name -> (model, X): every kind of category CategoricalNB keeps."""
