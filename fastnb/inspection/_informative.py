@@ -20,7 +20,17 @@ SCORES = {
                 "the prior-weighted within-class standard deviation",
     "categorical": "log P(x_j = v | c) - log P(x_j = v | not c), the other classes "
                    "mixed by their priors",
-    "columnwise": "each column's sub-model's score",
+    "columnwise": "each column's sub-model's score, in that sub-model's units "
+                  "(score_kinds says which): ranked together by |score|, though "
+                  "a standardised mean difference and a log-probability ratio "
+                  "are not of one unit",
+}
+# What each kind of score is, in a few words (plot axes and legends).
+SCORE_UNITS = {
+    "counts": "log-probability ratio",
+    "complement": "complement weight difference",
+    "gaussian": "standardised mean difference",
+    "categorical": "log-probability ratio",
 }
 
 
@@ -146,12 +156,14 @@ def categorical(model, n):
 def columnwise(model, n):
     k = model.classes_.shape[0]
     parts_f, parts_s, parts_c = [], [], []
+    parts_k = []
     for (_, sub, _), positions in zip(model.estimators_, model._positions):
-        f, s, _, cats = informative(sub, min(n, _n_candidates(sub)))
+        f, s, _, cats, kinds = informative(sub, min(n, _n_candidates(sub)))
         positions = np.asarray(positions, dtype=np.int64)
         parts_f.append(np.where(f >= 0, positions[np.maximum(f, 0)], -1))
         parts_s.append(s)
         parts_c.append(cats if cats is not None else np.full(f.shape, None, dtype=object))
+        parts_k.append(kinds)
     scores = np.concatenate(parts_s, axis=1)
     columns = np.concatenate(parts_f, axis=1)
     cats = np.concatenate(parts_c, axis=1)
@@ -159,8 +171,11 @@ def columnwise(model, n):
     at, s = _best(scores, np.where(columns >= 0, flat, -1), n, by_size=True)
     feats = np.where(at >= 0, np.take_along_axis(columns, np.maximum(at, 0), 1), -1)
     out_c = np.where(at >= 0, np.take_along_axis(cats, np.maximum(at, 0), 1), None)
+    out_k = np.where(at >= 0, np.take_along_axis(np.concatenate(parts_k, axis=1),
+                                                 np.maximum(at, 0), 1), "")
     has_categories = any(isinstance(sub, CategoricalNB) for _, sub, _ in model.estimators_)
-    return feats, s, SCORES["columnwise"], (out_c if has_categories else None)
+    return (feats, s, SCORES["columnwise"], (out_c if has_categories else None),
+            out_k.astype(object))
 
 
 def _n_candidates(model):
@@ -171,14 +186,22 @@ def _n_candidates(model):
     return model.n_features_in_
 
 
+_KIND_OF_SCORE = {text: kind for kind, text in SCORES.items()}
+
+
 def informative(model, n):
-    if isinstance(model, GaussianNB):
-        return gaussian(model, n)
-    if isinstance(model, CategoricalNB):
-        return categorical(model, n)
+    """(features, scores, score, categories, score_kinds): score_kinds (k, n)
+    names each entry's kind of score (a key of SCORE_UNITS; "" where none)."""
     if isinstance(model, ColumnwiseNB):
         return columnwise(model, n)
-    return count_model(model, n)
+    if isinstance(model, GaussianNB):
+        f, s, score, cats = gaussian(model, n)
+    elif isinstance(model, CategoricalNB):
+        f, s, score, cats = categorical(model, n)
+    else:
+        f, s, score, cats = count_model(model, n)
+    kinds = np.where(f >= 0, _KIND_OF_SCORE[score], "").astype(object)
+    return f, s, score, cats, kinds
 
 
 def named(model, features, names, categories):
