@@ -190,8 +190,11 @@ class _BaseNB:
 
         Parameters
         ----------
-        path : str or path-like
-            Where to write; ``.npz`` is the conventional suffix.
+        path : str, path-like or binary file object
+            Where to write; ``.npz`` is the conventional suffix. A binary file
+            object (``io.BytesIO``, a file opened ``"wb"``, an object-store
+            upload stream) is written from its current position and left open,
+            so a model can be kept in a database without a temporary file.
         """
         _persist.save(self, path)
 

@@ -75,13 +75,23 @@ def check_non_negative_float_param(value, name, owner):
 
 
 def check_alpha_param(value, owner, *, allow_array):
-    """``alpha``: a float >= 0, or (when allowed) an array-like checked later by
-    :func:`resolve_alpha` against the number of features."""
-    if allow_array and not _is_real(value) and hasattr(value, "__len__"):
-        return
+    """``alpha``: a float >= 0, or (when allowed) a 1d array-like of numbers, whose
+    length :func:`resolve_alpha` checks against the number of features."""
     expected = "a float in the range [0.0, inf)"
     if allow_array:
-        expected += " or an array-like"
+        expected += " or a 1d array-like of numbers (one per feature)"
+    if allow_array and not _is_real(value) and hasattr(value, "__len__") and \
+            not isinstance(value, (str, bytes, np.str_, np.bytes_)):
+        # A str is a sequence too, and would be taken for an array of length 0.
+        try:
+            values = np.asarray(value)
+        except (TypeError, ValueError) as error:  # ragged
+            raise param_error(owner, "alpha", expected, value) from error
+        if values.dtype.kind not in "biuf" or values.ndim != 1:
+            kind = TypeError if values.dtype.kind in "OUSV" and values.ndim == 0 \
+                else ValueError
+            raise param_error(owner, "alpha", expected, value, kind)
+        return
     if not _is_real(value):
         raise param_error(owner, "alpha", expected, value, TypeError)
     if not value >= 0:

@@ -39,6 +39,7 @@ import io
 import json
 import math
 import os
+import stat
 
 import numpy as np
 
@@ -148,14 +149,42 @@ def _classes_for_file(classes):
     )
 
 
-def save(model, path):
-    """Write a fitted model to ``path`` (``.npz``), without pickle.
+def save(model, target):
+    """Write a fitted model to ``target`` (``.npz``), without pickle: a path, or a
+    binary file object, written from its current position (and left open).
 
     Raises ValueError, and writes nothing, for a model that ``load`` would refuse
     (such as one whose statistics overflowed to infinity)."""
+    if _is_file_object(target, "write"):
+        _check_binary(target, "save", "'wb'")
+        arrays = _file_arrays(model)
+        # np.savez writes a zip to any binary stream, seekable or not (a
+        # non-seekable one gets sizes after each member, which load reads).
+        np.savez(target, **arrays)
+        return
     arrays = _file_arrays(model)
-    with open(path, "wb") as handle:
+    with open(path_of(target, "save"), "wb") as handle:
         np.savez(handle, **arrays)
+
+
+def _is_file_object(obj, method):
+    return hasattr(obj, method) and not isinstance(obj, (str, bytes, os.PathLike))
+
+
+def _check_binary(handle, what, mode):
+    if isinstance(handle, io.TextIOBase):
+        raise TypeError(f"{what} needs a binary file object (opened {mode}), or a "
+                        f"path; got a text stream {handle!r}.")
+
+
+def path_of(target, what):
+    """``target`` as a path (str, bytes or path-like), or a TypeError naming what
+    ``what`` takes."""
+    try:
+        return os.fspath(target)
+    except TypeError:
+        raise TypeError(f"{what} takes a path (str or path-like) or a binary file "
+                        f"object, got {type(target).__name__}.") from None
 
 
 def to_bytes(model):
@@ -216,7 +245,7 @@ def _params_for_file(model):
     return model.get_params(deep=False)
 
 
-def load(path):
+def load(source):
     """Read a model written by ``save``; raise ValueError on any damage.
 
     The file is untrusted input: everything a compiled kernel relies on is checked
@@ -229,8 +258,13 @@ def load(path):
 
     Parameters
     ----------
-    path : str or path-like
-        A file written by an estimator's ``save``.
+    source : str, path-like or binary file object
+        A file written by an estimator's ``save``, or a binary file object
+        (``io.BytesIO``, a file opened ``"rb"``, a database blob or object-store
+        stream) holding one, read from its current position to its end and left
+        open. The same checks apply. A stream that is not a plain file or
+        ``io.BytesIO`` is read whole first, so that what its members may declare
+        is bounded by the bytes it actually held, not by a size it reports.
 
     Returns
     -------
@@ -246,7 +280,21 @@ def load(path):
     >>> model.save(path)
     >>> fastnb.load(path).predict([[5.5]])
     array([1])
+
+    A file object, such as bytes kept in a database:
+
+    >>> import io
+    >>> stream = io.BytesIO()
+    >>> model.save(stream)
+    >>> blob = stream.getvalue()
+    >>> fastnb.load(io.BytesIO(blob)).predict([[0.5]])
+    array([0])
     """
+    if _is_file_object(source, "read"):
+        _check_binary(source, "load", "'rb'")
+        return _load_checked(_sized_stream(source),
+                             "file object: not a valid fastnb model")
+    path = path_of(source, "load")
     try:
         handle = open(path, "rb")
     except (FileNotFoundError, IsADirectoryError, PermissionError):
@@ -256,6 +304,41 @@ def load(path):
                          f"({error})") from error
     with handle:
         return _load_checked(handle, f"{path}: not a valid fastnb model file")
+
+
+# Streams are read in pieces of this size.
+_STREAM_CHUNK = 1 << 20
+
+
+def _sized_stream(source):
+    """A seekable binary stream ending where ``source`` ends, whose size
+    (``seek(0, SEEK_END)``) is the truth: ``source`` itself when it is an
+    ``io.BytesIO`` or a regular file, else its bytes from its current position,
+    read into memory (whatever size it reports: the reader's budget comes from
+    this size, so members cannot declare more than the bytes read allow)."""
+    # (zipfile finds the archive from the end, so bytes before the current
+    # position are read as data prepended to it)
+    if type(source) is io.BytesIO:
+        return source
+    if type(source) in (io.BufferedReader, io.BufferedRandom, io.FileIO):
+        try:
+            if stat.S_ISREG(os.fstat(source.fileno()).st_mode):
+                return source
+        except (OSError, ValueError):
+            pass
+    data = bytearray()
+    while True:
+        piece = source.read(_STREAM_CHUNK)
+        if piece is None:  # a non-blocking stream with nothing ready
+            raise ValueError("file object: not a valid fastnb model: the stream "
+                             "gave no data (non-blocking and not ready)")
+        if not isinstance(piece, (bytes, bytearray, memoryview)):
+            raise TypeError("load needs a binary file object (its read() returned "
+                            f"{type(piece).__name__}, not bytes).")
+        if not piece:
+            break
+        data += piece
+    return io.BytesIO(data)
 
 
 def _load_checked(handle, what):
@@ -473,6 +556,12 @@ def check_state(spec, arrays, *, n_classes, n_features):
             raise _Invalid(f"{name} holds negative values")
 
 
+def _qualified_name(obj):
+    cls = type(obj)
+    module = cls.__module__.split(".")
+    return f"{module[0]}'s {cls.__name__}" if module[0] != "builtins" else cls.__name__
+
+
 def merge(*models):
     """Combine models fitted on disjoint data into the model fitted on their union.
 
@@ -504,15 +593,22 @@ def merge(*models):
         models = tuple(models[0])
     if not models:
         raise ValueError("merge needs at least one fitted model.")
+    for model in models:
+        # (by class, not name: scikit-learn's MultinomialNB is not fastnb's)
+        if _REGISTRY.get(type(model).__name__) is not type(model):
+            raise TypeError(
+                f"Cannot merge {_qualified_name(model)}: merge takes fitted "
+                "fastnb estimators of one class (fastnb's "
+                f"{', '.join(sorted(_REGISTRY))})."
+            )
     first = models[0]
     cls = type(first)
-    if cls.__name__ not in _REGISTRY:
-        raise TypeError(f"merge takes fastnb estimators, got {cls.__name__}.")
     params = {k: v for k, v in first.get_params(deep=False).items() if k != "n_threads"}
     for model in models:
         if type(model) is not cls:
             raise TypeError(
-                f"Cannot merge {type(model).__name__} into {cls.__name__}."
+                f"Cannot merge {type(model).__name__} into {cls.__name__}: merge "
+                "takes fitted models of one class."
             )
         model._check_fitted()
         other = {k: v for k, v in model.get_params(deep=False).items()

@@ -490,3 +490,36 @@ def test_numbers_as_strings_are_rejected_as_scikit_learn_rejects_them(name):
     assert_allclose(getattr(fastnb, name)().fit(objects, y).predict_proba(X),
                     getattr(sklearn_nb, name)().fit(objects, y).predict_proba(X),
                     rtol=1e-9)
+
+
+@pytest.mark.parametrize("name, params, error, match", [
+    # a str is a sequence: it was taken for an alpha array of length 0
+    ("MultinomialNB", {"alpha": "1"}, TypeError, "number|float"),
+    ("ComplementNB", {"alpha": "1"}, TypeError, "number|float"),
+    ("BernoulliNB", {"alpha": b"1"}, TypeError, "number|float"),
+    ("MultinomialNB", {"alpha": np.array("1")}, TypeError, "number|float"),
+    ("MultinomialNB", {"alpha": ["a", "b"]}, ValueError, "array-like of numbers"),
+    ("MultinomialNB", {"alpha": [[1.0, 2.0]]}, ValueError, "1d array-like of numbers"),
+    ("MultinomialNB", {"alpha": [1.0, None]}, ValueError, "array-like of numbers"),
+    ("MultinomialNB", {"alpha": [1.0, [2.0]]}, ValueError, "array-like of numbers"),
+    ("CategoricalNB", {"alpha": "1"}, TypeError, "float"),
+    ("GaussianNB", {"var_smoothing": "1e-9"}, TypeError, "'var_smoothing'.*float"),
+    ("BernoulliNB", {"binarize": "0"}, TypeError, "'binarize'.*float"),
+    ("GaussianNB", {"priors": "x"}, TypeError, "'priors'.*array-like"),
+    ("GaussianNB", {"priors": ["a", "b"]}, ValueError, "Priors must be numbers"),
+    ("MultinomialNB", {"class_prior": "x"}, TypeError, "'class_prior'.*array-like"),
+    ("CategoricalNB", {"min_categories": "3"}, ValueError, "'min_categories'.*int"),
+    ("CategoricalNB", {"min_categories": ["a", "b"]}, ValueError, "integral"),
+    ("CategoricalNB", {"hash_buckets": "3"}, ValueError, "'hash_buckets'.*int"),
+    ("ColumnwiseNB", {"priors": "x"}, TypeError, "'priors'.*array-like"),
+])
+def test_numeric_parameters_of_the_wrong_type_say_what_they_must_be(
+        name, params, error, match):
+    """Never a message about array lengths for a number given as a string."""
+    X, y = np.array([[1.0, 0.0], [0.0, 2.0], [1.0, 1.0]]), [0, 1, 0]
+    model = getattr(fastnb, name)(**params)
+    with pytest.raises(error, match=match) as info:
+        model.fit(X, y)
+    assert "n_features" not in str(info.value) and "elements" not in str(info.value)
+    with pytest.raises(error, match=match):
+        model.partial_fit(X, y, classes=[0, 1])

@@ -398,6 +398,82 @@ def test_plots(rng):
         plot_contributions(top, row=30)
 
 
+def test_many_classes_wrap_into_a_grid(rng):
+    """58 classes were one row of Axes, a 185-inch-wide figure (issue 51)."""
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    X, y = count_data(rng, 600, 40, 58)
+    result = informative_features(fastnb.MultinomialNB().fit(X, y), n=5)
+    axes = plot_informative_features(result)
+    figure = axes[0].figure
+    assert len(axes) == 58
+    width, height = figure.get_size_inches()
+    assert width <= 16 and height <= 15 * 3
+    visible = [a for a in figure.axes if a.get_visible()]
+    assert len(visible) == 58 and len(figure.axes) == 60  # 4 x 15, two hidden
+    assert [a.get_title() for a in axes] == [str(c) for c in result.classes]
+    assert axes[0].get_xlabel() == "score: log-probability ratio"
+    plt.close(figure)
+    axes = plot_informative_features(result, ncols=10, classes=result.classes[:25])
+    assert len(axes[0].figure.axes) == 30 and axes[0].figure.get_size_inches()[0] <= 40
+    plt.close(axes[0].figure)
+    for bad in (0, 2.5, True):
+        with pytest.raises(ValueError, match="ncols"):
+            plot_informative_features(result, ncols=bad)
+
+
+def test_columnwise_plot_and_result_say_the_units_differ():
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from fastnb.datasets import load_penguins
+    X, y = load_penguins(return_X_y=True, as_frame=True)
+    model = fastnb.ColumnwiseNB().fit(X, y)
+    result = informative_features(model, n=6)
+    shown = result.features >= 0
+    gaussian = np.isin(result.features, [1, 2, 3, 4]) & shown  # the measurements
+    assert set(result.score_kinds[gaussian]) == {"gaussian"}
+    assert set(result.score_kinds[shown & ~gaussian]) == {"categorical"}
+    assert set(result.score_kinds[~shown]) <= {""}
+    assert "not of one unit" in result.score
+    assert set(result.to_frame()["score_kind"]) == {"gaussian", "categorical"}
+    axes = plot_informative_features(result)
+    figure = axes[0].figure
+    assert "not of one unit" in figure.get_suptitle()
+    assert all(a.get_xlabel() == "score (mixed units)" for a in axes)
+    legend = [t.get_text() for t in figure.legends[0].get_texts()]
+    assert legend == ["standardised mean difference", "log-probability ratio"]
+    plt.close(figure)
+    # a single model's result: one kind
+    single = informative_features(fastnb.GaussianNB().fit(X.iloc[:, 1:5].fillna(0), y))
+    assert set(single.score_kinds[single.features >= 0]) == {"gaussian"}
+
+
+def test_waterfall_has_values_margins_and_a_legend(rng):
+    pytest.importorskip("matplotlib")
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    X, y = count_data(rng, 60, 8, 3)
+    model = fastnb.MultinomialNB().fit(X, y)
+    top = top_contributions(model, X, n=4)
+    ax = plot_contributions(top, row=1)
+    shown = top.features[1] >= 0
+    texts = [t.get_text() for t in ax.texts]
+    assert texts[0] == f"{top.base[1]:.3g}" and texts[-1] == f"{top.log_odds[1]:.3g}"
+    assert texts[1:1 + shown.sum()] == [f"{v:+.3g}" for v in top.values[1][shown]]
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["base (priors)", f"for {top.explained[1]}",
+                      f"for {top.against[1]}", "log-odds (the sum)"]
+    left, right = ax.get_xlim()
+    ends = [p.get_x() + w for p in ax.patches for w in (0, p.get_width())]
+    assert left < min(ends) and right > max(ends)  # no bar touches the frame
+    plt.close(ax.figure)
+
+
 def test_bad_input(rng):
     X, y = count_data(rng, 20, 3, 2)
     with pytest.raises(Exception, match="not fitted"):

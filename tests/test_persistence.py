@@ -125,6 +125,80 @@ def test_save_load_round_trip_is_bit_exact(name, rng, tmp_path):
     assert_same_model(model, fastnb.load(path), X)
 
 
+class _Unseekable(io.RawIOBase):
+    """A stream without seek or tell (a socket, an object-store upload or
+    download), read or written in small pieces."""
+
+    def __init__(self, data=b""):
+        self.data, self.at = bytearray(data), 0
+
+    def readable(self):
+        return True
+
+    def writable(self):
+        return True
+
+    def readinto(self, buffer):
+        n = min(len(buffer), len(self.data) - self.at, 4096)
+        buffer[:n] = self.data[self.at:self.at + n]
+        self.at += n
+        return n
+
+    def write(self, data):
+        self.data += data
+        return len(data)
+
+
+@pytest.mark.parametrize("name", sorted(ESTIMATORS))
+def test_save_load_through_file_objects_is_bit_exact(name, rng, tmp_path):
+    """A model kept in a database or an object store: no temporary file."""
+    model, X, _ = fitted(name, rng)
+    path = tmp_path / "model.npz"
+    model.save(path)
+    stream = io.BytesIO()
+    model.save(stream)
+    assert stream.getvalue() == path.read_bytes()
+    stream.seek(0)
+    assert_same_model(model, fastnb.load(stream), X)
+    with open(path, "rb") as handle:  # an open file
+        assert_same_model(model, fastnb.load(handle), X)
+    with open(tmp_path / "again.npz", "wb") as handle:
+        model.save(handle)
+        assert not handle.closed  # the caller's to close
+    assert_same_model(model, fastnb.load(tmp_path / "again.npz"), X)
+    upload = _Unseekable()
+    model.save(upload)
+    assert_same_model(model, fastnb.load(_Unseekable(upload.data)), X)
+    assert_same_model(model, fastnb.load(io.BufferedReader(_Unseekable(upload.data))), X)
+
+
+def test_a_file_object_is_read_from_its_position(rng):
+    model, X, _ = fitted("GaussianNB", rng)
+    stream = io.BytesIO()
+    stream.write(b"a record's other fields")
+    model.save(stream)
+    stream.seek(len(b"a record's other fields"))
+    assert_same_model(model, fastnb.load(stream), X)
+    tail = _Unseekable(stream.getvalue())
+    tail.at = len(b"a record's other fields")
+    assert_same_model(model, fastnb.load(tail), X)
+
+
+def test_text_streams_and_other_objects_are_type_errors(rng, tmp_path):
+    model, _, _ = fitted("GaussianNB", rng)
+    model.save(tmp_path / "model.npz")
+    with pytest.raises(TypeError, match="save needs a binary file object"):
+        model.save(io.StringIO())
+    with open(tmp_path / "model.npz") as text, pytest.raises(
+            TypeError, match="load needs a binary file object"):
+        fastnb.load(text)
+    for other in (None, 3, [b"PK"]):
+        with pytest.raises(TypeError, match="a path .* or a binary file object"):
+            fastnb.load(other)
+        with pytest.raises(TypeError, match="a path .* or a binary file object"):
+            model.save(other)
+
+
 @pytest.mark.parametrize("name", sorted(ESTIMATORS))
 def test_bytes_round_trip_is_the_file(name, rng, tmp_path):
     """to_bytes/from_bytes (fastnb.spark ships partition models so): the bytes are
@@ -341,6 +415,21 @@ def test_merge_refuses_incompatible_models(name, rng):
     before = pickle.dumps(vars(a))
     fastnb.merge(a, factory().fit(X, y))
     assert pickle.dumps(vars(a)) == before  # inputs untouched
+
+
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB", "BernoulliNB",
+                                  "ComplementNB", "CategoricalNB"])
+def test_merge_of_a_scikit_learn_model_names_what_merge_takes(name, rng):
+    """scikit-learn's class of the same name is not fastnb's: a TypeError, not an
+    AttributeError on a private method."""
+    sklearn_nb = pytest.importorskip("sklearn.naive_bayes")
+    X, y = rng.integers(0, 3, (30, 4)), rng.integers(0, 2, 30)
+    theirs = getattr(sklearn_nb, name)().fit(X, y)
+    ours = getattr(fastnb, name)().fit(X, y)
+    for models in ((theirs,), (ours, theirs), ([theirs, theirs],)):
+        with pytest.raises(TypeError, match=f"Cannot merge sklearn's {name}: merge "
+                           "takes fitted fastnb estimators of one class"):
+            fastnb.merge(*models)
 
 
 # -- CategoricalNB: categories of every kind, as plain arrays --------------------------

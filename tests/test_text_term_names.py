@@ -82,3 +82,31 @@ def test_bad_input():
         HashedTermNames(HashingVectorizer()).get_feature_names_out()
     empty = HashedTermNames(HashingVectorizer(n_features=4)).fit(["a", "."])  # no token
     assert empty.get_feature_names_out().tolist() == ["x0", "x1", "x2", "x3"]
+
+
+def test_explanations_name_only_the_columns_they_show(monkeypatch):
+    """Each inspection call named all 2**20 columns (get_feature_names_out: 255
+    ms an informative_features call, 1,000x a one-row predict, issue 51): the
+    names shown are made on demand, the same as get_feature_names_out's."""
+    vectorizer = HashingVectorizer(n_features=2**20, alternate_sign=True, norm=None)
+    X = vectorizer.transform(DOCS)
+    model = fastnb.MultinomialNB().fit(abs(X), [1, 1, 0, 0, 1])
+    names = HashedTermNames(vectorizer).fit(DOCS[:3])  # some columns unnamed
+    everything = names.get_feature_names_out()
+    calls = []
+    monkeypatch.setattr(HashedTermNames, "get_feature_names_out",
+                        lambda self, input_features=None: calls.append(1))
+    best = informative_features(model, n=4, feature_names=names)
+    shown = best.features >= 0
+    np.testing.assert_array_equal(best.names[shown], everything[best.features[shown]])
+    assert set(best.names[~shown]) <= {""}
+    top = top_contributions(model, abs(X), n=3, feature_names=names)
+    shown = top.features >= 0
+    np.testing.assert_array_equal(top.names[shown], everything[top.features[shown]])
+    assert any(name.startswith("x") for name in top.names[shown])  # unrecorded
+    assert not calls
+    with pytest.raises(ValueError, match="gives 1048576 names, but the model has 4"):
+        informative_features(fastnb.MultinomialNB().fit(np.eye(4), [0, 1, 0, 1]),
+                             feature_names=names)
+    with pytest.raises(ValueError, match="not fitted"):
+        top_contributions(model, abs(X), feature_names=HashedTermNames(vectorizer))

@@ -440,3 +440,72 @@ def test_a_columnwise_header_declaring_huge_n_features_is_refused_cheaply(tmp_pa
     assert result.returncode == 0, result.stderr
     assert "refused:" in result.stdout, result.stdout
     assert int(result.stdout.rsplit("grew KiB:", 1)[1]) < 64 * 1024, result.stdout
+
+
+class _LyingStream(io.RawIOBase):
+    """A seekable stream (say, an HTTP range reader) that reports a size of a
+    TiB, whatever bytes it holds."""
+
+    def __init__(self, data):
+        self._data, self._at = data, 0
+
+    def readable(self):
+        return True
+
+    def seekable(self):
+        return True
+
+    def readinto(self, buffer):
+        n = min(len(buffer), len(self._data) - self._at)
+        buffer[:n] = self._data[self._at:self._at + n]
+        self._at += n
+        return n
+
+    def seek(self, offset, whence=io.SEEK_SET):
+        self._at = offset + (0, self._at, 1 << 40)[whence]
+        return self._at
+
+    def tell(self):
+        return self._at
+
+
+def test_a_stream_is_bounded_by_the_bytes_it_held_not_the_size_it_reports():
+    """A file object's budget comes from the bytes read from it: a member that
+    declares 256 MiB (deflated to a few hundred KiB) is refused before anything is
+    inflated or allocated, whatever size the stream claims."""
+    model = _fitted_gaussian()
+    clean = io.BytesIO()
+    model.save(clean)
+    with zipfile.ZipFile(io.BytesIO(clean.getvalue())) as archive:
+        members = {i.filename[:-4]: archive.read(i) for i in archive.infolist()}
+    n = (256 << 20) // 8
+    header = (f"{{'descr': '<f8', 'fortran_order': False, 'shape': ({n},), }}"
+              .ljust(117) + "\n")
+    bomb = io.BytesIO()
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        for name, data in members.items():
+            if name != "theta_":
+                archive.writestr(name + ".npy", data)
+                continue
+            with archive.open("theta_.npy", "w", force_zip64=True) as member:
+                member.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header))
+                             + header.encode())
+                zeros = bytes(1 << 22)
+                for _ in range((256 << 20) >> 22):
+                    member.write(zeros)
+    data = bomb.getvalue()
+    assert len(data) < 1 << 20
+    for stream in (_LyingStream(data), io.BufferedReader(_LyingStream(data)),
+                   io.BytesIO(data)):
+        with pytest.raises(ValueError, match="file object: not a valid fastnb model"
+                           ".*members declare .* bytes, more than the 16777216 allowed"):
+            fastnb.load(stream)
+    # and the same stream holding a good model loads
+    loaded = fastnb.load(_LyingStream(clean.getvalue()))
+    np.testing.assert_array_equal(loaded.theta_, model.theta_)
+
+
+@pytest.mark.parametrize("garbage", [b"", b"PK\x05\x06" + bytes(18), b"\x00" * 100])
+def test_garbage_streams_are_value_errors(garbage):
+    with pytest.raises(ValueError, match="file object: not a valid fastnb model"):
+        fastnb.load(io.BytesIO(garbage))

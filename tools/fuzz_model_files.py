@@ -831,6 +831,38 @@ def _status(field):
     return None
 
 
+class _OneWayStream(io.RawIOBase):
+    """The file's bytes as a stream without seek (a socket, an object store)."""
+
+    def __init__(self, data):
+        self._data, self._at = data, 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        n = min(len(buffer), len(self._data) - self._at)
+        buffer[:n] = self._data[self._at:self._at + n]
+        self._at += n
+        return n
+
+
+def _stream_load_agrees(path, rejected):
+    """None when loading the file's bytes from a stream gives what loading the
+    path gave (a ValueError, or a model), else the failure."""
+    import fastnb
+
+    with open(path, "rb") as handle:
+        data = handle.read()
+    try:
+        fastnb.load(_OneWayStream(data))
+    except ValueError:
+        return None if rejected else ("inconsistent", "a stream of it is refused")
+    except BaseException as error:  # noqa: BLE001 - every other type is the finding
+        return "wrong-exception", "load from a stream: " + _short(error)
+    return ("inconsistent", "a stream of it loads") if rejected else None
+
+
 def check_one(path, probe_path, scratch):
     """Run the oracle on one file in this process: ``(outcome, detail)``."""
     import fastnb
@@ -840,9 +872,12 @@ def check_one(path, probe_path, scratch):
     try:
         model = fastnb.load(path)
     except ValueError:
-        return "rejected", ""
+        return _stream_load_agrees(path, rejected=True) or ("rejected", "")
     except BaseException as error:  # noqa: BLE001 - every other type is the finding
         return "wrong-exception", "load: " + _short(error)
+    disagreement = _stream_load_agrees(path, rejected=False)
+    if disagreement:
+        return disagreement
     width = getattr(model, "n_features_in_", None)
     probe_ok = _width(probe) == width
     if not probe_ok:

@@ -26,7 +26,8 @@ print(X.dtypes.to_string())
 # ---------------------
 #
 # ``estimators="auto"``: floats get a GaussianNB; strings, and integer columns of
-# at most 32 distinct values (the year), a CategoricalNB.
+# at most 32 distinct values (the year), a CategoricalNB, whose categories are
+# the values seen (three years, not integer codes 0..2009).
 
 model = fastnb.ColumnwiseNB().fit(X, y)
 print(model.summary())
@@ -37,7 +38,9 @@ print(model.summary())
 #
 # 5-fold cross-validation, repeated 10 times with different shuffles. A single
 # GaussianNB reads the measurements only; a single CategoricalNB the text and
-# the year only. (Missing values are left out of the likelihood by all three.)
+# the year only, the year as strings: a CategoricalNB of its own reads integers
+# below 65536 as codes 0..n-1. (Missing values are left out of the likelihood by
+# all three.)
 
 measurements = ["bill_length_mm", "bill_depth_mm", "flipper_length_mm", "body_mass_g"]
 categories = ["island", "sex", "year"]
@@ -45,7 +48,8 @@ candidates = {   # name: (a new model, its data)
     "ColumnwiseNB (auto)\nall columns": (fastnb.ColumnwiseNB, X),
     "GaussianNB\nmeasurements": (fastnb.GaussianNB, X[measurements].to_numpy(float)),
     "CategoricalNB\nisland, sex, year": (fastnb.CategoricalNB,
-                                          X[categories].to_numpy(object)),
+                                          X[categories].astype({"year": str})
+                                          .to_numpy(object)),
 }
 
 

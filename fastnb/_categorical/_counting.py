@@ -102,7 +102,8 @@ def count_batches(columns, class_index, weights, k, *, code_allowed, min_categor
     """Run the counting kernels over every block: one batch per feature.
 
     ``code_allowed`` (d,) says which features may be counted as codes (those that
-    are not value features already); ``min_categories`` declares that every
+    are not value features already, nor asked to be read by value: their batches
+    are ``values_only``); ``min_categories`` declares that every
     feature must be codes.
     """
     if hash_buckets is not None:
@@ -118,6 +119,10 @@ def count_batches(columns, class_index, weights, k, *, code_allowed, min_categor
                                                            names):
             counts = count_kernels.count_ids(ids, len(values), class_index, weights, k)
             batches[j] = ValueBatch(tags, keys, values, counts)
+    for j in np.flatnonzero(~code_allowed):
+        # a feature that may not be codes stays values, even if its values fit
+        if isinstance(batches[j], ValueBatch):
+            batches[j].values_only = True
     if min_categories is not None:
         for j, batch in enumerate(batches):
             if isinstance(batch, ValueBatch) and not batch.code_capable(True):

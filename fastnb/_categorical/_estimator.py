@@ -454,6 +454,11 @@ class CategoricalNB(_PersistenceMixin, _BaseNB):
 
     def _count(self, columns, class_index, weights, k, min_categories, names,
                code_allowed):
+        # ColumnwiseNB's "auto" marks the features it wants read by value, so that
+        # a first batch of small non-code integers (years) does not become codes.
+        by_value = getattr(self, "_by_value", None)
+        if by_value is not None and by_value.shape[0] == columns.n_features:
+            code_allowed = code_allowed & ~by_value
         return count_batches(
             columns, class_index, weights, k, code_allowed=code_allowed,
             min_categories=min_categories, hash_buckets=self.hash_buckets, names=names,

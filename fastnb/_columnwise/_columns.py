@@ -11,6 +11,14 @@ from ._table import _is_extension, is_missing_object
 
 # "auto": an integer column with at most this many distinct values is categorical.
 AUTO_MAX_INTEGER_CATEGORIES = 32
+# What "auto" makes of a categorical integer column all of whose values are in
+# 0..AUTO_MAX_INTEGER_CATEGORIES-1: codes, laid out as scikit-learn's
+# CategoricalNB lays them out. Any other categorical column is read by value (its
+# categories are the values seen), so that years 2007..2009 are three categories,
+# not codes 0..2009. (A rule on the values' range, not on which of them are seen,
+# so that every subset of the rows makes the same choice: parts fitted apart
+# merge into the fit of the whole.)
+AUTO_CODES = "codes"
 
 
 
@@ -56,15 +64,24 @@ def _object_kind(values):
 
 
 def _integer_kind(values):
+    """'gaussian' for many distinct integers; for few, AUTO_CODES when they could
+    be codes (all in 0..AUTO_MAX_INTEGER_CATEGORIES-1), else 'categorical' (read
+    by value)."""
     try:
-        distinct = np.unique(values).shape[0]
+        distinct = np.unique(values)
     except TypeError:
-        distinct = AUTO_MAX_INTEGER_CATEGORIES + 1
-    return "categorical" if distinct <= AUTO_MAX_INTEGER_CATEGORIES else "gaussian"
+        return "gaussian"
+    n = distinct.shape[0]
+    if n > AUTO_MAX_INTEGER_CATEGORIES:
+        return "gaussian"
+    if n and distinct[0] >= 0 and distinct[-1] < AUTO_MAX_INTEGER_CATEGORIES:
+        return AUTO_CODES
+    return "categorical"
 
 
 def _auto_kind(column, label):
-    """'gaussian', 'bernoulli' or 'categorical' for one column (see ColumnwiseNB)."""
+    """'gaussian', 'bernoulli', 'categorical' (categories by value) or AUTO_CODES
+    (categorical integer codes) for one column (see ColumnwiseNB)."""
     dtype = column.dtype
     if _is_extension(column):
         import pandas as pd

@@ -14,6 +14,7 @@ from .._params import (check_bool_param, check_n_threads, check_prior_param, par
 from .._threads import threads_for
 from .._validation import check_y, feature_names_of, plain
 from ._columns import (
+    AUTO_CODES,
     auto_estimators,
     _OWN_PRIOR_PARAMS,
     sub_model_classes,
@@ -56,6 +57,12 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
           :class:`CategoricalNB`; integers with more distinct values ->
           :class:`GaussianNB`. An object column whose values are all numbers
           (None allowed) is treated as those numbers, all bools as bools.
+
+        The categories of a categorical column are its values (years 2007, 2008,
+        2009 are three categories, and an unseen year later gets the smoothed
+        probability of a zero count), except an integer column whose values are
+        all in 0..31, which is read as integer codes, as scikit-learn's
+        CategoricalNB reads them.
 
         One sub-model per kind is made (named ``"gaussian"``, ``"bernoulli"``,
         ``"categorical"``), over every column of that kind; ``estimators_`` and
@@ -304,13 +311,20 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     def _plan(self, table, X):
         """[(name, unfitted clone, positions)] for this X, checked."""
         if isinstance(self.estimators, str):
-            groups = {}
+            groups, by_value = {}, []
             for j in range(table.n_columns):
-                label = self._label(table, j)
-                groups.setdefault(_auto_kind(table.column(j), label), []).append(j)
-            return [(name, cls(n_threads=self.n_threads, half_life=self.half_life),
+                kind = _auto_kind(table.column(j), self._label(table, j))
+                if kind in ("categorical", AUTO_CODES):
+                    by_value.append(kind != AUTO_CODES)
+                    kind = "categorical"
+                groups.setdefault(kind, []).append(j)
+            plan = [(name, cls(n_threads=self.n_threads, half_life=self.half_life),
                      np.array(groups[name], dtype=np.intp))
                     for name, cls in auto_estimators() if name in groups]
+            for name, model, _ in plan:
+                if name == "categorical":
+                    model._by_value = np.array(by_value, dtype=bool)
+            return plan
         plan, owner_of = [], {}
         for name, estimator, spec in self.estimators:
             owner = f"sub-estimator {name!r}"
@@ -326,6 +340,8 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
             if isinstance(estimator, str) or positions.size == 0:
                 continue  # "drop", or an empty selection: nothing to model
             model = type(estimator)(**estimator.get_params(deep=False))
+            if hasattr(estimator, "_by_value"):  # an "auto" plan, fixed (dask)
+                model._by_value = estimator._by_value
             model.n_threads = self.n_threads
             model.half_life = self.half_life
             plan.append((name, model, positions))
@@ -443,6 +459,9 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
                                       sample_weight)
             except (TypeError, ValueError) as error:
                 raise self._sub_model_error(error, sub_name, table, positions) from error
+        for _, model, _ in plan:
+            # The first call fixed each feature's layout: the choice is spent.
+            vars(model).pop("_by_value", None)
         models = [model for _, model, _ in plan]
         self._commit(plan, models[0].classes_, models[0].class_count_.copy(),
                      table.n_columns, names if first_call else getattr(

@@ -233,6 +233,11 @@ def informative_features(model, n=20, *, feature_names=None):
     - CategoricalNB: per (feature, category) pair,
       ``log P(x_j = v | c) - log P(x_j = v | not c)``; positive scores only;
     - ColumnwiseNB: each column's sub-model's score, largest ``|score|`` first.
+      The scores of different sub-models are not of one unit (a GaussianNB
+      column's standardised mean difference beside a CategoricalNB column's
+      log-probability ratio): ranking them on one axis is a convention, not a
+      comparison of like with like. ``score_kinds`` marks each entry's kind,
+      and :func:`plot_informative_features` colours and labels them so.
 
     For the models of counts, a class's candidates are the features it has a
     count of (a feature never seen with a class tells nothing of it, whatever
@@ -266,7 +271,7 @@ def informative_features(model, n=20, *, feature_names=None):
     _check_fitted(model)
     n = _check_n(n, _n_candidates(model))
     names = resolve_feature_names(model, feature_names)
-    features, scores, score, categories = informative(model, n)
+    features, scores, score, categories, kinds = informative(model, n)
     return InformativeFeatures(model.classes_, features,
                                named(model, features, names, categories), scores,
-                               score, categories)
+                               score, categories, kinds)

@@ -19,7 +19,17 @@ SCORES = {
                 "the prior-weighted within-class standard deviation",
     "categorical": "log P(x_j = v | c) - log P(x_j = v | not c), the other classes "
                    "mixed by their priors",
-    "columnwise": "each column's sub-model's score",
+    "columnwise": "each column's sub-model's score, in that sub-model's units "
+                  "(score_kinds says which): ranked together by |score|, though "
+                  "a standardised mean difference and a log-probability ratio "
+                  "are not of one unit",
+}
+# What each kind of score is, in a few words (plot axes and legends).
+SCORE_UNITS = {
+    "counts": "log-probability ratio",
+    "complement": "complement weight difference",
+    "gaussian": "standardised mean difference",
+    "categorical": "log-probability ratio",
 }
 
 
@@ -145,12 +155,14 @@ def categorical(model, n):
 def columnwise(model, n):
     k = model.classes_.shape[0]
     parts_f, parts_s, parts_c = [], [], []
+    parts_k = []
     for (_, sub, _), positions in zip(model.estimators_, model._positions):
-        f, s, _, cats = informative(sub, min(n, _n_candidates(sub)))
+        f, s, _, cats, kinds = informative(sub, min(n, _n_candidates(sub)))
         positions = np.asarray(positions, dtype=np.int64)
         parts_f.append(np.where(f >= 0, positions[np.maximum(f, 0)], -1))
         parts_s.append(s)
         parts_c.append(cats if cats is not None else np.full(f.shape, None, dtype=object))
+        parts_k.append(kinds)
     scores = np.concatenate(parts_s, axis=1)
     columns = np.concatenate(parts_f, axis=1)
     cats = np.concatenate(parts_c, axis=1)
@@ -158,9 +170,12 @@ def columnwise(model, n):
     at, s = _best(scores, np.where(columns >= 0, flat, -1), n, by_size=True)
     feats = np.where(at >= 0, np.take_along_axis(columns, np.maximum(at, 0), 1), -1)
     out_c = np.where(at >= 0, np.take_along_axis(cats, np.maximum(at, 0), 1), None)
+    out_k = np.where(at >= 0, np.take_along_axis(np.concatenate(parts_k, axis=1),
+                                                 np.maximum(at, 0), 1), "")
     has_categories = any(capabilities_of(sub).terms == "categorical"
                          for _, sub, _ in model.estimators_)
-    return feats, s, SCORES["columnwise"], (out_c if has_categories else None)
+    return (feats, s, SCORES["columnwise"], (out_c if has_categories else None),
+            out_k.astype(object))
 
 
 def _n_candidates(model):
@@ -172,14 +187,23 @@ def _n_candidates(model):
     return model.n_features_in_
 
 
+_KIND_OF_SCORE = {text: kind for kind, text in SCORES.items()}
+
+
 def informative(model, n):
+    """(features, scores, score, categories, score_kinds): score_kinds (k, n)
+    names each entry's kind of score (a key of SCORE_UNITS; "" where none)."""
     kind = capabilities_of(model, what="fastnb.inspection").terms
     scorer = _SCORERS.get(kind)
     if scorer is None:
         raise TypeError(
             f"fastnb.inspection cannot rank the features of {type(model).__name__}: "
             f"no score is defined for its {kind!r} terms.")
-    return scorer(model, n)
+    if kind == "composite":
+        return scorer(model, n)
+    f, s, score, cats = scorer(model, n)
+    kinds = np.where(f >= 0, _KIND_OF_SCORE[score], "").astype(object)
+    return f, s, score, cats, kinds
 
 
 # The score of each kind of joint-log-likelihood terms (Capabilities.terms).

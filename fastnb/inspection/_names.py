@@ -11,6 +11,14 @@ def resolve_feature_names(model, feature_names):
     if feature_names is None:
         names = getattr(model, "feature_names_in_", None)
         return None if names is None else np.asarray(names, dtype=object)
+    if hasattr(feature_names, "_names_of"):
+        # names made on demand (fastnb.text.HashedTermNames): only those shown
+        count = feature_names._n_names()
+        if count != n_features:
+            raise ValueError(
+                f"{type(feature_names).__name__} gives {count} names, but the model "
+                f"has {n_features} features.")
+        return _NamesOnDemand(feature_names)
     if hasattr(feature_names, "get_feature_names_out"):
         source = type(feature_names).__name__
         names = feature_names.get_feature_names_out()
@@ -34,7 +42,19 @@ def names_at(names, features):
     shown = flat >= 0
     if names is None:
         out.ravel()[shown] = [f"x{j}" for j in flat[shown]]
+    elif isinstance(names, _NamesOnDemand):
+        out.ravel()[shown] = names.source._names_of(flat[shown])
     else:
         out.ravel()[shown] = names[flat[shown]]
     out.ravel()[~shown] = ""
     return out
+
+
+class _NamesOnDemand:
+    """A source of names (``_n_names()``, ``_names_of(columns)``) asked for the
+    columns a result shows only."""
+
+    __slots__ = ("source",)
+
+    def __init__(self, source):
+        self.source = source

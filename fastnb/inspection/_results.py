@@ -140,6 +140,13 @@ class InformativeFeatures:
     categories : ndarray of shape (n_classes, n), dtype object, or None
         CategoricalNB (and ColumnwiseNB's categorical columns): the category of
         each entry; None for the other models.
+    score_kinds : ndarray of shape (n_classes, n), dtype object
+        The kind of each entry's score ("" for -1): ``"counts"`` (MultinomialNB,
+        BernoulliNB: a log-probability ratio), ``"complement"``, ``"gaussian"``
+        (a standardised mean difference) or ``"categorical"`` (a log-probability
+        ratio). One kind for a single model; for ColumnwiseNB each entry has its
+        sub-model's, and entries of different kinds, ranked together by
+        ``|score|``, are not of one unit.
 
     Examples
     --------
@@ -153,13 +160,15 @@ class InformativeFeatures:
            ['y']], dtype=object)
     """
 
-    def __init__(self, classes, features, names, scores, score, categories=None):
+    def __init__(self, classes, features, names, scores, score, categories=None,
+                 score_kinds=None):
         self.classes = classes
         self.features = features
         self.names = names
         self.scores = scores
         self.score = score
         self.categories = categories
+        self.score_kinds = score_kinds
 
     def __repr__(self):
         k, n = self.features.shape
@@ -172,7 +181,7 @@ class InformativeFeatures:
         -------
         frame : pandas.DataFrame
             One line a (class, rank) with a feature: columns ``class``, ``rank``,
-            ``feature``, ``name``, ``score``.
+            ``feature``, ``name``, ``score``, ``score_kind``.
 
         Examples
         --------
@@ -193,4 +202,6 @@ class InformativeFeatures:
             "feature": self.features.ravel()[keep],
             "name": self.names.ravel()[keep],
             "score": self.scores.ravel()[keep],
+            "score_kind": (self.score_kinds.ravel()[keep] if self.score_kinds is not
+                           None else np.full(int(keep.sum()), "", dtype=object)),
         })

@@ -142,15 +142,38 @@ class HashedTermNames:
         -------
         names : ndarray of shape (n_features,), dtype object
         """
-        if not hasattr(self, "_columns"):
-            raise ValueError("HashedTermNames is not fitted: call fit or partial_fit "
-                             "with documents first.")
+        self._check_fitted()
         n_features = int(self.vectorizer.n_features)
         names = np.array([f"x{j}" for j in range(n_features)], dtype=object)
         for column, entries in self._columns.items():
-            ranked = sorted(entries, key=lambda t: (-entries[t], t))
-            names[column] = " | ".join(ranked)
+            names[column] = _joined(entries)
         return names
+
+    def _check_fitted(self):
+        if not hasattr(self, "_columns"):
+            raise ValueError("HashedTermNames is not fitted: call fit or partial_fit "
+                             "with documents first.")
+
+    # fastnb.inspection's protocol for names made on demand: a result names only
+    # the columns it shows, not all 2**20 (get_feature_names_out()'s cost)
+    def _n_names(self):
+        self._check_fitted()
+        return int(self.vectorizer.n_features)
+
+    def _names_of(self, columns):
+        """``get_feature_names_out()[columns]``, naming only these columns."""
+        self._check_fitted()
+        store = self._columns
+        out = np.empty(len(columns), dtype=object)
+        for i, column in enumerate(np.asarray(columns).tolist()):
+            entries = store.get(column)
+            out[i] = f"x{column}" if entries is None else _joined(entries)
+        return out
+
+
+def _joined(entries):
+    """A column's name: its terms, most frequent first (ties by term)."""
+    return " | ".join(sorted(entries, key=lambda t: (-entries[t], t)))
 
 
 class _Reversed:
