@@ -197,7 +197,7 @@ FEATURES = {
     "grow_classes": "partial_fit batches that bring new classes",
     "string_labels": "labels that are strings",
     "float_labels": "labels that are whole-number floats (as MLlib's 0.0, 1.0, ...)",
-    "save_load": "save to a file and load it back",
+    "save_load": "save to a path or a binary file object and load it back",
     "merge": "fastnb.merge of fits on disjoint rows equals one fit on their union",
 }
 

@@ -25,6 +25,8 @@ path added to the library's tables without a check here fails
 (``test_every_feature_and_path_has_a_check``).
 """
 
+import io
+
 import numpy as np
 import pytest
 from numpy.testing import assert_allclose, assert_array_equal
@@ -294,10 +296,16 @@ def _tmp_file():
 
 
 def _check_save_load_local(name):
+    """A file written to a path, or to a binary file object, loads back as the
+    same model: the same bits out of predict."""
     model, X = make_plain(name, _local_fit)
     loaded, _ = make_save_load(name, _local_fit)
     assert type(loaded) is type(model)
     assert_array_equal(_jll(loaded, X), _jll(model, X))  # bit for bit
+    buffer = io.BytesIO()
+    model.save(buffer)
+    buffer.seek(0)
+    assert_array_equal(_jll(fastnb.load(buffer), X), _jll(model, X))
     return True
 
 
