@@ -152,6 +152,9 @@ class GaussianNB(_BaseNB):
     # total; feature_count <= class_count_ of its class; seen_count <= the total;
     # class_ssd / feature_count and seen_ssd / seen_count finite; after the
     # restore, epsilon_ finite, var_ finite and positive (``_check_derived_state``).
+    # (``with_params``: epsilon_ is var_smoothing times the largest variance of
+    # every row seen, which the seen_* moments keep; the priors only weigh)
+    _FINALISING_PARAMS = _BaseNB._FINALISING_PARAMS | {"priors", "var_smoothing"}
     _STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "feature_count": (("k", "d"), ("finite", "nonneg")),

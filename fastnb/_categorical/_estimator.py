@@ -211,6 +211,10 @@ class CategoricalNB(_BaseNB):
 
     _STATE_SPEC = STATE_SPEC
     _PREDICT_WORK_KIND = "categorical_predict"
+    # (``with_params``: min_categories and hash_buckets change the categories,
+    # so they are not among them)
+    _FINALISING_PARAMS = _BaseNB._FINALISING_PARAMS | {
+        "alpha", "force_alpha", "fit_prior", "class_prior"}
 
     def __init__(
         self,

@@ -55,6 +55,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
     feature_count_ = _table_backed("feature_count_", "Weighted (class, feature) counts.")
     feature_log_prob_ = _table_backed("feature_log_prob_", "Log feature probabilities.")
     _missing_count = _table_backed("_missing_count", "Weight of the missing values.")
+    # (``with_params``: the smoothing and the priors only turn counts into a model)
+    _FINALISING_PARAMS = _BaseNB._FINALISING_PARAMS | {
+        "alpha", "force_alpha", "fit_prior", "class_prior"}
 
     def __init__(self, *, alpha=1.0, force_alpha=True, fit_prior=True,
                  class_prior=None, n_threads=None, grow_classes=False,
@@ -381,6 +384,18 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
             state[f"{prefix}_class"] = classes.astype(np.int64)
             state[counts] = values
         return state
+
+    def _state_for(self, model):
+        """The table's entries, or the dense counts where ``model``'s alpha is
+        not positive: a fit with it keeps dense counts (``_use_table``)."""
+        if self.__dict__.get("_table") is not None:
+            alpha = resolve_alpha(model.alpha, model.force_alpha, self.n_features_in_)
+            if not np.all(alpha > 0):
+                self._settle_table()
+                return {"class_count_": self.class_count_,
+                        "feature_count_": self.feature_count_,
+                        "missing_count": self._missing_count}
+        return self._sufficient_state()
 
     @classmethod
     def _check_state_invariants(cls, classes, arrays, n_features):

@@ -254,6 +254,7 @@ class ComplementNB(_BaseDiscreteNB):
 
     _check_negative = True
     _table_model = "complement"
+    _FINALISING_PARAMS = _BaseDiscreteNB._FINALISING_PARAMS | {"norm"}
     _table_forgets = True
 
     feature_all_ = _table_backed("feature_all_", "Weighted count of each feature.")
