@@ -152,3 +152,203 @@ def test_with_params_names_and_values_are_checked(rng):
     with pytest.raises(ValueError, match="Invalid parameter 'gaussian__var_smoothing'"):
         auto.with_params(gaussian__var_smoothing=0.1)
 
+
+# -- the searches against scikit-learn's ---------------------------------------------
+sklearn_search = pytest.importorskip("sklearn.model_selection")
+from sklearn.feature_extraction.text import HashingVectorizer  # noqa: E402
+from sklearn.pipeline import Pipeline  # noqa: E402
+from sklearn.preprocessing import FunctionTransformer  # noqa: E402
+
+from fastnb.model_selection import GridSearchCV, RandomizedSearchCV  # noqa: E402
+
+_TIMES = ("mean_fit_time", "std_fit_time", "mean_score_time", "std_score_time")
+
+
+def assert_same_results(ours, theirs):
+    """cv_results_ and best_* equal (the times aside, which exist and are finite)."""
+    mine, other = ours.cv_results_, theirs.cv_results_
+    assert sorted(mine) == sorted(other)
+    for key, value in other.items():
+        if key in _TIMES or key.startswith("split") and key.endswith("_time"):
+            assert np.all(np.isfinite(mine[key])) and np.all(np.asarray(mine[key]) >= 0)
+        elif key == "params":
+            assert len(mine[key]) == len(value)
+            for a, b in zip(mine[key], value):
+                assert a.keys() == b.keys()
+        elif key.startswith("param_"):
+            assert_array_equal(np.ma.getmaskarray(mine[key]), np.ma.getmaskarray(value))
+        elif key.startswith("rank_"):
+            assert_array_equal(mine[key], value, err_msg=key)
+        else:
+            assert_allclose(mine[key], value, rtol=1e-12, atol=1e-12, err_msg=key)
+    for name in ("best_index_", "best_score_", "n_splits_", "multimetric_"):
+        assert (getattr(ours, name, None) == getattr(theirs, name, None)
+                or np.isclose(getattr(ours, name), getattr(theirs, name), rtol=1e-12)), name
+    if hasattr(theirs, "best_params_"):
+        assert ours.best_params_.keys() == theirs.best_params_.keys()
+    if hasattr(theirs, "best_estimator_"):
+        X = ours._probe_X
+        assert_allclose(ours.best_estimator_.predict_proba(X),
+                        theirs.best_estimator_.predict_proba(X), rtol=1e-12)
+
+
+def both(search_class, estimator, grid, X, y, groups=None, **kwargs):
+    sklearn_class = getattr(sklearn_search, search_class.__name__)
+    fit_params = {} if groups is None else {"groups": groups}
+    ours = search_class(estimator, grid, **kwargs).fit(X, y, **fit_params)
+    theirs = sklearn_class(estimator, grid, **kwargs).fit(X, y, **fit_params)
+    ours._probe_X = X
+    assert_same_results(ours, theirs)
+    return ours, theirs
+
+
+GRIDS = {
+    "GaussianNB": {"var_smoothing": [1e-9, 1e-3, 0.3], "priors": [None, [0.2, 0.3, 0.5]]},
+    "MultinomialNB": {"alpha": [0.01, 0.5, 2.0], "fit_prior": [True, False]},
+    "ComplementNB": {"alpha": [0.01, 1.0], "norm": [True, False],
+                     "fit_prior": [True, False]},
+    "BernoulliNB": {"alpha": [0.1, 1.0], "binarize": [0.5, 1.5],
+                    "class_prior": [None, [0.5, 0.25, 0.25]]},
+    "CategoricalNB": {"alpha": [0.1, 1.0, 3.0], "fit_prior": [True, False]},
+    "ColumnwiseNB": {"g__var_smoothing": [1e-9, 0.1], "c__alpha": [0.3, 1.0],
+                     "priors": [None, [0.2, 0.3, 0.5]]},
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+def test_grid_search_equals_sklearns(name, rng):
+    make, make_data, _ = MODELS[name]
+    X, y = make_data(rng)
+    scoring = {"acc": "accuracy", "ll": "neg_log_loss", "auc": "roc_auc_ovr"}
+    both(GridSearchCV, make(), GRIDS[name], X, y, cv=4, scoring=scoring, refit="ll",
+         return_train_score=True)
+
+
+@pytest.mark.parametrize("scoring, refit", [
+    (None, True),
+    ("neg_log_loss", True),
+    ("balanced_accuracy", False),
+    (["accuracy", "neg_brier_score"], "accuracy"),
+    ({"f1": "f1_macro", "prec": "precision_macro"}, False),
+    (lambda est, X, y: float(np.mean(est.predict(X) == y)), True),
+    (lambda est, X, y: {"a": float(np.mean(est.predict(X) == y)), "b": 1.0}, "a"),
+])
+def test_scorings(scoring, refit, rng):
+    X, y = count_data(rng)
+    both(GridSearchCV, fastnb.MultinomialNB(), GRIDS["MultinomialNB"], X, y, cv=3,
+         scoring=scoring, refit=refit)
+
+
+def test_refit_callable_and_splitters(rng):
+    from sklearn.model_selection import GroupKFold, StratifiedShuffleSplit
+
+    X, y = gaussian_data(rng, n=150)
+    groups = rng.integers(0, 6, len(y))
+
+    def refit(results):
+        return int(np.argmin(results["mean_test_score"]))
+
+    both(GridSearchCV, fastnb.GaussianNB(), GRIDS["GaussianNB"], X, y, groups=groups,
+         cv=GroupKFold(3), refit=refit)
+    splits = StratifiedShuffleSplit(4, test_size=0.3, random_state=1)
+    both(GridSearchCV, fastnb.GaussianNB(), GRIDS["GaussianNB"], X, y, cv=splits,
+         return_train_score=True)
+    folds = list(splits.split(X, y))
+    both(GridSearchCV, fastnb.GaussianNB(), GRIDS["GaussianNB"], X, y, cv=folds)
+
+
+@pytest.mark.parametrize("sparse", [False, True])
+def test_sparse_and_the_count_table(sparse, rng, table_fits):
+    X, y = count_data(rng, n=200, d=30)
+    with table_fits(sparse):
+        both(GridSearchCV, fastnb.ComplementNB(), GRIDS["ComplementNB"],
+             sp.csr_matrix(X) if sparse else X, y, cv=3, scoring="neg_log_loss")
+
+
+def test_randomized_search_equals_sklearns(rng):
+    from scipy.stats import loguniform
+
+    X, y = count_data(rng)
+    both(RandomizedSearchCV, fastnb.MultinomialNB(),
+         {"alpha": loguniform(1e-3, 10), "fit_prior": [True, False]}, X, y, n_iter=7,
+         cv=3, random_state=0, scoring=["accuracy", "neg_log_loss"], refit="accuracy")
+
+
+TEXTS = ["the cat sat", "a dog ran far", "cats and dogs", "the sun is hot",
+         "snow is cold", "hot sun today", "cold wind and snow", "a cat and a dog"]
+
+
+def test_pipeline(rng):
+    docs = [TEXTS[i] + " " + TEXTS[j] for i, j in rng.integers(0, 8, (90, 2))]
+    y = np.array([("cat" in d or "dog" in d) + 2 * ("cold" in d) for d in docs])
+    pipe = Pipeline([("vect", HashingVectorizer(n_features=64, alternate_sign=False,
+                                                norm=None)),
+                     ("nb", fastnb.MultinomialNB())])
+    grid = {"vect__ngram_range": [(1, 1), (1, 2)], "nb__alpha": [0.1, 1.0],
+            "nb__fit_prior": [True, False]}
+    both(GridSearchCV, pipe, grid, docs, y, cv=3, scoring=["accuracy", "neg_log_loss"],
+         refit="neg_log_loss", return_train_score=True)
+    # a callable scoring sees the pipeline itself
+    seen = []
+
+    def scoring(est, X, y):
+        seen.append(type(est))
+        return float(np.mean(est.predict(X) == y))
+
+    both(GridSearchCV, pipe, grid, docs, y, cv=3, scoring=scoring)
+    assert set(seen) == {Pipeline}
+
+
+def test_pipeline_that_replaces_its_model(rng):
+    X, y = count_data(rng)
+    pipe = Pipeline([("scale", FunctionTransformer(np.sqrt)), ("nb", fastnb.GaussianNB())])
+    grid = [{"nb": [fastnb.GaussianNB()], "nb__var_smoothing": [1e-9, 0.1]},
+            {"nb": [fastnb.MultinomialNB()], "nb__alpha": [0.5, 2.0]}]
+    both(GridSearchCV, pipe, grid, X, y, cv=3)
+
+
+def test_fits_once_per_split_and_statistics_changing_value(rng, monkeypatch):
+    X, y = count_data(rng)
+    fits = []
+    original = fastnb.BernoulliNB.fit
+
+    def counted(self, *args, **kwargs):
+        fits.append(self.binarize)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(fastnb.BernoulliNB, "fit", counted)
+    grid = {"alpha": [0.1, 0.5, 1.0, 2.0], "fit_prior": [True, False],
+            "binarize": [0.5, 1.5]}
+    GridSearchCV(fastnb.BernoulliNB(), grid, cv=3, refit=False).fit(X, y)
+    assert sorted(fits) == [0.5] * 3 + [1.5] * 3
+    fits.clear()
+    both(GridSearchCV, fastnb.BernoulliNB(), grid, X, y, cv=3)
+
+
+def test_failures_and_error_score(rng):
+    X, y = count_data(rng)
+    grid = {"alpha": [-1.0, 0.5], "fit_prior": [True, False]}
+    with pytest.warns(Warning):
+        ours, _ = both(GridSearchCV, fastnb.MultinomialNB(), grid, X, y, cv=3,
+                       error_score=-5.0, scoring=["accuracy", "neg_log_loss"],
+                       refit="accuracy")
+    assert np.all(ours.cv_results_["mean_test_accuracy"][:2] == -5.0)
+    with pytest.raises(ValueError, match="alpha"):
+        GridSearchCV(fastnb.MultinomialNB(), grid, cv=3, error_score="raise").fit(X, y)
+    with pytest.raises(ValueError, match="All the 6 fits failed"):
+        GridSearchCV(fastnb.MultinomialNB(), {"alpha": [-1.0, -2.0]}, cv=3).fit(X, y)
+
+
+def test_other_estimators_and_fit_params_go_to_sklearn(rng):
+    from sklearn.linear_model import LogisticRegression
+
+    X, y = gaussian_data(rng)
+    both(GridSearchCV, LogisticRegression(), {"C": [0.1, 1.0]}, X, y, cv=3)
+    weights = rng.uniform(0.5, 2, len(y))
+    ours = GridSearchCV(fastnb.GaussianNB(), GRIDS["GaussianNB"], cv=3).fit(
+        X, y, sample_weight=weights)
+    theirs = sklearn_search.GridSearchCV(fastnb.GaussianNB(), GRIDS["GaussianNB"],
+                                         cv=3).fit(X, y, sample_weight=weights)
+    ours._probe_X = X
+    assert_same_results(ours, theirs)
+
