@@ -352,3 +352,31 @@ def test_other_estimators_and_fit_params_go_to_sklearn(rng):
     ours._probe_X = X
     assert_same_results(ours, theirs)
 
+
+
+class _CountingTransformer(FunctionTransformer):
+    """A FunctionTransformer that logs the number of rows of each transform
+    (in a class attribute: clone copies parameters)."""
+
+    log = []
+
+    def transform(self, X):
+        type(self).log.append(len(X))
+        return super().transform(X)
+
+
+def test_a_pipeline_transforms_each_fold_once(rng):
+    X, y = count_data(rng, n=90)
+    log = _CountingTransformer.log
+    log.clear()
+    pipe = Pipeline([("root", _CountingTransformer(np.sqrt)),
+                     ("nb", fastnb.GaussianNB())])
+    grid = {"nb__var_smoothing": [1e-9, 1e-3, 0.1, 1.0]}
+    search = GridSearchCV(pipe, grid, cv=3, refit=False).fit(X, y)
+    # per fold: the training rows (fit) and the test rows, once each
+    assert sorted(log) == [30, 30, 30, 60, 60, 60]
+    log.clear()
+    theirs = sklearn_search.GridSearchCV(pipe, grid, cv=3, refit=False).fit(X, y)
+    assert len(log) == 2 * 4 * 3  # scikit-learn: every candidate and fold
+    assert_allclose(search.cv_results_["mean_test_score"],
+                    theirs.cv_results_["mean_test_score"], rtol=1e-12)
