@@ -120,6 +120,32 @@ def test_with_params_after_partial_fit_and_on_float32(rng):
     assert_same_model(derived, refit, X)
 
 
+@pytest.mark.parametrize("name", ["MultinomialNB", "ComplementNB", "BernoulliNB"])
+@pytest.mark.parametrize("half_life", [None, 40.0])
+def test_with_params_of_a_table_model_streamed(name, half_life, rng, table_fits):
+    X, y = count_data(rng, n=200, d=40)
+    X[::7] = 0  # (rows of zeros)
+    X = sp.csr_matrix(X)
+    extra = {"binarize": 1.0} if name == "BernoulliNB" else {}
+    params = {"alpha": 0.3, "fit_prior": False}
+    if name == "ComplementNB":
+        params["norm"] = True
+
+    def streamed(**more):
+        model = getattr(fastnb, name)(half_life=half_life, **extra, **more)
+        for rows in np.array_split(np.arange(200), 4):
+            model.partial_fit(X[rows], y[rows], classes=[0, 1, 2])
+        return model
+
+    with table_fits():
+        model = streamed()
+        if half_life is None or name == "ComplementNB":
+            assert model.__dict__.get("_table") is not None
+        assert_same_model(model.with_params(**params), streamed(**params), X)
+        assert_same_model(model.with_params(alpha=np.full(40, 0.5)),
+                          streamed(alpha=np.full(40, 0.5)), X)
+
+
 @pytest.mark.parametrize("make, make_data, params", [
     (fastnb.BernoulliNB, count_data, {"binarize": 0.5}),
     (fastnb.MultinomialNB, count_data, {"half_life": 10.0}),
