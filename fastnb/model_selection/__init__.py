@@ -9,6 +9,13 @@ scikit-learn (the ``model_selection`` extra); ``import fastnb`` does not import
 it.
 """
 
-from ._search import GridSearchCV, RandomizedSearchCV
+try:
+    import sklearn  # noqa: F401
+except ImportError as error:  # pragma: no cover - depends on the environment
+    raise ImportError(
+        "fastnb.model_selection needs scikit-learn: pip install "
+        "'fastnb[model_selection]'") from error
+
+from ._search import GridSearchCV, RandomizedSearchCV  # noqa: E402
 
 __all__ = ["GridSearchCV", "RandomizedSearchCV"]
