@@ -406,3 +406,23 @@ def test_a_pipeline_transforms_each_fold_once(rng):
     assert len(log) == 2 * 4 * 3  # scikit-learn: every candidate and fold
     assert_allclose(search.cv_results_["mean_test_score"],
                     theirs.cv_results_["mean_test_score"], rtol=1e-12)
+
+
+def test_columnwise_sub_models_in_a_pipeline(rng, monkeypatch):
+    X, y = mixed_data(rng, n=150)
+    pipe = Pipeline([("same", FunctionTransformer(None)), ("nb", columnwise())])
+    grid = {"nb__g__var_smoothing": [1e-9, 0.1], "nb__c__alpha": [0.2, 1.0],
+            "nb__b__alpha": [0.5, 2.0]}
+    fits = []
+    original = fastnb.ColumnwiseNB.fit
+
+    def counted(self, *args, **kwargs):
+        fits.append(1)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(fastnb.ColumnwiseNB, "fit", counted)
+    GridSearchCV(pipe, grid, cv=3, refit=False).fit(X, y)
+    monkeypatch.undo()
+    assert len(fits) == 3  # one fit per fold for the 8 candidates
+    both(GridSearchCV, pipe, grid, X, y, cv=3, n_jobs=2,
+         scoring=["accuracy", "neg_log_loss"], refit="neg_log_loss")
