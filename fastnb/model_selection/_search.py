@@ -33,7 +33,6 @@ import warnings
 from collections import Counter, defaultdict
 from traceback import format_exc
 
-import numpy as np
 from sklearn import get_config
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
