@@ -410,8 +410,8 @@ class GridSearchCV(_OneFitPerSplit, _SklearnGridSearchCV):
     """scikit-learn's ``GridSearchCV``, one fit per split for a fastnb model.
 
     The same constructor, attributes and ``cv_results_`` as
-    :class:`sklearn.model_selection.GridSearchCV`. For a fastnb model, or a
-    :class:`~sklearn.pipeline.Pipeline` whose last step is one, the candidates
+    ``sklearn.model_selection.GridSearchCV``. For a fastnb model, or a
+    ``sklearn.pipeline.Pipeline`` whose last step is one, the candidates
     that differ only in parameters that leave the model's statistics unchanged
     (``alpha``, ``force_alpha``, ``fit_prior``, ``class_prior``, ``priors``,
     ``var_smoothing``, ``norm``, ``n_threads``; ColumnwiseNB's sub-models' as
@@ -426,7 +426,7 @@ class GridSearchCV(_OneFitPerSplit, _SklearnGridSearchCV):
     ----------
     estimator, param_grid, scoring, n_jobs, refit, cv, verbose, pre_dispatch, \
 error_score, return_train_score
-        As :class:`sklearn.model_selection.GridSearchCV`.
+        As ``sklearn.model_selection.GridSearchCV``.
 
     Examples
     --------
@@ -455,7 +455,7 @@ class RandomizedSearchCV(_OneFitPerSplit, _SklearnRandomizedSearchCV):
     """scikit-learn's ``RandomizedSearchCV``, one fit per split for a fastnb model.
 
     The same constructor, attributes and ``cv_results_`` as
-    :class:`sklearn.model_selection.RandomizedSearchCV` (the same candidates
+    ``sklearn.model_selection.RandomizedSearchCV`` (the same candidates
     for the same ``random_state``), evaluated as :class:`GridSearchCV` does:
     candidates that differ only in statistics-free parameters of the fastnb
     model are made from one fit per split.
@@ -464,7 +464,7 @@ class RandomizedSearchCV(_OneFitPerSplit, _SklearnRandomizedSearchCV):
     ----------
     estimator, param_distributions, n_iter, scoring, n_jobs, refit, cv, verbose, \
 pre_dispatch, random_state, error_score, return_train_score
-        As :class:`sklearn.model_selection.RandomizedSearchCV`.
+        As ``sklearn.model_selection.RandomizedSearchCV``.
 
     Examples
     --------
