@@ -33,6 +33,10 @@ def _batch_labels(y, classes):
         raise TypeError(f"the labels of y (and classes) do not compare with each "
                         f"other: {error}") from error
 
+def _no_check(*args, **kwargs):
+    """A state check skipped (``_BaseNB.with_params``)."""
+
+
 MODE_ARGMAX = _runtime.PREDICT_MODES["argmax"]
 MODE_JLL = _runtime.PREDICT_MODES["jll"]
 MODE_LOG_PROBA = _runtime.PREDICT_MODES["log_proba"]
@@ -66,6 +70,9 @@ class _BaseNB:
 
     _estimator_type = "classifier"
     _STATE_SPEC = {}
+    # The parameters that only turn the statistics into a model: fit counts or
+    # sums the same whatever their values, so ``with_params`` may change them
+    # (a model class lists its own; ColumnwiseNB also its sub-models').
     # The PARALLEL_MIN_WORK entry (fastnb/_threads.py) that sizes predict calls.
     _PREDICT_WORK_KIND = "predict"
 
@@ -239,6 +246,91 @@ class _BaseNB:
         likelihood (-inf for a class without data): what ColumnwiseNB takes out
         of each sub-model's sum to add its own prior once."""
         return self.class_log_prior_
+
+    def _state_for(self, model):
+        """The sufficient state that ``model`` (this one's class, other
+        parameters) is restored from by ``with_params``."""
+        return self._sufficient_state()
+
+    # -- other parameters on the same statistics -------------------------------------
+    @classmethod
+    def _is_finalising(cls, name):
+        """Whether parameter ``name`` leaves the statistics of a fit unchanged."""
+        return name in cls._capabilities.finalising_params
+
+    def _check_with_params(self, params):
+        """Refuse, naming it, a parameter that is unknown or that would need the
+        data again (a new value of one that changes the statistics)."""
+        self._check_fitted()
+        current = self.get_params(deep=True)
+        for name, value in params.items():
+            if name not in current:
+                raise ValueError(
+                    f"Invalid parameter {name!r} for estimator {type(self).__name__}. "
+                    f"Valid parameters are: {sorted(current)!r}.")
+            if not self._is_finalising(name) and not _persist._same_value(
+                    current[name], value):
+                raise ValueError(
+                    f"{type(self).__name__}.with_params cannot change {name!r}: it "
+                    "changes the statistics that fit gathers from the data. Refit "
+                    f"instead: clone(model).set_params({name}=...).fit(X, y). The "
+                    "parameters it can change: "
+                    f"{sorted(n for n in current if self._is_finalising(n))!r}.")
+
+    def with_params(self, **params):
+        """A new fitted model: these statistics, under other parameter values.
+
+        Parameters such as ``alpha``, ``fit_prior``, ``class_prior``,
+        ``priors``, ``var_smoothing`` or ComplementNB's ``norm`` only turn the
+        fitted statistics (counts, means, variances) into a model: the new
+        model is the one ``clone(model).set_params(**params).fit(X, y)`` would
+        make, derived in O(statistics) without reading the data again. This
+        model is left as it is.
+
+        Parameters
+        ----------
+        **params : dict
+            New values of parameters that do not change the statistics (the
+            model's capabilities' ``finalising_params``). A parameter that would need the
+            data (``binarize``, ``min_categories``, ``hash_buckets``,
+            ``half_life``, ...) raises a ValueError unless its value is the
+            model's own.
+
+        Returns
+        -------
+        model : estimator instance
+            A new fitted model of the same class.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastnb import MultinomialNB
+        >>> X = np.array([[2, 0, 1], [0, 3, 1], [1, 0, 4], [0, 2, 2]])
+        >>> y = np.array([0, 1, 0, 1])
+        >>> model = MultinomialNB(alpha=1.0).fit(X, y)
+        >>> smoother = model.with_params(alpha=0.1)
+        >>> refit = MultinomialNB(alpha=0.1).fit(X, y)
+        >>> bool(np.allclose(smoother.predict_proba(X), refit.predict_proba(X)))
+        True
+        """
+        self._check_with_params(params)
+        new = type(self)(**copy.deepcopy({**self.get_params(deep=False), **params}))
+        new._validate_params()
+        state = {name: np.array(value, copy=True)
+                 for name, value in self._state_for(new).items()}
+        # The state is a fitted model's, not a file's: the checks of untrusted
+        # state are skipped (they cost O(state), and refuse what a fit may make,
+        # such as -inf log probabilities under alpha=0), shadowed on the instance
+        # for the restore only.
+        new.__dict__["_check_state_invariants"] = _no_check
+        new.__dict__["_check_derived_state"] = _no_check
+        try:
+            new._restore(self.classes_, state, int(self.n_features_in_),
+                         getattr(self, "feature_names_in_", None))
+        finally:
+            del new.__dict__["_check_state_invariants"]
+            del new.__dict__["_check_derived_state"]
+        return new
 
     def _finish_restore(self, n_features, feature_names):
         self.n_features_in_ = n_features

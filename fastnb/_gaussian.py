@@ -150,7 +150,7 @@ class GaussianNB(_BaseNB):
     _SAVE_CHECKS_DERIVED_STATE = True
     _capabilities = Capabilities(
         reads="continuous", terms="gaussian", prior_param="priors",
-        finalising_params={"priors", "var_smoothing", "n_threads"},
+        finalising_params={"priors", "var_smoothing", "n_threads", "grow_classes"},
         column_kind="gaussian", sub_model=True)
 
     # The sufficient statistics: everything else is derived from them. Load
@@ -158,6 +158,8 @@ class GaussianNB(_BaseNB):
     # total; feature_count <= class_count_ of its class; seen_count <= the total;
     # class_ssd / feature_count and seen_ssd / seen_count finite; after the
     # restore, epsilon_ finite, var_ finite and positive (``_check_derived_state``).
+    # (``with_params``: epsilon_ is var_smoothing times the largest variance of
+    # every row seen, which the seen_* moments keep; the priors only weigh)
     _STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "feature_count": (("k", "d"), ("finite", "nonneg")),

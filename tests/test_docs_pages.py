@@ -54,7 +54,7 @@ GUIDE_PAGES = sorted(USER_GUIDE.glob("*.rst"))
 def test_user_guide_pages_are_listed():
     expected = {"choosing_a_model", "missing_values", "categories", "streaming",
                 "merging_and_dask", "saving_and_loading", "performance",
-                "cython_api", "from_sklearn", "mixed_columns", "text"}
+                "cython_api", "from_sklearn", "mixed_columns", "text", "tuning"}
     assert expected <= {page.stem for page in GUIDE_PAGES}
 
 

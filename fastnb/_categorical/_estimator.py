@@ -195,8 +195,9 @@ class CategoricalNB(_PersistenceMixin, _BaseNB):
     _STATE_SPEC = STATE_SPEC
     _capabilities = Capabilities(
         reads="categories", terms="categorical", prior_param="class_prior",
+        # (min_categories and hash_buckets change the categories: not here)
         finalising_params={"alpha", "force_alpha", "fit_prior", "class_prior",
-                           "n_threads"},
+                           "n_threads", "grow_classes"},
         column_kind="categorical", sub_model=True)
 
     def _jll_terms(self):

@@ -51,7 +51,9 @@ refactoring the estimators):
   log-likelihood into the C-contiguous float64 ``out``;
 - ``get_params(deep=False)``, ``n_threads``, ``_STATE_SPEC``,
   ``_sufficient_state()``, ``_restore(classes, arrays, n_features, None)`` and
-  ``fastnb.merge`` for persistence and merging.
+  ``fastnb.merge`` for persistence and merging;
+- ``with_params(**params)`` and ``_is_finalising(name)`` for ColumnwiseNB's
+  own ``with_params`` (a sub-model's statistics-free parameters).
 
 Modules
 -------

@@ -165,7 +165,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     # three pools holding every sub-model's ``_sufficient_state`` arrays by dtype.
     _capabilities = Capabilities(
         reads="mixed", terms="composite", prior_param="priors",
-        finalising_params={"priors", "n_threads"}, composite=True)
+        finalising_params={"priors", "n_threads", "grow_classes"}, composite=True)
     _STATE_SPEC = {
         "class_count_": (("k",), ("finite", "nonneg")),
         "layout": (("t",), ("uint8",)),
@@ -173,6 +173,8 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         "int_pool": (("i",), ()),
         "byte_pool": (("b",), ("uint8",)),
     }
+
+    # (``with_params``: and each sub-model's own, as ``name__parameter``)
 
     def __init__(self, estimators="auto", *, priors=None, remainder="error",
                  n_threads=None, grow_classes=False,
@@ -511,6 +513,64 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         self.class_log_prior_ = log_prior
         self.n_features_in_ = n_features
         self._set_feature_names(names)
+
+    # -- other parameters on the same statistics -------------------------------------
+    def _is_finalising(self, name):
+        """Whether ``name`` leaves the statistics unchanged: one of ColumnwiseNB's
+        own (``priors``, ``n_threads``) or ``name__parameter`` of a sub-model of
+        the ``estimators`` list that is one of that sub-model's."""
+        if name in self._capabilities.finalising_params:
+            return True
+        sub_name, _, sub_key = name.partition("__")
+        if not sub_key or isinstance(self.estimators, str):
+            return False
+        for entry in self.estimators:
+            if entry[0] == sub_name and hasattr(entry[1], "_is_finalising"):
+                return entry[1]._is_finalising(sub_key)
+        return False
+
+    def with_params(self, **params):
+        """A new fitted model: these statistics, under other parameter values.
+
+        As the other models' ``with_params``, for ColumnwiseNB's ``priors`` and
+        ``n_threads`` and for each sub-model's own parameters that leave its
+        statistics unchanged, named ``name__parameter`` (``estimators`` given as a
+        list): each sub-model is derived by its own ``with_params``.
+
+        Parameters
+        ----------
+        **params : dict
+            New parameter values.
+
+        Returns
+        -------
+        model : ColumnwiseNB
+            A new fitted model, equal to ``clone(model).set_params(**params)``
+            fitted on the same data.
+
+        Examples
+        --------
+        >>> import numpy as np
+        >>> from fastnb import ColumnwiseNB, GaussianNB, CategoricalNB
+        >>> X = np.array([[0.5, 1], [1.5, 2], [2.5, 1], [3.5, 2]])
+        >>> model = ColumnwiseNB([("g", GaussianNB(), [0]),
+        ...                       ("c", CategoricalNB(), [1])]).fit(X, [0, 0, 1, 1])
+        >>> model.with_params(c__alpha=0.5).named_estimators_["c"].alpha
+        0.5
+        """
+        self._check_with_params(params)
+        new = type(self)(**copy.deepcopy(self.get_params(deep=False)))
+        new.set_params(**copy.deepcopy(params))
+        new._validate_params()
+        plan = []
+        for (sub_name, model, _), positions in zip(self.estimators_, self._positions):
+            own = {key.partition("__")[2]: value for key, value in params.items()
+                   if key.partition("__")[0] == sub_name and "__" in key}
+            plan.append((sub_name, model.with_params(n_threads=new.n_threads, **own),
+                         positions))
+        new._commit(plan, self.classes_, self.class_count_.copy(), self.n_features_in_,
+                    getattr(self, "feature_names_in_", None))
+        return new
 
     def summary(self):
         """One line per fitted sub-model: its name, estimator and columns.

@@ -193,13 +193,14 @@ class GaussianTerms(_Terms):
     def __init__(self, model, X, checked=None):
         super().__init__(model, X, checked)
         _raise_if_infinite(self.X, "GaussianNB")
-        self.base = model._log_prior
+        self.terms = model._jll_terms()
+        self.base = self.terms.log_prior
 
     def dense(self):
-        m = self.model
+        t = self.terms
         out = np.empty((self.n_samples, self.k, self.n_features))
-        _kernels.gaussian_dense_values(self.X, m.theta_, m._half_inv_var,
-                                       m._half_log_2pi_var, out, self.n_threads)
+        _kernels.gaussian_dense_values(self.X, t.theta, t.half_inv_var,
+                                       t.half_log_2pi_var, out, self.n_threads)
         return out
 
 

@@ -319,14 +319,9 @@ def _arrow_iter():
 
 def _with_params(model, params):
     """A new fitted model with ``model``'s statistics and these parameter values,
-    its derived attributes recomputed as fit computes them."""
-    new = type(model)(**{**model.get_params(deep=False), **params})
-    new._validate_params()
-    state = {name: np.array(value, copy=True)
-             for name, value in model._sufficient_state().items()}
-    new._restore(model.classes_, state, int(model.n_features_in_),
-                 getattr(model, "feature_names_in_", None))
-    return new
+    its derived attributes recomputed as fit computes them (the models' public
+    ``with_params``)."""
+    return model.with_params(**params)
 
 
 # The dense layout of a count model's sufficient statistics (``_STATE_SPEC``).
