@@ -1,0 +1,587 @@
+"""Parametric Naive Bayes loop kernels (PoissonNB, ExponentialNB, GammaNB,
+LogNormalNB): a one-pass fit of per-class sufficient statistics, the gamma
+shape solver, and one fused predictor for the four families.
+
+Fit. As ``_gaussian_kernels``: the rows are cut into ``n_chunks`` chunks whose
+number depends only on the data's shape; each chunk accumulates its own
+per-class, per-feature statistics, and the chunks are merged in chunk order, so
+the result is the same bits for any number of threads. Every feature keeps its
+own weight (NaN is skipped: missing). Poisson and exponential keep the weighted
+mean of x; gamma also the weighted mean of log x (chunk sums, then Chan's merge
+of means); log-normal keeps the exact moments of log x (West's weighted Welford
+per chunk, Chan's merge, the point functions of ``_gaussian.pxd``). The fit also
+reports, as bits of its status, values it cannot take: infinite, out of the
+family's support, or (Poisson) not an integer.
+
+Predict. One row at a time: a first pass over the row's d values writes them
+(and their logs) into a per-block scratch row, with NaN where a value is
+missing or out of the support, and sums the class-independent term (Poisson's
+-log x!, log-normal's -log x); then each class's score is a sum over features.
+No n x d temporary. A value out of the support counts as missing: it adds
+nothing to any class's score (documented in the estimators).
+"""
+
+from cython.parallel cimport prange
+from libc.math cimport log, lgamma, sqrt, INFINITY, NAN, fabs
+
+from _common cimport (
+    intp_t, floating, block_start, block_scratch_bytes, sum_of_8, consider_class,
+    finish_scores, MODE_ARGMAX,
+)
+from _gaussian cimport (
+    welford_update_row_missing, unshift_mean, chan_merge_feature_moments,
+    gaussian_class_jll, gaussian_class_jll_missing,
+)
+
+import numpy as np
+
+# The families (fastnb/_parametric/_base.py has the same numbers).
+cdef enum Family:
+    POISSON = 0
+    EXPONENTIAL = 1
+    GAMMA = 2
+    LOGNORMAL = 3
+
+# Bits of the fit's status.
+cdef enum Status:
+    STATUS_INFINITE = 1
+    STATUS_OUT_OF_SUPPORT = 2
+    STATUS_NOT_INTEGER = 4
+
+FAMILIES = {"poisson": POISSON, "exponential": EXPONENTIAL, "gamma": GAMMA,
+            "lognormal": LOGNORMAL}
+STATUS_BITS = {"infinite": STATUS_INFINITE, "out_of_support": STATUS_OUT_OF_SUPPORT,
+               "not_integer": STATUS_NOT_INTEGER}
+
+# 2**53: every float64 at or above it is an integer.
+cdef double EXACT_INTEGERS = 9007199254740992.0
+
+# log(x!) for the small counts, from lgamma (once, at import): a table lookup
+# costs far less than lgamma, which costs as much as the rest of a row's term.
+cdef enum:
+    N_LOG_FACTORIALS = 1024
+cdef double LOG_FACTORIAL[1024]
+cdef int _i
+for _i in range(N_LOG_FACTORIALS):
+    LOG_FACTORIAL[_i] = lgamma(_i + 1.0)
+
+
+cdef inline int value_status(double v, int family) noexcept nogil:
+    """0 when v (not NaN) is in the family's support, else its status bits."""
+    if v == INFINITY or v == -INFINITY:
+        return STATUS_INFINITE
+    if family == GAMMA or family == LOGNORMAL:
+        return 0 if v > 0.0 else STATUS_OUT_OF_SUPPORT
+    if v < 0.0:
+        return STATUS_OUT_OF_SUPPORT
+    if family == POISSON and v < EXACT_INTEGERS and <double>(<long long>v) != v:
+        return STATUS_NOT_INTEGER
+    return 0
+
+
+cdef inline double log_factorial(double v) noexcept nogil:
+    """log(v!) = lgamma(v + 1) for v >= 0 (a non-integer v: the continuous one)."""
+    cdef int small
+    if v < N_LOG_FACTORIALS:
+        small = <int>v
+        if <double>small == v:
+            return LOG_FACTORIAL[small]
+    return lgamma(v + 1.0)
+
+
+# -- fit ------------------------------------------------------------------------------
+
+cdef int accumulate_chunk(
+    const floating[:, ::1] X,
+    const intp_t[::1] codes,
+    const double* weights,      # NULL when unweighted
+    int family,
+    Py_ssize_t row_start,
+    Py_ssize_t row_stop,
+    double* log_row,            # SCRATCH: d values (log-normal)
+    double* row_count,          # OUT: (k,) weight of the chunk's rows per class
+    double* count,              # OUT: (k, d) weight of each feature's values
+    double* first,              # OUT: (k, d) mean of x (mean of log x: log-normal)
+    double* second,             # OUT: (k, d) mean of log x (gamma), ssd of log x
+    double* shift,              # SCRATCH: (k, d) (log-normal), zeroed
+    Py_ssize_t k,
+) noexcept nogil:
+    """One chunk's per-class statistics; returns its status bits."""
+    cdef Py_ssize_t i, j, base, slot
+    cdef Py_ssize_t d = X.shape[1]
+    cdef double w, v
+    cdef int bad, status = 0
+    cdef const floating* x
+    for i in range(row_start, row_stop):
+        x = &X[i, 0]
+        slot = codes[i]
+        base = slot * d
+        w = 1.0 if weights == NULL else weights[i]
+        row_count[slot] += w
+        if family == LOGNORMAL:
+            for j in range(d):
+                v = x[j]
+                log_row[j] = NAN
+                if v == v:
+                    bad = value_status(v, family)
+                    status = status | bad
+                    if not bad:
+                        log_row[j] = log(v)
+            if w > 0.0:
+                welford_update_row_missing(log_row, w, &count[base], &shift[base],
+                                           &first[base], &second[base], d)
+            continue
+        for j in range(d):
+            v = x[j]
+            if v != v:
+                continue
+            bad = value_status(v, family)
+            if bad:
+                status = status | bad
+                continue
+            count[base + j] += w
+            first[base + j] += w * v
+            if family == GAMMA:
+                second[base + j] += w * log(v)
+    # sums to means (log-normal: unshift its means)
+    for slot in range(k):
+        base = slot * d
+        if family == LOGNORMAL:
+            unshift_mean(&shift[base], &first[base], d)
+            continue
+        for j in range(d):
+            if count[base + j] > 0.0:
+                first[base + j] = first[base + j] / count[base + j]
+                second[base + j] = second[base + j] / count[base + j]
+    return status
+
+
+cdef inline void merge_means(
+    double* count_a, double* mean_a, double* mean2_a,        # IN/OUT
+    const double* count_b, const double* mean_b, const double* mean2_b,  # IN
+    Py_ssize_t d,
+) noexcept nogil:
+    """Merge two weighted means per feature (Chan's formula without the ssd)."""
+    cdef Py_ssize_t j
+    cdef double total, share_b
+    for j in range(d):
+        if count_b[j] == 0.0:
+            continue
+        if count_a[j] == 0.0:
+            count_a[j] = count_b[j]
+            mean_a[j] = mean_b[j]
+            mean2_a[j] = mean2_b[j]
+            continue
+        total = count_a[j] + count_b[j]
+        share_b = count_b[j] / total
+        mean_a[j] = mean_a[j] + (mean_b[j] - mean_a[j]) * share_b
+        mean2_a[j] = mean2_a[j] + (mean2_b[j] - mean2_a[j]) * share_b
+        count_a[j] = total
+
+
+cdef int accumulate_chunks(
+    const floating[:, ::1] X,
+    const intp_t[::1] codes,
+    const double* weights,
+    int family,
+    Py_ssize_t n_chunks,
+    Py_ssize_t first_chunk,       # the chunks [first_chunk, stop_chunk) of a block
+    Py_ssize_t stop_chunk,
+    double* log_row,
+    double[:, ::1] chunk_rows,    # OUT: (n_chunks, k)
+    double[:, ::1] chunk_count,   # OUT: (n_chunks, k * d), and the three below
+    double[:, ::1] chunk_first,
+    double[:, ::1] chunk_second,
+    double[:, ::1] chunk_shift,
+) noexcept nogil:
+    cdef Py_ssize_t chunk
+    cdef Py_ssize_t n = X.shape[0]
+    cdef int status = 0
+    for chunk in range(first_chunk, stop_chunk):
+        status = status | accumulate_chunk(
+            X, codes, weights, family,
+            block_start(chunk, n_chunks, n), block_start(chunk + 1, n_chunks, n),
+            log_row, &chunk_rows[chunk, 0], &chunk_count[chunk, 0],
+            &chunk_first[chunk, 0], &chunk_second[chunk, 0], &chunk_shift[chunk, 0],
+            chunk_rows.shape[1])
+    return status
+
+
+def parametric_fit(
+    const floating[:, ::1] X,          # IN: (n, d) samples, NaN = missing
+    const intp_t[::1] codes,           # IN: (n,) class index of each row, in [0, k)
+    const double[::1] sample_weight,   # IN: (n,) non-negative weights, or None
+    Py_ssize_t n_classes,
+    int family,                        # FAMILIES
+    Py_ssize_t n_chunks,
+    int n_threads,
+):
+    """Per-class statistics of one family in one pass.
+
+    Returns ``(row_count, count, first, second, status)``: ``row_count`` (k,) the
+    weight of each class's rows, ``count`` (k, d) the weight of each feature's
+    values (NaN and refused values skipped), ``first`` (k, d) the weighted mean
+    of x (log-normal: of log x), ``second`` (k, d) the weighted mean of log x
+    (gamma), the centred sum of squares of log x (log-normal), or zeros, and
+    ``status`` the OR of ``STATUS_BITS`` met. ``n_chunks`` fixes the blocks: the
+    result does not depend on ``n_threads``.
+    """
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t k = n_classes
+    cdef Py_ssize_t chunk, slot, block, n_blocks
+    cdef const double* weights = NULL
+    cdef int status = 0
+    if sample_weight is not None:
+        weights = &sample_weight[0]
+    if n_chunks < 1:
+        n_chunks = 1
+    n_blocks = min(max(n_threads, 1), n_chunks)
+    cdef Py_ssize_t scratch = block_scratch_bytes(max(d, 1) * 8) // 8
+
+    chunk_rows_arr = np.zeros((n_chunks, k), dtype=np.float64)
+    chunk_count_arr = np.zeros((n_chunks, k * d), dtype=np.float64)
+    chunk_first_arr = np.zeros((n_chunks, k * d), dtype=np.float64)
+    chunk_second_arr = np.zeros((n_chunks, k * d), dtype=np.float64)
+    # (only log-normal shifts its values: the others get a 1-value row each)
+    chunk_shift_arr = np.zeros((n_chunks, k * d if family == LOGNORMAL else 1),
+                               dtype=np.float64)
+    log_rows_arr = np.zeros((n_blocks, scratch), dtype=np.float64)
+    statuses_arr = np.zeros(n_blocks, dtype=np.intc)
+    row_count_arr = np.zeros(k, dtype=np.float64)
+    count_arr = np.zeros((k, d), dtype=np.float64)
+    first_arr = np.zeros((k, d), dtype=np.float64)
+    second_arr = np.zeros((k, d), dtype=np.float64)
+
+    cdef double[:, ::1] chunk_rows = chunk_rows_arr
+    cdef double[:, ::1] chunk_count = chunk_count_arr
+    cdef double[:, ::1] chunk_first = chunk_first_arr
+    cdef double[:, ::1] chunk_second = chunk_second_arr
+    cdef double[:, ::1] chunk_shift = chunk_shift_arr
+    cdef double[:, ::1] log_rows = log_rows_arr
+    cdef int[::1] statuses = statuses_arr
+    cdef double[::1] row_count = row_count_arr
+    cdef double[:, ::1] count = count_arr
+    cdef double[:, ::1] first = first_arr
+    cdef double[:, ::1] second = second_arr
+
+    with nogil:
+        if n_blocks == 1:
+            statuses[0] = accumulate_chunks(
+                X, codes, weights, family, n_chunks, 0, n_chunks, &log_rows[0, 0],
+                chunk_rows, chunk_count, chunk_first, chunk_second, chunk_shift)
+        else:
+            for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
+                statuses[block] = accumulate_chunks(
+                    X, codes, weights, family, n_chunks,
+                    block_start(block, n_blocks, n_chunks),
+                    block_start(block + 1, n_blocks, n_chunks), &log_rows[block, 0],
+                    chunk_rows, chunk_count, chunk_first, chunk_second, chunk_shift)
+        # Fixed merge order: chunk 0, 1, 2, ... for every class.
+        for slot in range(k):
+            for chunk in range(n_chunks):
+                row_count[slot] += chunk_rows[chunk, slot]
+                if family == LOGNORMAL:
+                    chan_merge_feature_moments(
+                        &count[slot, 0], &first[slot, 0], &second[slot, 0],
+                        &chunk_count[chunk, slot * d], &chunk_first[chunk, slot * d],
+                        &chunk_second[chunk, slot * d], d)
+                else:
+                    merge_means(
+                        &count[slot, 0], &first[slot, 0], &second[slot, 0],
+                        &chunk_count[chunk, slot * d], &chunk_first[chunk, slot * d],
+                        &chunk_second[chunk, slot * d], d)
+        for block in range(n_blocks):
+            status = status | statuses[block]
+    return row_count_arr, count_arr, first_arr, second_arr, status
+
+
+# -- the gamma shape ------------------------------------------------------------------
+#
+# The maximum-likelihood shape a of a gamma solves g(a) = log(a) - digamma(a) = s,
+# s = log(mean x) - mean(log x) > 0 (Jensen). g falls from +inf to 0 as a grows,
+# as 1/(2a) for large a: log(a) - digamma(a) is never formed as a difference of
+# two values near log(a) (which would lose the digits of the answer), but from its
+# asymptotic series, after the recurrence digamma(a) = digamma(a + 1) - 1/a has
+# moved a to 10 or more.
+
+cdef double SERIES_FROM = 10.0
+
+
+cdef inline double log_minus_digamma(double a) noexcept nogil:
+    """g(a) = log(a) - digamma(a), a > 0, to a few ulps."""
+    cdef double shifted = a, extra = 0.0, inv, inv2, series
+    while shifted < SERIES_FROM:
+        extra = extra + 1.0 / shifted
+        shifted = shifted + 1.0
+    # log(z) - digamma(z) = 1/(2z) + sum_k B_2k / (2k z^2k), k = 1..7 (the next
+    # term is below 5e-17 of g at z >= 10)
+    inv = 1.0 / shifted
+    inv2 = inv * inv
+    series = inv2 * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 * (1.0 / 252 - inv2 * (
+        1.0 / 240 - inv2 * (1.0 / 132 - inv2 * (691.0 / 32760 - inv2 / 12.0))))))
+    series = 0.5 * inv + series
+    if shifted == a:
+        return series
+    # g(a) = log(a) - log(a + n) + g(a + n) + sum 1/(a + i)
+    return (log(a / shifted) + extra) + series
+
+
+cdef inline double log_minus_digamma_slope(double a) noexcept nogil:
+    """g'(a) = 1/a - trigamma(a) (< 0), to about 1e-12: Newton's step only."""
+    cdef double shifted = a, extra = 0.0, inv, inv2, trigamma
+    while shifted < SERIES_FROM:
+        extra = extra + 1.0 / (shifted * shifted)
+        shifted = shifted + 1.0
+    inv = 1.0 / shifted
+    inv2 = inv * inv
+    trigamma = inv + inv2 * (0.5 + inv * (1.0 / 6 - inv2 * (1.0 / 30 - inv2 * (
+        1.0 / 42 - inv2 / 30.0))))
+    return 1.0 / a - (trigamma + extra)
+
+
+cdef inline double gamma_shape(double s) noexcept nogil:
+    """The a > 0 with log(a) - digamma(a) = s (s > 0): Minka's start, then
+    Newton steps on 1/a (Minka, "Estimating a Gamma distribution", 2002) until a
+    step changes a by at most 2 ulps (a few steps)."""
+    cdef double a, inv_a, step, previous
+    cdef int it
+    a = (3.0 - s + sqrt((s - 3.0) * (s - 3.0) + 24.0 * s)) / (12.0 * s)
+    for it in range(100):
+        previous = a
+        inv_a = 1.0 / a + (log_minus_digamma(a) - s) / (
+            a * a * log_minus_digamma_slope(a))
+        if not inv_a > 0.0:
+            # a step past the pole at zero: halve instead (never seen from
+            # Minka's start, which is within 1.5% of the root)
+            a = 0.5 * a
+            continue
+        a = 1.0 / inv_a
+        if fabs(a - previous) <= 4.5e-16 * a:
+            break
+    return a
+
+
+def gamma_shapes(const double[::1] s):
+    """The maximum-likelihood gamma shape for each s (> 0) of a flat array."""
+    cdef Py_ssize_t i
+    out_arr = np.empty(s.shape[0], dtype=np.float64)
+    cdef double[::1] out = out_arr
+    with nogil:
+        for i in range(s.shape[0]):
+            out[i] = gamma_shape(s[i])
+    return out_arr
+
+
+def log_minus_digamma_values(const double[::1] a):
+    """log(a) - digamma(a) for each a > 0 (the function gamma_shapes inverts)."""
+    cdef Py_ssize_t i
+    out_arr = np.empty(a.shape[0], dtype=np.float64)
+    cdef double[::1] out = out_arr
+    with nogil:
+        for i in range(a.shape[0]):
+            out[i] = log_minus_digamma(a[i])
+    return out_arr
+
+
+def log_gamma_values(const double[::1] a):
+    """lgamma(a) for each a of a flat array (NumPy has none)."""
+    cdef Py_ssize_t i
+    out_arr = np.empty(a.shape[0], dtype=np.float64)
+    cdef double[::1] out = out_arr
+    with nogil:
+        for i in range(a.shape[0]):
+            out[i] = lgamma(a[i])
+    return out_arr
+
+
+# -- predict ----------------------------------------------------------------------------
+#
+# Each class c scores a row as
+#   Poisson, exponential, gamma:
+#     jll[c] = log_norm[c] + sum_j (a[c, j] * x_j + b[c, j] * log x_j) + row_term
+#     with log_norm[c] = log prior[c] + sum_j const[c, j];
+#     Poisson: a = log lambda, const = -lambda, row_term = -sum_j log(x_j!);
+#     exponential: a = -1 / scale, const = -log(scale);
+#     gamma: a = -1 / scale, b = shape - 1, const = -shape log(scale) - lgamma(shape).
+#   log-normal: the Gaussian score of log x (a = mu, b = 0.5 / var,
+#     const = 0.5 log(2 pi var)), row_term = -sum_j log x_j (the Jacobian).
+# A row with a missing (or out-of-support) value sums over its other features.
+
+cdef inline double prepare_row(
+    const floating* x,     # IN: one row, d values
+    int family,
+    double* xs,            # OUT: the values, NaN where missing or refused
+    double* ls,            # OUT: their logs (gamma, log-normal), NaN likewise
+    Py_ssize_t d,
+    Py_ssize_t* n_skipped,   # OUT: how many values are NaN or refused
+    bint* infinite,          # OUT: set when a value is infinite
+) noexcept nogil:
+    """Fill the scratch rows; return the row's class-independent term."""
+    cdef Py_ssize_t j
+    cdef double v, term = 0.0
+    cdef int bad
+    n_skipped[0] = 0
+    for j in range(d):
+        v = x[j]
+        # (NaN: missing, scored as a refused value is)
+        bad = STATUS_OUT_OF_SUPPORT if v != v else (
+            value_status(v, family) & ~STATUS_NOT_INTEGER)
+        if bad:
+            if bad == STATUS_INFINITE:
+                infinite[0] = True
+            n_skipped[0] += 1
+            xs[j] = NAN
+            ls[j] = NAN
+            continue
+        xs[j] = v
+        if family == POISSON:
+            term = term - log_factorial(v)
+        elif family == GAMMA:
+            ls[j] = log(v)
+        elif family == LOGNORMAL:
+            ls[j] = log(v)
+            term = term - ls[j]
+    return term
+
+
+cdef inline double linear_class_jll(
+    const double* xs, const double* ls,
+    const double* a, const double* b,
+    double log_norm, bint with_logs, Py_ssize_t d,
+) noexcept nogil:
+    """sum_j a_j x_j (+ b_j log x_j) + log_norm, in eight fixed accumulators
+    (vectorised, the same bits on any thread count)."""
+    cdef double acc[8]
+    cdef Py_ssize_t j, t
+    cdef Py_ssize_t d_blocked = d - d % 8
+    for t in range(8):
+        acc[t] = 0.0
+    if with_logs:
+        for j in range(0, d_blocked, 8):
+            for t in range(8):
+                acc[t] = acc[t] + (a[j + t] * xs[j + t] + b[j + t] * ls[j + t])
+        for j in range(d_blocked, d):
+            acc[j - d_blocked] = acc[j - d_blocked] + (a[j] * xs[j] + b[j] * ls[j])
+    else:
+        for j in range(0, d_blocked, 8):
+            for t in range(8):
+                acc[t] = acc[t] + a[j + t] * xs[j + t]
+        for j in range(d_blocked, d):
+            acc[j - d_blocked] = acc[j - d_blocked] + a[j] * xs[j]
+    return log_norm + sum_of_8(acc)
+
+
+cdef inline double linear_class_jll_missing(
+    const double* xs, const double* ls,
+    const double* a, const double* b, const double* const_,
+    double log_prior, bint with_logs, Py_ssize_t d,
+) noexcept nogil:
+    """The class score over the features that are not NaN in xs."""
+    cdef Py_ssize_t j
+    cdef double total = 0.0
+    for j in range(d):
+        if xs[j] == xs[j]:
+            total = total + (a[j] * xs[j] + const_[j])
+            if with_logs:
+                total = total + b[j] * ls[j]
+    return log_prior + total
+
+
+cdef Py_ssize_t predict_rows(
+    const floating[:, ::1] X,
+    int family,
+    const double[:, ::1] a,
+    const double[:, ::1] b,
+    const double[:, ::1] const_,
+    const double[::1] log_norm,
+    const double[::1] log_prior,
+    int mode,
+    intp_t[::1] labels_out,
+    double[:, ::1] out,
+    double* xs,                # SCRATCH: d values
+    double* ls,                # SCRATCH: d values
+    Py_ssize_t row_start,
+    Py_ssize_t row_stop,
+) noexcept nogil:
+    """Predict the rows [row_start, row_stop); return how many hold infinity."""
+    cdef Py_ssize_t i, c, n_skipped
+    cdef Py_ssize_t n_infinite = 0
+    cdef Py_ssize_t k = a.shape[0]
+    cdef Py_ssize_t d = a.shape[1]
+    cdef intp_t* label_out = NULL
+    cdef double* row_out = NULL
+    cdef double term, value, best
+    cdef intp_t best_class
+    cdef bint saw_nan, infinite
+    cdef bint with_logs = family == GAMMA
+    for i in range(row_start, row_stop):
+        if mode == MODE_ARGMAX:
+            label_out = &labels_out[i]
+        else:
+            row_out = &out[i, 0]
+        infinite = False
+        term = prepare_row(&X[i, 0], family, xs, ls, d, &n_skipped, &infinite)
+        n_infinite += infinite
+        best = -INFINITY
+        best_class = 0
+        saw_nan = False
+        for c in range(k):
+            if family == LOGNORMAL:
+                if n_skipped == 0:
+                    value = gaussian_class_jll(ls, &a[c, 0], &b[c, 0], log_norm[c], d)
+                else:
+                    value = gaussian_class_jll_missing(
+                        ls, &a[c, 0], &b[c, 0], &const_[c, 0], log_prior[c], d)
+            elif n_skipped == 0:
+                value = linear_class_jll(xs, ls, &a[c, 0], &b[c, 0], log_norm[c],
+                                         with_logs, d)
+            else:
+                value = linear_class_jll_missing(xs, ls, &a[c, 0], &b[c, 0],
+                                                 &const_[c, 0], log_prior[c],
+                                                 with_logs, d)
+            value = value + term
+            consider_class(value, c, &best, &best_class, &saw_nan)
+            if mode != MODE_ARGMAX:
+                row_out[c] = value
+        finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+    return n_infinite
+
+
+def parametric_predict(
+    const floating[:, ::1] X,          # IN: (n, d) samples, NaN = missing
+    int family,                        # FAMILIES
+    const double[:, ::1] a,            # IN: (k, d) see the table above
+    const double[:, ::1] b,            # IN: (k, d)
+    const double[:, ::1] const_,       # IN: (k, d)
+    const double[::1] log_norm,        # IN: (k,) log prior + sum of const (or -)
+    const double[::1] log_prior,       # IN: (k,) log class priors
+    int mode,                          # PredictMode
+    intp_t[::1] labels_out,            # OUT: (n,) for MODE_ARGMAX, else None
+    double[:, ::1] out,                # OUT: (n, k) for the other modes, else None
+    int n_threads,
+):
+    """Fused parametric joint-log-likelihood predictor over rows.
+
+    Returns the number of rows holding an infinite value (scored without it),
+    so that the caller can refuse infinite input without a pass over X.
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t block
+    cdef Py_ssize_t n_infinite = 0
+    cdef Py_ssize_t n_blocks = max(n_threads, 1)
+    cdef Py_ssize_t width = block_scratch_bytes(max(d, 1) * 8) // 8
+    scratch_arr = np.empty((n_blocks, 2 * width), dtype=np.float64)
+    cdef double[:, ::1] scratch = scratch_arr
+    with nogil:
+        if n_blocks == 1:
+            n_infinite = predict_rows(X, family, a, b, const_, log_norm, log_prior,
+                                      mode, labels_out, out, &scratch[0, 0],
+                                      &scratch[0, width], 0, n)
+        else:
+            for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
+                n_infinite += predict_rows(
+                    X, family, a, b, const_, log_norm, log_prior, mode, labels_out,
+                    out, &scratch[block, 0], &scratch[block, width],
+                    block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n))
+    return n_infinite
