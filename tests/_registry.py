@@ -13,7 +13,8 @@ import numpy as np
 
 import fastnb
 
-__all__ = ["ESTIMATORS", "EstimatorSpec", "mixed_data", "names", "names_of_kind"]
+__all__ = ["ESTIMATORS", "EstimatorSpec", "mixed_data", "names", "names_of_kind",
+           "positive_data"]
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,11 @@ class EstimatorSpec:
 
     cls: type
     # The kind of X it models: "continuous" (GaussianNB), "counts" (the count
-    # models), "categories" (CategoricalNB: values of any type) or "mixed"
-    # (ColumnwiseNB: columns of different kinds, see ``mixed_data``).
+    # models), "categories" (CategoricalNB: values of any type), "mixed"
+    # (ColumnwiseNB: columns of different kinds, see ``mixed_data``) or
+    # "positive" (the parametric models: positive integer-valued floats, in
+    # the support of Poisson, exponential, gamma and log-normal alike; see
+    # ``positive_data``).
     data_kind: str
     # The parameter that sets the class priors.
     prior_param: str
@@ -50,6 +54,12 @@ ESTIMATORS = {
         EstimatorSpec(fastnb.ComplementNB, "counts", "class_prior", {"norm": True}),
         EstimatorSpec(fastnb.CategoricalNB, "categories", "class_prior", {"alpha": 0.5}),
         EstimatorSpec(fastnb.ColumnwiseNB, "mixed", "priors"),
+        EstimatorSpec(fastnb.PoissonNB, "positive", "priors", {"alpha": 0.5}),
+        EstimatorSpec(fastnb.ExponentialNB, "positive", "priors",
+                      {"var_smoothing": 1e-6}),
+        EstimatorSpec(fastnb.GammaNB, "positive", "priors", {"var_smoothing": 1e-6}),
+        EstimatorSpec(fastnb.LogNormalNB, "positive", "priors",
+                      {"var_smoothing": 1e-6}),
     ]
 }
 
@@ -70,6 +80,16 @@ def mixed_data(rng=None, n=300, k=3, seed=0):
     X[:, 3] = ((rng.integers(0, 4, n) + y) % 6).astype(object)
     X[:, 4] = rng.normal(size=n) * 1e3 + 1e6 + y * 100.0
     return X, y
+
+
+def positive_data(rng=None, n=300, d=4, k=3, seed=0):
+    """The "positive" kind's X: counts 1, 2, 3, ... as float64, each class its
+    own rate (in the support of every parametric model), with y."""
+    rng = np.random.default_rng(seed) if rng is None else rng
+    y = rng.integers(0, k, n)
+    y[:k] = np.arange(k)
+    X = 1.0 + rng.poisson(1.0 + y[:, None] + 0.5 * np.arange(d), (n, d))
+    return X.astype(np.float64), y
 
 
 def hashed_text(n, seed):

@@ -34,12 +34,15 @@ def categorical_data(rng, n):
     return X, y
 
 
-# name -> (factory, data maker), for every registered estimator.
+# name -> (factory, data maker), for every registered estimator but the
+# parametric ones ("positive": PoissonNB, ExponentialNB, GammaNB, LogNormalNB),
+# which fastnb.dask does not take yet (refused until its integration, issue 52).
 _DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data,
          "mixed": mixed_data}
+NOT_IN_DASK_YET = ("positive",)
 ESTIMATORS = {
     name: (lambda spec=spec: spec.make(rich=True), _DATA[spec.data_kind])
-    for name, spec in REGISTRY.items()
+    for name, spec in REGISTRY.items() if spec.data_kind not in NOT_IN_DASK_YET
 }
 
 

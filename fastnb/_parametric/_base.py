@@ -278,10 +278,23 @@ class _ParametricNB(_BaseNB):
         self.class_prior_ = prior
         for name, value in public.items():
             setattr(self, name, value)
-        self._stats = {name: np.ascontiguousarray(v) for name, v in stats.items()}
-        self._coef = (a, b, const)
+        # (plain array attributes, each its own: a model's state compares and
+        # copies member by member)
+        for name, value in stats.items():
+            setattr(self, f"_stat_{name}", np.ascontiguousarray(value))
+        self._coef_a, self._coef_b, self._coef_const = a, b, const
         self._log_prior = log_prior
         self._log_norm = np.ascontiguousarray(log_norm)
+
+    @property
+    def _stats(self):
+        """The sufficient statistics but class_count_, by name."""
+        return {name: getattr(self, f"_stat_{name}")
+                for name in self._STATE_SPEC if name != "class_count_"}
+
+    @property
+    def _coef(self):
+        return self._coef_a, self._coef_b, self._coef_const
 
     # -- persistence and merging ---------------------------------------------------
     def _sufficient_state(self):
