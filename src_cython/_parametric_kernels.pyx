@@ -25,7 +25,7 @@ from cython.parallel cimport prange
 from libc.math cimport log, lgamma, sqrt, INFINITY, NAN, fabs
 
 from _common cimport (
-    intp_t, floating, block_start, block_scratch_bytes, sum_of_8, consider_class,
+    intp_t, floating, double_noalias, block_start, block_scratch_bytes, sum_of_8, consider_class,
     finish_scores, MODE_ARGMAX,
 )
 from _gaussian cimport (
@@ -55,6 +55,8 @@ STATUS_BITS = {"infinite": STATUS_INFINITE, "out_of_support": STATUS_OUT_OF_SUPP
 
 # 2**53: every float64 at or above it is an integer.
 cdef double EXACT_INTEGERS = 9007199254740992.0
+# 2**52: adding it to a float64 in [0, 2**52) rounds that to an integer.
+cdef double INTEGER_ROUNDING = 4503599627370496.0
 
 # log(x!) for the small counts, from lgamma (once, at import): a table lookup
 # costs far less than lgamma, which costs as much as the rest of a row's term.
@@ -91,6 +93,60 @@ cdef inline double log_factorial(double v) noexcept nogil:
 
 # -- fit ------------------------------------------------------------------------------
 
+cdef inline bint in_support(double v, int family) noexcept nogil:
+    """Whether v is a value the family takes (NaN: no), without a branch: the
+    fit's loop over a row then vectorises. A float64 below 2**52 is an integer
+    when adding and taking away 2**52 (which rounds it to an integer) gives it
+    back."""
+    if family == GAMMA or family == LOGNORMAL:
+        return (v > 0.0) & (v < INFINITY)
+    if family == POISSON:
+        return (v >= 0.0) & (v < INFINITY) & (
+            (v >= INTEGER_ROUNDING) | (((v + INTEGER_ROUNDING) - INTEGER_ROUNDING) == v))
+    return (v >= 0.0) & (v < INFINITY)
+
+
+cdef inline int add_row_sums(
+    const floating* x,        # IN: one row, d values
+    double w,                 # IN: its weight
+    int family,               # POISSON or EXPONENTIAL (a constant at each call)
+    double_noalias count,     # IN/OUT: d weights of the values taken
+    double_noalias total,     # IN/OUT: d weighted sums of x
+    Py_ssize_t d,
+) noexcept nogil:
+    """Add a row's weighted values to the sums; return how many it refused.
+    Branch-free, so that it vectorises: a value out of the support, or NaN,
+    adds zeros."""
+    cdef Py_ssize_t j
+    cdef double v, wv
+    cdef bint ok
+    cdef int n_refused = 0
+    for j in range(d):
+        v = x[j]
+        ok = in_support(v, family)
+        n_refused += (v == v) & (not ok)
+        wv = w if ok else 0.0
+        count[j] += wv
+        total[j] += wv * (v if ok else 0.0)
+    return n_refused
+
+
+cdef int chunk_status(
+    const floating[:, ::1] X, int family, Py_ssize_t row_start, Py_ssize_t row_stop,
+) noexcept nogil:
+    """The status bits of the rows [row_start, row_stop) (a chunk that holds a
+    refused value: the fit will raise, so this second look costs nothing)."""
+    cdef Py_ssize_t i, j
+    cdef double v
+    cdef int status = 0
+    for i in range(row_start, row_stop):
+        for j in range(X.shape[1]):
+            v = X[i, j]
+            if v == v:
+                status = status | value_status(v, family)
+    return status
+
+
 cdef int accumulate_chunk(
     const floating[:, ::1] X,
     const intp_t[::1] codes,
@@ -109,8 +165,9 @@ cdef int accumulate_chunk(
     """One chunk's per-class statistics; returns its status bits."""
     cdef Py_ssize_t i, j, base, slot
     cdef Py_ssize_t d = X.shape[1]
-    cdef double w, v
-    cdef int bad, status = 0
+    cdef double w, v, wv
+    cdef bint ok
+    cdef Py_ssize_t n_refused = 0
     cdef const floating* x
     for i in range(row_start, row_stop):
         x = &X[i, 0]
@@ -121,28 +178,25 @@ cdef int accumulate_chunk(
         if family == LOGNORMAL:
             for j in range(d):
                 v = x[j]
-                log_row[j] = NAN
-                if v == v:
-                    bad = value_status(v, family)
-                    status = status | bad
-                    if not bad:
-                        log_row[j] = log(v)
+                ok = in_support(v, family)
+                n_refused += (v == v) & (not ok)
+                log_row[j] = log(v) if ok else NAN
             if w > 0.0:
                 welford_update_row_missing(log_row, w, &count[base], &shift[base],
                                            &first[base], &second[base], d)
-            continue
-        for j in range(d):
-            v = x[j]
-            if v != v:
-                continue
-            bad = value_status(v, family)
-            if bad:
-                status = status | bad
-                continue
-            count[base + j] += w
-            first[base + j] += w * v
-            if family == GAMMA:
-                second[base + j] += w * log(v)
+        elif family == GAMMA:
+            for j in range(d):
+                v = x[j]
+                ok = in_support(v, family)
+                n_refused += (v == v) & (not ok)
+                wv = w if ok else 0.0
+                count[base + j] += wv
+                first[base + j] += wv * (v if ok else 0.0)
+                second[base + j] += wv * log(v if ok else 1.0)
+        elif family == POISSON:
+            n_refused += add_row_sums(x, w, POISSON, &count[base], &first[base], d)
+        else:
+            n_refused += add_row_sums(x, w, EXPONENTIAL, &count[base], &first[base], d)
     # sums to means (log-normal: unshift its means)
     for slot in range(k):
         base = slot * d
@@ -153,7 +207,9 @@ cdef int accumulate_chunk(
             if count[base + j] > 0.0:
                 first[base + j] = first[base + j] / count[base + j]
                 second[base + j] = second[base + j] / count[base + j]
-    return status
+    if n_refused:
+        return chunk_status(X, family, row_start, row_stop)
+    return 0
 
 
 cdef inline void merge_means(
