@@ -292,6 +292,20 @@ def test_gamma_shape_solver_to_machine_precision():
     assert_allclose(solved, shape, rtol=1e-13)
 
 
+def test_kernel_log_within_one_ulp():
+    """GammaNB and LogNormalNB take log x from the kernels' own branch-free log
+    (it vectorises): within one ulp of NumPy's, subnormals included."""
+    kernels = fastnb._parametric._base.kernels
+    rng = np.random.default_rng(0)
+    x = np.concatenate([np.exp(rng.uniform(-745.0, 709.0, 100_000)),
+                        rng.uniform(0.5, 2.0, 100_000), 1.0 + rng.uniform(-1e-6, 1e-6, 1000),
+                        [5e-324, 1e-310, np.finfo(np.float64).tiny, 0.5, 1.0, 2.0,
+                         np.sqrt(2.0), np.finfo(np.float64).max]])
+    ours, reference = kernels.log_values(x), np.log(x)
+    assert np.all(np.abs(ours - reference) <= np.spacing(np.abs(reference)))
+    assert kernels.log_values(np.array([1.0]))[0] == 0.0
+
+
 @pytest.mark.parametrize("family", FAMILIES)
 def test_save_load_round_trip(family, rng, tmp_path):
     X, y = sample(family, rng)
