@@ -344,3 +344,28 @@ def test_corrupted_file_is_refused(family, rng, tmp_path):
         np.savez(path, **changed)
         with pytest.raises(ValueError, match=rule):
             fastnb.load(path)
+
+
+def test_file_whose_parameters_derive_infinity_is_refused(rng, tmp_path):
+    """Each member in range, but var_smoothing=0 and a mean of 0 give a scale of
+    0 (an infinite inverse scale): refused at load, never a NaN prediction."""
+    import json
+
+    X, y = sample("exponential", rng, n=100)
+    model = fastnb.ExponentialNB().fit(X, y)
+    path = tmp_path / "model.npz"
+    model.save(path)
+    with np.load(path) as archive:
+        members = {name: archive[name] for name in archive.files}
+    header = json.loads(members["header"].tobytes())
+    header["params"]["var_smoothing"] = 0.0
+    members["header"] = np.frombuffer(json.dumps(header).encode(), dtype=np.uint8)
+    members["mean_x"] = members["mean_x"].copy()
+    members["mean_x"][0, 0] = 0.0
+    np.savez(path, **members)
+    with pytest.raises(ValueError, match="not a valid fastnb model"):
+        fastnb.load(path)
+    # and such a model is not fitted either
+    X[y == 0, 0] = 0.0
+    with pytest.raises(ValueError, match="not finite.*var_smoothing=0"):
+        fastnb.ExponentialNB(var_smoothing=0.0).fit(X, y)

@@ -270,8 +270,10 @@ class _ParametricNB(_BaseNB):
         if not (all(np.all(np.isfinite(v)) for v in (a, b, const))
                 and np.all(np.isfinite(log_norm[np.isfinite(log_prior)]))):
             raise ValueError(
-                f"{type(self).__name__}'s parameters overflow float64 on this data "
-                "(values too large or too small); the model is left as it was.")
+                f"{type(self).__name__}'s parameters are not finite on this data "
+                "(values too large or too small for float64, or, without "
+                f"smoothing ({self._SMOOTHING}=0), a feature constant within a "
+                "class); the model is left as it was.")
         # All validation is done: commit the new state.
         self.classes_ = classes
         self.class_count_ = row_count
