@@ -28,7 +28,7 @@ from libc.math cimport lgamma, INFINITY, NAN
 
 from _common cimport (
     intp_t, floating, double_noalias, block_start, block_scratch_bytes, sum_of_8,
-    consider_class, finish_scores, MODE_ARGMAX,
+    consider_class, finish_scores, MODE_ARGMAX, MODE_JLL,
 )
 from _parametric cimport (
     fastnb_log, POISSON, EXPONENTIAL, GAMMA, LOGNORMAL, STATUS_INFINITE,
@@ -398,8 +398,12 @@ cdef inline double prepare_row(
     Py_ssize_t d,
     Py_ssize_t* n_skipped,   # OUT: how many values are NaN or refused
     bint* infinite,          # OUT: set when a value is infinite
+    bint with_term,          # IN: whether the class-independent term is wanted
 ) noexcept nogil:
-    """Fill the scratch rows; return the row's class-independent term. The
+    """Fill the scratch rows; return the row's class-independent term (0 when
+    not ``with_term``: it changes neither the best class nor the posterior,
+    only the joint log likelihood, and Poisson's log(x!) costs as much as
+    the rest of the row). The
     loops have no branch (they vectorise); Poisson's log(x!) is a second loop,
     a table lookup per value (lgamma past the table, or for a non-integer)."""
     cdef Py_ssize_t j
@@ -415,7 +419,7 @@ cdef inline double prepare_row(
             xs[j] = v if ok else NAN
             lv = fastnb_log(v if ok else 1.0)
             ls[j] = lv if ok else NAN
-        if family == LOGNORMAL:
+        if family == LOGNORMAL and with_term:
             # (a loop of its own: a sum in one order does not vectorise)
             for j in range(d):
                 if ls[j] == ls[j]:
@@ -428,7 +432,7 @@ cdef inline double prepare_row(
             n_bad += not ok
             n_infinite += (v == INFINITY) | (v == -INFINITY)
             xs[j] = v if ok else NAN
-        if family == POISSON:
+        if family == POISSON and with_term:
             for j in range(d):
                 if xs[j] == xs[j]:
                     term = term - log_factorial(xs[j])
@@ -514,7 +518,8 @@ cdef Py_ssize_t predict_rows(
         else:
             row_out = &out[i, 0]
         infinite = False
-        term = prepare_row(&X[i, 0], family, xs, ls, d, &n_skipped, &infinite)
+        term = prepare_row(&X[i, 0], family, xs, ls, d, &n_skipped, &infinite,
+                           mode == MODE_JLL)
         n_infinite += infinite
         best = -INFINITY
         best_class = 0

@@ -101,6 +101,12 @@ def test_fit_and_jll_match_scipy(family, dtype, rng):
                        other.predict_joint_log_proba(X64))
     proba = model.predict_proba(X)
     assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-12)
+    # (the posterior leaves out the class-independent terms, log(x!) and the
+    # log-normal's -log x, which cancel in it)
+    jll = model.predict_joint_log_proba(X)
+    assert_allclose(proba, special.softmax(jll, axis=1), rtol=1e-9, atol=1e-15)
+    assert_allclose(model.predict_log_proba(X), special.log_softmax(jll, axis=1),
+                    rtol=1e-9, atol=1e-12)
     assert_allclose(model.predict_log_proba(X), np.log(proba), rtol=1e-9, atol=1e-12)
     assert_array_equal(model.predict(X), model.classes_[np.argmax(proba, axis=1)])
 
