@@ -148,13 +148,16 @@ cdef inline double log_minus_digamma_slope(double a) noexcept nogil:
 
 cdef inline double gamma_shape(double s) noexcept nogil:
     """The a > 0 with log(a) - digamma(a) = s (s > 0): Minka's start, then
-    Newton steps on 1/a (Minka, "Estimating a Gamma distribution", 2002) until a
-    step changes a by at most 2 ulps (a few steps)."""
-    cdef double a, inv_a, step, previous
+    Newton steps on 1/a (Minka, "Estimating a Gamma distribution", 2002) until
+    a step changes a by at most 2 ulps, or (rounding) no less than the step
+    before it: Newton's steps shrink quadratically until they reach the
+    rounding of g, so a step that does not shrink is at machine precision
+    (3-6 steps in all)."""
+    cdef double a, inv_a, change
+    cdef double last_change = INFINITY
     cdef int it
     a = (3.0 - s + sqrt((s - 3.0) * (s - 3.0) + 24.0 * s)) / (12.0 * s)
     for it in range(100):
-        previous = a
         inv_a = 1.0 / a + (log_minus_digamma(a) - s) / (
             a * a * log_minus_digamma_slope(a))
         if not inv_a > 0.0:
@@ -162,9 +165,13 @@ cdef inline double gamma_shape(double s) noexcept nogil:
             # Minka's start, which is within 1.5% of the root)
             a = 0.5 * a
             continue
+        change = fabs(1.0 / inv_a - a)
+        if change >= last_change:
+            break       # at the rounding floor: keep the a before this step
         a = 1.0 / inv_a
-        if fabs(a - previous) <= 4.5e-16 * a:
+        if change <= 4.5e-16 * a:
             break
+        last_change = change
     return a
 
 
