@@ -35,6 +35,7 @@ from ._categorical import CategoricalNB
 from ._columnwise import ColumnwiseNB
 from ._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from ._gaussian import GaussianNB
+from ._parametric import ExponentialNB, GammaNB, LogNormalNB, PoissonNB
 from ._persist import load, merge
 from ._threads import effective_n_threads, openmp_enabled, show_config
 from ._validation import DataConversionWarning, NotFittedError
@@ -66,9 +67,13 @@ __all__ = [
     "ColumnwiseNB",
     "ComplementNB",
     "DataConversionWarning",
+    "ExponentialNB",
+    "GammaNB",
     "GaussianNB",
+    "LogNormalNB",
     "MultinomialNB",
     "NotFittedError",
+    "PoissonNB",
     "__version__",
     "effective_n_threads",
     "get_include",

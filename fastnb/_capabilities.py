@@ -23,6 +23,8 @@ INPUT_KINDS = {
     "counts": "non-negative counts or presence flags, dense or SciPy CSR",
     "categories": "categories of any type (integer codes, strings, numbers)",
     "mixed": "a table of columns of different kinds (numbers, strings, flags)",
+    "positive": "non-negative (PoissonNB, ExponentialNB) or positive (GammaNB, "
+                "LogNormalNB) numbers, NaN for a missing value",
 }
 
 # The joint-log-likelihood terms of a model: what fastnb.onnx and
@@ -35,6 +37,10 @@ TERM_KINDS = {
     "complement": "x_j w_cj (ComplementNB's weights)",
     "categorical": "log P(x_j = v | c), looked up by category",
     "composite": "each column's sub-model's term (ColumnwiseNB)",
+    "poisson": "x_j log lambda_cj - lambda_cj - log(x_j!)",
+    "exponential": "-log scale_cj - x_j / scale_cj",
+    "gamma": "(a_cj - 1) log x_j - x_j / s_cj - a_cj log s_cj - log Gamma(a_cj)",
+    "lognormal": "log N(log x_j; mu_cj, sigma_cj**2) - log x_j",
 }
 
 # ColumnwiseNB's "auto" kinds of column, and the model each is given.
@@ -79,6 +85,9 @@ class Capabilities:
         ``grow_classes`` is supported.
     reads_text_counts : bool
         A text vectorizer can feed it (fastnb.spark's ``inputCol`` of text).
+    generative : bool
+        Its joint log likelihood is a log prior plus a sum of log P(x_j | c)
+        over its features (ComplementNB's scores are not).
     column_kind : str or None
         The ColumnwiseNB "auto" kind of column this model is given (a member
         of ``COLUMN_KINDS``), or None.
@@ -98,6 +107,7 @@ class Capabilities:
     forgets: bool = True
     grows: bool = True
     reads_text_counts: bool = False
+    generative: bool = True
     column_kind: str = None
     sub_model: bool = False
     composite: bool = False
@@ -110,6 +120,8 @@ class Capabilities:
         if self.column_kind is not None and self.column_kind not in COLUMN_KINDS:
             raise ValueError(f"column_kind={self.column_kind!r} is not one of "
                              f"{COLUMN_KINDS}")
+        if self.sub_model and not self.generative:
+            raise ValueError("a ColumnwiseNB sub-model must be generative")
         object.__setattr__(self, "finalising_params", frozenset(self.finalising_params))
 
 

@@ -18,7 +18,7 @@ import fastnb
 from fastnb._capabilities import registered_models
 
 __all__ = ["DATA_MAKERS", "ESTIMATORS", "EstimatorSpec", "mixed_data", "names",
-           "names_of_kind"]
+           "names_of_kind", "positive_data"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,10 @@ RICH_PARAMS = {
     "MultinomialNB": {"alpha": 0.5},
     "ComplementNB": {"norm": True},
     "CategoricalNB": {"alpha": 0.5},
+    "PoissonNB": {"alpha": 0.5},
+    "ExponentialNB": {"var_smoothing": 1e-6},
+    "GammaNB": {"var_smoothing": 1e-6},
+    "LogNormalNB": {"var_smoothing": 1e-6},
 }
 
 ESTIMATORS = {
@@ -118,7 +122,19 @@ DATA_MAKERS = {
     "counts": count_data,
     "categories": category_data,
     "mixed": mixed_data,
+    "positive": lambda rng=None, n=300, k=3, seed=0: positive_data(rng, n=n, k=k,
+                                                                    seed=seed),
 }
+
+
+def positive_data(rng=None, n=300, d=4, k=3, seed=0):
+    """The "positive" kind's X: counts 1, 2, 3, ... as float64, each class its
+    own rate (in the support of every parametric model), with y."""
+    rng = np.random.default_rng(seed) if rng is None else rng
+    y = rng.integers(0, k, n)
+    y[:k] = np.arange(k)
+    X = 1.0 + rng.poisson(1.0 + y[:, None] + 0.5 * np.arange(d), (n, d))
+    return X.astype(np.float64), y
 
 
 def hashed_text(n, seed):

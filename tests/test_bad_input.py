@@ -29,7 +29,12 @@ def count_data(rng, n=120, d=4, k=3):
 # for every registered estimator; CategoricalNB, whose X holds category values of
 # any kind, has its own table below, and ColumnwiseNB (which takes strings and
 # objects too) its own in test_columnwise.py.
-_DATA = {"continuous": gaussian_data, "counts": count_data}
+def positive_data(rng, n=120, d=4, k=3):
+    y = np.arange(n) % k
+    return 1.0 + rng.poisson(1.0 + y[:, None], size=(n, d)).astype(np.float64), y
+
+
+_DATA = {"continuous": gaussian_data, "counts": count_data, "positive": positive_data}
 ESTIMATORS = {
     name: (spec.make, _DATA[spec.data_kind], spec.prior_param, [0.2, 0.3, 0.5])
     for name, spec in REGISTRY.items() if spec.data_kind not in ("categories", "mixed")

@@ -163,7 +163,7 @@ def check_priors_local(name):
     spec = ESTIMATORS[name]
     with_priors, _ = make_priors(name, _local_fit)
     without = spec.make(**_params(name)).fit(X, y)
-    if spec.capabilities.sub_model or spec.capabilities.composite:
+    if spec.capabilities.generative:
         log_prior = np.log(PRIORS)
         shift = log_prior - np.log(np.bincount(y) / len(y))
         assert_allclose(_jll(with_priors, X), _jll(without, X) + shift, rtol=RTOL)

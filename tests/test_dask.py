@@ -5,7 +5,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
-from _registry import ESTIMATORS as REGISTRY, mixed_data
+from _registry import DATA_MAKERS, ESTIMATORS as REGISTRY, mixed_data
 
 dask = pytest.importorskip("dask")
 da = pytest.importorskip("dask.array")
@@ -34,11 +34,13 @@ def categorical_data(rng, n):
     return X, y
 
 
-# name -> (factory, data maker), for every registered estimator.
+# name -> (factory, data maker), for every registered estimator (the kinds this
+# file's makers do not cover take the registry's).
 _DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data,
          "mixed": mixed_data}
 ESTIMATORS = {
-    name: (lambda spec=spec: spec.make(rich=True), _DATA[spec.data_kind])
+    name: (lambda spec=spec: spec.make(rich=True),
+           _DATA.get(spec.data_kind, DATA_MAKERS[spec.data_kind]))
     for name, spec in REGISTRY.items()
 }
 

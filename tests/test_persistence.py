@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
-from _registry import ESTIMATORS as REGISTRY, mixed_data
+from _registry import ESTIMATORS as REGISTRY, mixed_data, positive_data
 
 
 def gaussian_data(rng, n=300, d=4, k=3):
@@ -50,7 +50,7 @@ def categorical_data(rng, n=300, d=4, k=3):
 
 # name -> (factory, data maker), for every registered estimator.
 _DATA = {"continuous": gaussian_data, "counts": count_data, "categories": categorical_data,
-         "mixed": mixed_data}
+         "mixed": mixed_data, "positive": positive_data}
 ESTIMATORS = {
     name: (lambda spec=spec: spec.make(rich=True), _DATA[spec.data_kind])
     for name, spec in REGISTRY.items()

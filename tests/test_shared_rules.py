@@ -18,6 +18,8 @@ def _data(spec, rng, n=60, d=3, k=3):
     y = np.arange(n) % k
     if spec.data_kind == "continuous":
         X = rng.normal(size=(n, d)) + y[:, None]
+    elif spec.data_kind == "positive":   # the parametric models: x >= 1
+        X = rng.integers(1, 5, (n, d)) + y[:, None]
     else:  # counts and categories alike: small non-negative integers
         X = rng.integers(0, 4, (n, d)) + y[:, None]
     return X.astype(np.float64), y

@@ -11,7 +11,7 @@ import pytest
 from numpy.testing import assert_array_equal
 
 import fastnb
-from _registry import ESTIMATORS as REGISTRY, mixed_data
+from _registry import ESTIMATORS as REGISTRY, mixed_data, positive_data
 
 
 def _data(n=60_000, d=20, k=4, seed=0):
@@ -38,7 +38,8 @@ def _categorical_data(n=120_000, d=20, k=4, seed=0):
 
 # name -> (factory, data maker), for every registered estimator.
 _DATA = {"continuous": _data, "counts": _counts, "categories": _categorical_data,
-         "mixed": lambda n=60_000, d=None, k=4, seed=0: mixed_data(None, n, k, seed)}
+         "mixed": lambda n=60_000, d=None, k=4, seed=0: mixed_data(None, n, k, seed),
+         "positive": lambda n=60_000, d=20, k=4, seed=0: positive_data(None, n, d, k, seed)}
 ESTIMATORS = {name: (spec.make, _DATA[spec.data_kind]) for name, spec in REGISTRY.items()}
 # Rows for the process tests: above every work threshold, so that the parallel
 # paths would run, were it not for the fork fallback.

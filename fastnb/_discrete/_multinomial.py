@@ -264,7 +264,7 @@ class ComplementNB(_BaseDiscreteNB):
     _capabilities = Capabilities(
         reads="counts", terms="complement", prior_param="class_prior",
         finalising_params=DISCRETE_FINALISING | {"norm"}, nonnegative=True,
-        reads_text_counts=True)
+        reads_text_counts=True, generative=False)
     _table_forgets = True
 
     feature_all_ = _table_backed("feature_all_", "Weighted count of each feature.")
