@@ -42,6 +42,7 @@ not import it.
 
 import numpy as np
 
+from . import _distributed
 from ._persist import merge
 
 __all__ = ["fit", "predict", "predict_log_proba", "predict_proba"]
@@ -83,12 +84,11 @@ def _unique_labels(y):
     return np.unique(np.asarray(y))
 
 
-def _fit_block(estimator, X, y, classes, sample_weight):
+def _fit_block(template, X, y, classes, sample_weight):
     if len(y) == 0:
         return None
-    model = type(estimator)(**estimator.get_params(deep=False))
-    return model.partial_fit(X, np.asarray(y), classes=classes,
-                             sample_weight=sample_weight)
+    return _distributed.fit_block(template, X, np.asarray(y), classes=classes,
+                                  sample_weight=sample_weight)
 
 
 def _merge_blocks(*models):
@@ -125,13 +125,8 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
     dask = _dask()
     if split_every < 2:
         raise ValueError("split_every must be at least 2.")
-    half_life = estimator.get_params(deep=False).get("half_life")
-    if half_life is not None and half_life != float("inf"):
-        # a row's weight depends on the rows after it, in order: block models
-        # merged in a tree are not that model
-        raise ValueError(
-            f"fastnb.dask.fit does not fit a model that forgets (half_life="
-            f"{half_life!r}): stream the rows in order through partial_fit.")
+    # (the rules of fastnb.spark's fit too: fastnb._distributed)
+    template = _distributed.plan(estimator, "fastnb.dask")
     X_blocks, y_blocks = _blocks(X, "X"), _blocks(y, "y")
     w_blocks = _blocks(sample_weight, "sample_weight") if sample_weight is not None \
         else [None] * len(X_blocks)
@@ -149,7 +144,6 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
         classes = np.unique(np.concatenate(dask.compute(*uniques)))
     classes = np.asarray(classes)
 
-    template = type(estimator)(**estimator.get_params(deep=False))
     if hasattr(template, "_with_fixed_plan"):
         # ColumnwiseNB(estimators="auto") chooses its sub-models from the columns:
         # choose once, from the first partition, so that every block model has
@@ -169,6 +163,7 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
         raise ValueError("Found array with 0 sample(s): nothing to fit.")
     if classes.size != fitted.classes_.size:
         raise ValueError(f"Expected classes {classes}, fitted {fitted.classes_}.")
+    fitted = _distributed.finalised(fitted, estimator)
     # The estimator becomes the fitted model: its own fitted state is replaced.
     params = estimator.get_params(deep=False)
     for key in [k for k in vars(estimator) if k not in params]:

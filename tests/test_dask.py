@@ -189,6 +189,14 @@ def test_bad_collections_are_refused(client):
         fnd.fit(fastnb.GaussianNB(), X, da.zeros(10, chunks=5), split_every=1)
 
 
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB"])
+def test_a_model_that_forgets_is_refused_as_spark_refuses_it(client, name):
+    X = da.ones((10, 2), chunks=5)
+    with pytest.raises(ValueError, match=r"fastnb.dask does not fit a model that "
+                                         r"forgets \(half_life=500.0\)"):
+        fnd.fit(getattr(fastnb, name)(half_life=500.0), X, da.zeros(10, chunks=5))
+
+
 @pytest.mark.slow
 def test_data_larger_than_worker_memory():
     """2 GB generated lazily, fitted by two workers limited to 400 MB each."""

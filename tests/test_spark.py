@@ -417,6 +417,42 @@ def test_pipelines_save_load_and_predict_the_same(spark, rng, tmp_path):
                            np.array([v.toArray() for v in b["probability"]]))
 
 
+class _NoJob:
+    """Asserts that the block runs no Spark job (its jobs are in a job group)."""
+
+    def __init__(self, spark):
+        self.context = spark.sparkContext
+
+    def __enter__(self):
+        self.context.setJobGroup("fastnb-no-job", "jobs a driver-side check must not run")
+        return self
+
+    def __exit__(self, *exc):
+        jobs = self.context.statusTracker().getJobIdsForGroup("fastnb-no-job")
+        self.context.setLocalProperty("spark.jobGroup.id", None)
+        assert list(jobs) == [], f"{len(jobs)} Spark job(s) ran"
+        return False
+
+
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB", "ColumnwiseNB"])
+def test_a_model_that_forgets_is_refused_before_any_job(spark, rng, name):
+    """A row's weight under half_life depends on its place in one order, which
+    partitions do not have: the fit is refused at the driver (it was a different
+    model for each partitioning), with fastnb.dask's message."""
+    X, y = _counts(rng, n=40, d=3)
+    df = _vector_frame(spark, X, y, partitions=2)
+    estimator = getattr(fs, name)(half_life=500.0)
+    if name == "ColumnwiseNB":
+        estimator.setInputCols(["label"])
+    with _NoJob(spark), pytest.raises(
+            ValueError, match=r"fastnb.spark does not fit a model that forgets "
+                              r"\(half_life=500.0\)"):
+        estimator.fit(df)
+    # inf forgets nothing: fitted as half_life=None is
+    model = fs.MultinomialNB(half_life=float("inf")).fit(df)
+    _state_equal(model.fastnb_model, fs.MultinomialNB().fit(df).fastnb_model)
+
+
 def test_bad_input_fails_before_any_job(spark, rng):
     X, y = _counts(rng, n=20, d=3)
     df = _vector_frame(spark, X, y, partitions=1)

@@ -154,6 +154,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     array([[1., 0.]])
     """
 
+    _is_composite = True  # made of sub-models (fastnb._distributed remakes it whole)
     # Sub-models of any kinds and number, in fixed members: "layout" (UTF-8 JSON:
     # each sub-model's class, parameters, columns and where its arrays lie) and
     # three pools holding every sub-model's ``_sufficient_state`` arrays by dtype.

@@ -29,7 +29,7 @@ from pyspark.ml.param.shared import (
 )
 from pyspark.ml.util import MLReadable, MLWritable
 
-from .. import _persist
+from .. import _distributed, _persist
 from .._categorical import CategoricalNB as _CategoricalNB
 from .._columnwise import ColumnwiseNB as _ColumnwiseNB
 from .._discrete import BernoulliNB as _BernoulliNB
@@ -41,9 +41,8 @@ from ._columns import LABEL, WEIGHT
 
 # The parameters that do not change the statistics, only the model made from them:
 # fitMultiple over a grid of these counts once.
-_FINALISING = frozenset({"alpha", "force_alpha", "fit_prior", "class_prior", "priors",
-                         "var_smoothing", "norm", "n_threads", "predictionCol",
-                         "probabilityCol", "rawPredictionCol"})
+_FINALISING = _distributed.FINALISING | {"n_threads", "predictionCol", "probabilityCol",
+                                         "rawPredictionCol"}
 # Rows of Arrow data a task gathers before one fit (and one merge): merging per
 # 10,000-row Arrow batch would cost a k x d merge each time (a count model over
 # 2**18 hashed features).
@@ -176,7 +175,7 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
     def _statistics(self, dataset):
         """One pass over ``dataset``: the merged model of every partition's data,
         fitted with one kernel thread per task."""
-        template = self._fastnb_estimator()
+        template = _distributed.plan(self._fastnb_estimator(), "fastnb.spark")
         kind, columns = _columns.input_spec(self, dataset.schema, with_label=True)
         label_type = dataset.schema[self.getLabelCol()].dataType
         exprs = _columns.feature_exprs(kind, columns)
@@ -193,7 +192,7 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
         task = functools.partial(
             _fit_task, template=template, kind=kind, columns=columns,
             vectorizer=self.getOrDefault("vectorizer"),
-            nonnegative=self.fastnb_class in (_MultinomialNB, _ComplementNB),
+            nonnegative=getattr(self.fastnb_class, "_check_negative", False),
             takes_raw=self.takes_raw_columns, label=self.getLabelCol(),
             weight=self.getWeightCol() if self.isSet("weightCol") else None)
         blobs = [row[0] for row in frame.mapInArrow(task, "model binary").collect()]
@@ -203,26 +202,17 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
             kind, columns, label_type, template
 
     def _finalised(self, statistics, stage, own=False):
-        """The Spark model of ``statistics`` with ``stage``'s finalising parameters.
-        ``own``: the statistics were made by ``stage`` for this model alone, so the
-        merged model, made with ``stage``'s parameters (but one thread), is the
-        model (given the stage's own values of its parameters and its n_threads),
-        not remade from its statistics (O(k x d) again)."""
+        """The Spark model of ``statistics`` with ``stage``'s finalising parameters
+        (``fastnb._distributed.finalised``). ``own``: the statistics were made by
+        ``stage`` for this model alone, so the merged model may become the model
+        itself where its parameters are the stage's already."""
         merged, kind, columns, label_type, template = statistics
-        params = {name: value for name, value in stage._fastnb_params().items()
-                  if name in _FINALISING}
-        if isinstance(merged, _ColumnwiseNB):
-            local = _ColumnwiseNB._copy_of(merged)
-            local.set_params(n_threads=params["n_threads"])
-        elif own:
-            local = merged
-            local.set_params(**params)  # (equal values, as the stage holds them)
-        else:
-            local = _with_params(merged, params)
+        local = _distributed.finalised(merged, stage.fastnb_class(**stage._fastnb_params()),
+                                       copy=not own)
         model = self.model_class(_fastnb_model=local, _label_type=label_type)
         stage._copyValues(model)
-        if template is not None and isinstance(local, _ColumnwiseNB):
-            model._set(estimators=local.estimators)
+        if getattr(type(local), "_is_composite", False):
+            model._set(estimators=local.estimators)  # the sub-models it fitted
         return model
 
     def fitMultiple(self, dataset, paramMaps):
@@ -246,13 +236,12 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
             As ``pyspark.ml.Estimator.fitMultiple``: thread-safe, one model per map.
         """
         stages = [self.copy(param_map) for param_map in paramMaps]
-        fixed = self.fastnb_class is not _ColumnwiseNB
         passes = {}
         models = []
         for stage in stages:
             key = json.dumps(
                 {p.name: repr(v) for p, v in stage.extractParamMap().items()
-                 if not (fixed and p.name in _FINALISING)}, sort_keys=True)
+                 if p.name not in _FINALISING}, sort_keys=True)
             if key not in passes:
                 passes[key] = stage._statistics(dataset)
             models.append(stage._finalised(passes[key], stage))
@@ -315,18 +304,6 @@ def _arrow_iter():
     from pyspark.sql.functions import ArrowUDFType
 
     return ArrowUDFType.SCALAR_ITER
-
-
-def _with_params(model, params):
-    """A new fitted model with ``model``'s statistics and these parameter values,
-    its derived attributes recomputed as fit computes them."""
-    new = type(model)(**{**model.get_params(deep=False), **params})
-    new._validate_params()
-    state = {name: np.array(value, copy=True)
-             for name, value in model._sufficient_state().items()}
-    new._restore(model.classes_, state, int(model.n_features_in_),
-                 getattr(model, "feature_names_in_", None))
-    return new
 
 
 # The dense layout of a count model's sufficient statistics (``_STATE_SPEC``).
@@ -403,15 +380,7 @@ def _merged_partitions(blobs, template):
     blobs = [zlib.decompress(blob) for blob in blobs]
     if _sums_counts(template):
         return _summed(blobs, template)
-    return _tree_merge([_persist.from_bytes(blob) for blob in blobs])
-
-
-def _tree_merge(models):
-    """Merge pairwise, level by level: each model takes part in log2(n) merges."""
-    while len(models) > 1:
-        models = [_persist.merge(models[i], models[i + 1]) if i + 1 < len(models)
-                  else models[i] for i in range(0, len(models), 2)]
-    return models[0]
+    return _distributed.tree_merge([_persist.from_bytes(blob) for blob in blobs])
 
 
 def _gathered(batches, direct=False):

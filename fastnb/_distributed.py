@@ -1,0 +1,121 @@
+"""The distributed fit that fastnb.spark and fastnb.dask share: one set of rules.
+
+A distributed fit is three steps, whatever the engine:
+
+1. ``plan(estimator, engine)``, on the driver (client) before any job: check the
+   estimator's parameters and that its fit can be distributed at all, and make
+   the *block template*, the estimator every block is fitted with. A model that
+   forgets (``half_life``) cannot be: a row's weight depends on the rows after
+   it, in one order, which blocks merged in a tree do not have. Parameters that
+   only finalise a model from its statistics and that a block could not use
+   (``priors``, ``class_prior``: one per class, and a block may lack a class)
+   are stripped from the template.
+2. ``fit_block(template, X, y, ...)``, in each task: the ordinary compiled fit
+   of the block's rows.
+3. ``combine(models, estimator)``, on the driver: merge the block models
+   exactly (``fastnb.merge``, in a tree), then apply the estimator's finalising
+   parameters once (``finalised``), checked against the classes found.
+
+The result equals the local fit of the collected rows to rounding.
+"""
+
+from ._forgetting import forgets
+from ._persist import merge
+
+__all__ = ["FINALISING", "combine", "finalised", "fit_block", "plan", "tree_merge"]
+
+# The parameters that do not change the statistics, only the model made from
+# them: a model with other values of these is made from the same merged
+# statistics (fitMultiple over a grid of them counts once).
+FINALISING = frozenset({"alpha", "force_alpha", "fit_prior", "class_prior", "priors",
+                        "var_smoothing", "norm"})
+# The finalising parameters a block cannot be fitted with: one value per class,
+# and a block may not see every class. Blocks are fitted with these values.
+_BLOCK_VALUES = {"priors": None, "class_prior": None}
+
+
+def plan(estimator, engine):
+    """The block template of ``estimator`` for a distributed fit by ``engine``
+    (a name for messages: "fastnb.spark", "fastnb.dask"), after checking, before
+    any job, that the fit can be distributed.
+
+    Raises ValueError (or the estimator's own TypeError) for parameters that are
+    invalid or that no distributed fit can honour.
+    """
+    estimator._validate_params()
+    params = estimator.get_params(deep=False)
+    half_life = params.get("half_life")
+    if forgets(half_life):
+        raise ValueError(
+            f"{engine} does not fit a model that forgets (half_life={half_life!r}): "
+            "a row's weight depends on every row after it, in one order, which "
+            "partitions fitted apart and merged do not have. Fit it by streaming "
+            "the rows in order through partial_fit.")
+    blocked = {name: value for name, value in _BLOCK_VALUES.items() if name in params}
+    return type(estimator)(**{**params, **blocked})
+
+
+def fit_block(template, X, y, *, sample_weight=None, classes=None):
+    """The model of one block's rows: ``template``'s class and parameters."""
+    model = type(template)(**template.get_params(deep=False))
+    if classes is None:
+        return model.fit(X, y, sample_weight=sample_weight)
+    return model.partial_fit(X, y, classes=classes, sample_weight=sample_weight)
+
+
+def tree_merge(models):
+    """Merge pairwise, level by level: each model takes part in log2(n) merges."""
+    models = list(models)
+    if not models:
+        raise ValueError("Found no rows in any partition: nothing to fit.")
+    while len(models) > 1:
+        models = [merge(models[i], models[i + 1]) if i + 1 < len(models)
+                  else models[i] for i in range(0, len(models), 2)]
+    return models[0]
+
+
+def combine(models, estimator):
+    """The merge of the block models, finalised with ``estimator``'s parameters."""
+    return finalised(tree_merge(models), estimator)
+
+
+def finalised(merged, estimator, *, copy=False):
+    """The model of ``merged``'s statistics with ``estimator``'s parameters (the
+    finalising ones and ``n_threads``; the others are the block template's, and
+    equal). ``merged`` itself when only ``n_threads`` differs and the model is not
+    composite (it is the merge's own, not shared: remaking it would cost k x d
+    again); else a new model restored from the statistics, so that its derived
+    attributes, and a composite's sub-models, are made as a fit makes them.
+    ``copy``: ``merged`` is shared (one merge, several models): never return it.
+
+    Raises ValueError at the driver where a finalising parameter does not fit
+    the classes found (``priors`` of another length).
+    """
+    wanted = estimator.get_params(deep=False)
+    params = merged.get_params(deep=False)
+    changed = {name: wanted[name] for name in FINALISING & set(wanted)
+               if not _same(params[name], wanted[name])}
+    if not (changed or copy or getattr(type(merged), "_is_composite", False)):
+        merged.set_params(n_threads=wanted["n_threads"])
+        return merged
+    new = type(merged)(**{**params, **changed, "n_threads": wanted["n_threads"]})
+    new._validate_params()
+    state = {name: value.copy() for name, value in merged._sufficient_state().items()}
+    try:
+        new._restore(merged.classes_, state, int(merged.n_features_in_),
+                     getattr(merged, "feature_names_in_", None))
+    except ValueError as error:
+        raise ValueError(f"{error} (the classes found: {merged.classes_.tolist()})") \
+            from None
+    return new
+
+
+def _same(a, b):
+    import numpy as np
+
+    if a is None or b is None:
+        return a is b
+    try:
+        return bool(np.array_equal(np.asarray(a), np.asarray(b)))
+    except (TypeError, ValueError):
+        return a == b
