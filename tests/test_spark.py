@@ -374,6 +374,71 @@ def test_fit_multiple_counts_once_and_equals_separate_fits(spark, rng):
     df.unpersist()
 
 
+def _sorted_by_class(spark, rng, n=90):
+    """Count rows of 3 classes in partitions sorted by class."""
+    X, y = _counts(rng, n=n, d=4)
+    return _vector_frame(spark, X, y, partitions=1).repartitionByRange(3, "label")
+
+
+@pytest.mark.parametrize("name, param, value", [
+    ("GaussianNB", "priors", [0.2, 0.3, 0.5]),
+    ("MultinomialNB", "class_prior", [0.2, 0.3, 0.5]),
+    ("CategoricalNB", "class_prior", [0.2, 0.3, 0.5]),
+    ("ColumnwiseNB", "priors", [0.2, 0.3, 0.5])])
+def test_fixed_priors_apply_once_when_a_partition_lacks_a_class(spark, rng, name, param,
+                                                                value):
+    """The priors are one per class, and a partition may not see every class:
+    partitions fit without them, the driver applies them to the merge (they
+    failed in the executors: "Number of priors must match number of classes")."""
+    df = _sorted_by_class(spark, rng)
+    per_partition = df.groupBy(F.spark_partition_id()).agg(
+        F.countDistinct("label").alias("n")).collect()
+    assert max(row.n for row in per_partition) < 3
+    Xc, pdf = _collected(df)
+    if name == "ColumnwiseNB":
+        df = df.withColumn("a", F.col("label") * 0.5 + F.rand(seed=1))
+        estimator = fs.ColumnwiseNB(inputCols=["a"], **{param: value})
+        model = estimator.fit(df)
+        pdf = df.toPandas()
+        local = fastnb.ColumnwiseNB(**{**model.fastnb_model.get_params(deep=False)}).fit(
+            pdf[["a"]], pdf["label"])
+        assert model.fastnb_model.priors == value
+    else:
+        model = getattr(fs, name)(**{param: value}).fit(df)
+        local = getattr(fastnb, name)(**{param: value}).fit(Xc, pdf["label"])
+    _state_equal(model.fastnb_model, local)
+    assert_allclose(model.fastnb_model.predict_joint_log_proba(
+        pdf[["a"]] if name == "ColumnwiseNB" else Xc),
+        local.predict_joint_log_proba(pdf[["a"]] if name == "ColumnwiseNB" else Xc),
+        rtol=1e-10)
+    with pytest.raises(ValueError, match="Number of priors must match number of "
+                                         r"classes.*classes found: \[0, 1, 2\]"):
+        fs.GaussianNB(priors=[0.5, 0.5]).fit(df)
+
+
+def test_a_grid_of_priors_with_partitions_lacking_classes(spark, rng):
+    from pyspark.ml.evaluation import BinaryClassificationEvaluator
+    from pyspark.ml.tuning import ParamGridBuilder, TrainValidationSplit
+
+    X, y = _counts(rng, n=80, d=4, k=2)
+    df = _vector_frame(spark, X, y.astype(float), partitions=1) \
+        .repartitionByRange(2, "label").cache()
+    nb = fs.MultinomialNB()
+    grid = ParamGridBuilder().addGrid(nb.getParam("class_prior"),
+                                      [[0.5, 0.5], [0.9, 0.1]]).build()
+    models = dict(nb.fitMultiple(df, grid))
+    Xc, pdf = _collected(df)
+    for i, prior in enumerate(([0.5, 0.5], [0.9, 0.1])):
+        local = fastnb.MultinomialNB(class_prior=prior).fit(Xc, pdf["label"])
+        assert_allclose(models[i].fastnb_model.class_log_prior_, local.class_log_prior_,
+                        rtol=RTOL)
+    split = TrainValidationSplit(estimator=nb, estimatorParamMaps=grid, trainRatio=0.7,
+                                 seed=1, evaluator=BinaryClassificationEvaluator())
+    best = split.fit(df).bestModel
+    assert best.fastnb_model.class_prior in ([0.5, 0.5], [0.9, 0.1])
+    df.unpersist()
+
+
 def test_save_and_load_a_model(spark, rng, tmp_path):
     X, y = _counts(rng, n=100, d=5)
     df = _vector_frame(spark, X, y.astype(str), partitions=2)
