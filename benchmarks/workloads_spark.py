@@ -327,7 +327,7 @@ def _table_cases(spark, n):
         NaiveBayes(labelCol="y", modelType="multinomial")])
     ours_model, theirs_model = ours.fit(train), theirs.fit(train)
     ours_accuracy = (ours_model.transform(test)
-                     .where("prediction = label").count()) / test.count()
+                     .where("predictedLabel = label").count()) / test.count()
     evaluator = MulticlassClassificationEvaluator(labelCol="y", metricName="accuracy")
     theirs_accuracy = evaluator.evaluate(theirs_model.transform(test))
     name = f"K1d Spark table n={n:,} 8 string columns with nulls k=4"

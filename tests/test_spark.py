@@ -29,6 +29,7 @@ from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 from pyspark.sql.types import (  # noqa: E402
     ArrayType,
+    BooleanType,
     DoubleType,
     StringType,
     StructField,
@@ -108,7 +109,7 @@ def test_multinomial_on_vectors_equals_the_local_fit(spark, rng, partitions, spa
     _state_equal(model.fastnb_model, local)
     out = model.transform(df).toPandas()
     Xo = np.array([v.toArray() for v in out["features"]])
-    assert_array_equal(out["prediction"].to_numpy(), local.predict(Xo))
+    assert_array_equal(out["predictedLabel"].to_numpy(), local.predict(Xo))
     proba = np.array([v.toArray() for v in out["probability"]])
     assert_allclose(proba, local.predict_proba(Xo), rtol=1e-10)
     raw = np.array([v.toArray() for v in out["rawPrediction"]])
@@ -126,7 +127,7 @@ def test_every_vector_model_equals_the_local_fit(spark, rng, name):
     _state_equal(model.fastnb_model, local)
     out = model.transform(df).toPandas()
     Xo = np.array([v.toArray() for v in out["features"]])
-    assert_array_equal(out["prediction"].to_numpy(), local.predict(Xo))
+    assert_array_equal(out["predictedLabel"].to_numpy(), local.predict(Xo))
     assert_allclose(np.array([v.toArray() for v in out["probability"]]),
                     local.predict_proba(Xo), rtol=1e-9)
 
@@ -164,17 +165,52 @@ def test_dense_rows_fitted_batch_by_batch_equal_the_local_fit(spark, column):
     df.unpersist()
 
 
-@pytest.mark.parametrize("labels", ["int", "double", "string"])
-def test_labels_keep_their_type(spark, rng, labels):
-    X, y = _counts(rng, n=120, d=4)
-    y = {"int": y, "double": y.astype(float), "string": np.array(["a", "b", "c"])[y]}[labels]
-    df = _vector_frame(spark, X, y, partitions=2)
+@pytest.mark.parametrize("labels", ["int", "double", "string", "boolean"])
+def test_labels_keep_their_type_and_the_prediction_is_a_double(spark, rng, labels):
+    """predictionCol is the double Spark's evaluators read (a numeric label's
+    value, a string label's index in classes_); predictedLabelCol keeps the
+    label's own type (the prediction kept it, and the evaluators refused it)."""
+    X, y = _counts(rng, n=120, d=4, k=2 if labels == "boolean" else 3)
+    y = {"int": y * 5, "double": y.astype(float) + 1.0, "boolean": y.astype(bool),
+         "string": np.array(["b", "a", "c"])[y]}[labels]
+    df = _vector_frame(spark, X, y, partitions=2) if labels != "boolean" else \
+        spark.createDataFrame([(Vectors.dense(x.tolist()), bool(v)) for x, v in zip(X, y)],
+                              StructType([StructField("features", VectorUDT()),
+                                          StructField("label", BooleanType())]))
     model = fs.GaussianNB().fit(df)
     out = model.transform(df)
-    assert out.schema["prediction"].dataType == df.schema["label"].dataType
+    assert out.schema["prediction"].dataType == DoubleType()
+    assert out.schema["predictedLabel"].dataType == df.schema["label"].dataType
     assert isinstance(out.schema["probability"].dataType, VectorUDT)
     assert isinstance(out.schema["rawPrediction"].dataType, VectorUDT)
-    assert set(out.toPandas()["prediction"]) <= set(y.tolist())
+    pdf = out.toPandas()
+    Xc = np.array([v.toArray() for v in pdf["features"]])
+    predicted = model.fastnb_model.predict(Xc)
+    assert_array_equal(pdf["predictedLabel"], predicted)
+    expected = np.searchsorted(model.classes_, predicted) if labels == "string" \
+        else predicted.astype(float)
+    assert_array_equal(pdf["prediction"], expected)
+    assert "predictedLabel" not in model.copy({model.predictedLabelCol: ""}) \
+        .transform(df).columns
+
+
+def test_spark_evaluators_and_cross_validation_read_the_prediction(spark, rng):
+    from pyspark.ml.evaluation import MulticlassClassificationEvaluator
+    from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
+
+    X, y = _counts(rng, n=120, d=4)
+    df = _vector_frame(spark, X, y * 2, partitions=2).cache()
+    nb = fs.MultinomialNB()
+    evaluator = MulticlassClassificationEvaluator(metricName="accuracy")
+    model = nb.fit(df)
+    pdf = model.transform(df).toPandas()
+    assert evaluator.evaluate(model.transform(df)) == pytest.approx(
+        np.mean(pdf["predictedLabel"] == pdf["label"]), rel=1e-12)
+    grid = ParamGridBuilder().addGrid(nb.getParam("alpha"), [0.5, 1.0]).build()
+    cv = CrossValidator(estimator=nb, estimatorParamMaps=grid, evaluator=evaluator,
+                        numFolds=2, seed=3).fit(df)
+    assert len(cv.avgMetrics) == 2 and all(0.5 < m <= 1.0 for m in cv.avgMetrics)
+    df.unpersist()
 
 
 def test_empty_partitions_and_a_class_in_one_partition(spark, rng):
@@ -214,7 +250,7 @@ def test_array_column_with_nulls_is_missing_values(spark, rng):
         out = model.transform(df).toPandas()
         Xo = np.array([[np.nan if v is None else v for v in r] for r in out["features"]],
                       dtype=float)
-        assert_array_equal(out["prediction"], local.predict(Xo))
+        assert_array_equal(out["predictedLabel"], local.predict(Xo))
 
 
 def _vector(x, form, i):
@@ -263,7 +299,7 @@ def test_raw_columns_with_strings_and_nulls(spark, rng, name, cols):
     local = getattr(fastnb, name)(**params).fit(pdf[cols], pdf["label"])
     assert_array_equal(model.fastnb_model.classes_, local.classes_)
     out = model.transform(df).toPandas()
-    assert_array_equal(out["prediction"], local.predict(out[cols]))
+    assert_array_equal(out["predictedLabel"], local.predict(out[cols]))
     assert_allclose(np.array([v.toArray() for v in out["probability"]]),
                     local.predict_proba(out[cols]), rtol=1e-9)
 
@@ -296,7 +332,7 @@ def test_text_column_with_a_vectorizer(spark, rng):
                                        pdf["label"])
     _state_equal(model.fastnb_model, local)
     out = model.transform(df).toPandas()
-    assert_array_equal(out["prediction"],
+    assert_array_equal(out["predictedLabel"],
                        local.predict(vectorizer.transform(out["text"].tolist())))
 
 
@@ -324,7 +360,7 @@ def test_text_scale_partition_tables_merge_to_the_local_fit(spark, rng, name):
                         rtol=RTOL, err_msg=attribute)
     out = model.transform(df).toPandas()
     X_out = vectorizer.transform(out["text"].tolist())
-    assert_array_equal(out["prediction"], local.predict(X_out))
+    assert_array_equal(out["predictedLabel"], local.predict(X_out))
     assert_allclose(np.array([v.toArray() for v in out["probability"]]),
                     local.predict_proba(X_out), rtol=1e-9)
 
@@ -565,7 +601,7 @@ df = spark.createDataFrame([(Vectors.dense([5.0, 0.0]), "spam"),
 model = fs.MultinomialNB().fit(df)
 model.write().save(sys.argv[1])
 loaded = fs.MultinomialNBModel.load(sys.argv[1])
-print(sorted({r.prediction for r in loaded.transform(df).collect()}))
+print(sorted({r.predictedLabel for r in loaded.transform(df).collect()}))
 spark.stop()
 """
 

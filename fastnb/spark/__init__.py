@@ -8,7 +8,8 @@ thread, ships it as fastnb's pickle-free bytes (a count model as its non-zero
 counts), and the driver merges the partition models exactly (``fastnb.merge``
 pairwise, or one sum of the counts), so the fit equals a local
 fit of the collected data to rounding. Labels of any type are kept (no
-``StringIndexer``). The driver holds models (O(classes x features) each), never
+``StringIndexer``): ``predictedLabelCol`` holds them, ``predictionCol`` the
+double Spark's evaluators read. The driver holds models (O(classes x features) each), never
 the data.
 
 Inputs: ``featuresCol`` (a ``VectorUDT`` column, sparse vectors read as CSR and
@@ -41,7 +42,7 @@ Examples
 ...     inputCol="text",
 ...     vectorizer=fastnb.text.HashingVectorizer(n_features=2**10, alternate_sign=False))
 >>> model = nb.fit(df)
->>> model.transform(df).select("prediction").collect()[0].prediction
+>>> model.transform(df).select("predictedLabel").collect()[0].predictedLabel
 'spam'
 """
 

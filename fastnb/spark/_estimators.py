@@ -42,7 +42,7 @@ from ._columns import LABEL, WEIGHT
 # The parameters that do not change the statistics, only the model made from them:
 # fitMultiple over a grid of these counts once.
 _FINALISING = _distributed.FINALISING | {"n_threads", "predictionCol", "probabilityCol",
-                                         "rawPredictionCol"}
+                                         "rawPredictionCol", "predictedLabelCol"}
 # Rows of Arrow data a task gathers before one fit (and one merge): merging per
 # 10,000-row Arrow batch would cost a k x d merge each time (a count model over
 # 2**18 hashed features).
@@ -72,6 +72,9 @@ class _FastnbParams(HasFeaturesCol, HasInputCols, HasInputCol, HasLabelCol, HasW
         Params._dummy(), "vectorizer",
         "a fastnb.text vectorizer (HashingVectorizer, or CountVectorizer with a fixed "
         "vocabulary) that turns inputCol's documents into counts inside each task")
+    predictedLabelCol = Param(
+        Params._dummy(), "predictedLabelCol",
+        "the predicted label, in the label column's own type ('' leaves it out)")
     fastnb_class = None
     takes_counts = False
     takes_raw_columns = False
@@ -110,14 +113,15 @@ def _setter(name):
 
 
 for _name in ("featuresCol", "inputCols", "inputCol", "vectorizer", "labelCol", "weightCol",
-              "predictionCol", "probabilityCol", "rawPredictionCol"):
+              "predictionCol", "predictedLabelCol", "probabilityCol", "rawPredictionCol"):
     _set = _setter(_name)
     setattr(_FastnbParams, _set.__name__, _set)
 del _name, _set
 
 
 def _init_params(stage, kwargs):
-    stage._setDefault(vectorizer=None, **stage._fastnb_defaults)
+    stage._setDefault(vectorizer=None, predictedLabelCol="predictedLabel",
+                      **stage._fastnb_defaults)
     unknown = sorted(set(kwargs) - {p.name for p in stage.params})
     if unknown:
         raise TypeError(f"{type(stage).__name__} got unexpected parameters {unknown}; "
@@ -270,11 +274,12 @@ class _SparkModel(Model, _FastnbParams, _Persistable):
         from pyspark.sql import functions as F
         from pyspark.sql.functions import arrow_udf
         from pyspark.sql.pandas.types import to_arrow_type
-        from pyspark.sql.types import StructField, StructType
+        from pyspark.sql.types import DoubleType, StructField, StructType
 
         kind, columns = _columns.input_spec(self, dataset.schema, with_label=False)
         out_type = StructType([
-            StructField("prediction", self._label_type),
+            StructField("prediction", DoubleType(), False),
+            StructField("predictedLabel", self._label_type),
             StructField("probability", VectorUDT(), False),
             StructField("rawPrediction", VectorUDT(), False),
         ])
@@ -293,7 +298,8 @@ class _SparkModel(Model, _FastnbParams, _Persistable):
         out = dataset.withColumn(scratch, predict(*exprs))
         for param, field in ((self.rawPredictionCol, "rawPrediction"),
                              (self.probabilityCol, "probability"),
-                             (self.predictionCol, "prediction")):
+                             (self.predictionCol, "prediction"),
+                             (self.predictedLabelCol, "predictedLabel")):
             name = self.getOrDefault(param)
             if name:
                 out = out.withColumn(name, F.col(f"{scratch}.{field}"))
@@ -440,10 +446,21 @@ def _predict_task(batch, model, *, kind, columns, vectorizer, takes_raw, label_t
     top = jll.max(axis=1, keepdims=True)
     proba = np.exp(jll - top)
     proba /= proba.sum(axis=1, keepdims=True)
-    prediction = pa.array(model.classes_[np.argmax(jll, axis=1)], type=label_type)
+    index = np.argmax(jll, axis=1)
+    labels = model.classes_[index]
     return pa.StructArray.from_arrays(
-        [prediction, _dense_vectors(proba), _dense_vectors(jll)],
-        names=["prediction", "probability", "rawPrediction"])
+        [pa.array(_prediction_values(labels, index)), pa.array(labels, type=label_type),
+         _dense_vectors(proba), _dense_vectors(jll)],
+        names=["prediction", "predictedLabel", "probability", "rawPrediction"])
+
+
+def _prediction_values(labels, index):
+    """The prediction column, a double as Spark's evaluators need it: numeric (and
+    boolean) labels as their value, other labels (strings) as their class's
+    place in ``classes_``, as MLlib predicts a StringIndexer's index."""
+    if labels.dtype.kind in "biuf":
+        return labels.astype(np.float64)
+    return index.astype(np.float64)
 
 
 def _dense_vectors(rows):
@@ -532,7 +549,7 @@ Examples
 >>> model = fastnb.spark.{name}().fit(df)
 >>> model.fastnb_model.classes_.tolist()
 ['ham', 'spam']
->>> [row.prediction for row in model.transform(df).select("prediction").collect()]
+>>> [row.predictedLabel for row in model.transform(df).collect()]
 ['spam', 'ham', 'spam', 'ham']
 """
 _COLUMNWISE_EXAMPLE = """
@@ -548,7 +565,7 @@ Examples
 >>> model = fastnb.spark.ColumnwiseNB(inputCols=["size", "colour"]).fit(df)
 >>> [name for name, _, _ in model.fastnb_model.estimators]
 ['gaussian', 'categorical']
->>> [row.prediction for row in model.transform(df).select("prediction").collect()]
+>>> [row.predictedLabel for row in model.transform(df).collect()]
 ['spam', 'ham', 'spam', 'ham']
 """
 _EXAMPLE_ROWS = {"GaussianNB": ("0.1, 0.2", "3.0, 4.0"),
@@ -593,10 +610,12 @@ labelCol : str, default="label"
     The labels, of any type (strings, ints, doubles, booleans).
 weightCol : str, optional
     Sample weights.
-predictionCol, probabilityCol, rawPredictionCol : str
-    The model's output columns: the predicted label in the label column's
-    type, the class probabilities and the joint log likelihoods as vectors
-    (``""`` leaves one out).
+predictionCol, predictedLabelCol, probabilityCol, rawPredictionCol : str
+    The model's output columns (``""`` leaves one out): the prediction as a
+    double, which Spark's evaluators read (a numeric label's value; for string
+    labels the class's index in ``classes_``), the predicted label in the label
+    column's own type (default ``"predictedLabel"``), the class probabilities
+    and the joint log likelihoods as vectors.
 {example}"""
 
 
@@ -604,8 +623,9 @@ def _model_doc(fastnb_class):
     name = fastnb_class.__name__
     return f"""A fitted fastnb.spark.{name}: a Transformer, and the local fastnb model.
 
-``transform`` adds ``predictionCol`` (the label column's type),
-``probabilityCol`` and ``rawPredictionCol`` (vectors of the class
+``transform`` adds ``predictionCol`` (a double: a numeric label's value, a
+string label's index in ``classes_``), ``predictedLabelCol`` (the label in the
+label column's type), ``probabilityCol`` and ``rawPredictionCol`` (vectors of the class
 probabilities and joint log likelihoods, classes in ``classes_`` order), with
 the compiled predict run on each Arrow batch by a Spark arrow UDF; the model
 travels with the UDF as fastnb's file bytes, and each Python worker reads it
