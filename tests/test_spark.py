@@ -31,6 +31,7 @@ from pyspark.sql.types import (  # noqa: E402
     ArrayType,
     BooleanType,
     DoubleType,
+    LongType,
     StringType,
     StructField,
     StructType,
@@ -85,8 +86,6 @@ def _vector_frame(spark, X, y, *, sparse_rows=False, partitions=2, weights=None)
 
 
 def _type_of(y):
-    from pyspark.sql.types import LongType
-
     return StringType() if np.asarray(y).dtype.kind in "OU" else (
         DoubleType() if np.asarray(y).dtype.kind == "f" else LongType())
 
@@ -576,15 +575,56 @@ def test_bad_input_fails_before_any_job(spark, rng):
         fs.MultinomialNB().fit(df).setFeaturesCol("nope").transform(df)
 
 
-def test_a_negative_count_names_the_column(spark, rng):
+def test_a_negative_count_names_the_column_at_the_driver(spark, rng):
     X, y = _counts(rng, n=20, d=3)
     X[5, 1] = -2.0
     df = _vector_frame(spark, X, y, partitions=1)
-    with pytest.raises(Exception, match="Column 'features' holds a negative value"):
+    with pytest.raises(ValueError, match="Column 'features' holds a negative value") as error:
         fs.MultinomialNB().fit(df)
+    assert error.type is ValueError   # not an executor's stack trace
     table = _table(spark, rng).withColumn("neg", F.col("level") - 5)
-    with pytest.raises(Exception, match="Column 'neg' holds a negative value"):
+    with pytest.raises(ValueError, match="Column 'neg' holds a negative value") as error:
         fs.MultinomialNB(inputCols=["level", "neg"]).fit(table)
+    assert error.type is ValueError
+
+
+def test_what_only_a_job_finds_is_a_value_error_at_the_driver(spark, rng):
+    """A null label is found by a task: it comes back as the ValueError it is
+    (it came back as a Py4J/executor stack trace)."""
+    X, y = _counts(rng, n=30, d=3)
+    rows = [(Vectors.dense(x.tolist()), None if i == 7 else int(v))
+            for i, (x, v) in enumerate(zip(X, y))]
+    df = spark.createDataFrame(rows, StructType([
+        StructField("features", VectorUDT()), StructField("label", LongType())])).repartition(2)
+    for estimator in (fs.GaussianNB(), fs.MultinomialNB()):
+        with pytest.raises(ValueError, match="labelCol 'label' holds nulls") as error:
+            estimator.fit(df)
+        assert error.type is ValueError
+
+
+def test_vectorizer_mistakes_fail_at_the_driver_before_any_job(spark, rng):
+    docs, y = _documents(rng, n=20)
+    df = spark.createDataFrame(list(zip(docs, y.tolist())), "text string, label long")
+    with _NoJob(spark):
+        with pytest.raises(ValueError, match="CountVectorizer needs its vocabulary"):
+            fs.MultinomialNB(inputCol="text",
+                             vectorizer=fastnb.text.CountVectorizer()).fit(df)
+        for name in ("MultinomialNB", "ComplementNB"):
+            with pytest.raises(ValueError, match=f"alternate_sign=True.*{name} counts"):
+                getattr(fs, name)(inputCol="text",
+                                  vectorizer=fastnb.text.HashingVectorizer()).fit(df)
+        with pytest.raises(TypeError, match="GaussianNB does not read text"):
+            fs.GaussianNB(inputCol="text").fit(df)
+        with pytest.raises(ValueError, match="needs a vectorizer"):
+            fs.MultinomialNB(inputCol="text").fit(df)
+        with pytest.raises(ValueError, match="inputCols=\\['label'\\] and "
+                                             "inputCol='text' are set together"):
+            fs.MultinomialNB(inputCol="text", inputCols=["label"]).fit(df)
+        with pytest.raises(ValueError, match="inputCol='text' and featuresCol='f' are set"):
+            fs.MultinomialNB(inputCol="text", featuresCol="f").fit(df)
+    # BernoulliNB binarizes: alternate signs are values like any other
+    hashing = fastnb.text.HashingVectorizer(n_features=2**8)
+    fs.BernoulliNB(inputCol="text", vectorizer=hashing).fit(df)
 
 
 _CONNECT_SCRIPT = """

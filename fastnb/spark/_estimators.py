@@ -199,7 +199,9 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
             nonnegative=getattr(self.fastnb_class, "_check_negative", False),
             takes_raw=self.takes_raw_columns, label=self.getLabelCol(),
             weight=self.getWeightCol() if self.isSet("weightCol") else None)
-        blobs = [row[0] for row in frame.mapInArrow(task, "model binary").collect()]
+        rows = frame.mapInArrow(task, "model binary, error string").collect()
+        _raise_task_error([row.error for row in rows if row.error is not None])
+        blobs = [row.model for row in rows]
         if not blobs:
             raise ValueError("The DataFrame has no rows: nothing to fit.")
         return _merged_partitions(blobs, template), \
@@ -413,11 +415,38 @@ def _gathered(batches, direct=False):
         yield pa.Table.from_batches(pending).combine_chunks().to_batches()[0]
 
 
-def _fit_task(batches, *, template, kind, columns, vectorizer, nonnegative, takes_raw,
-              label, weight):
-    """mapInArrow: one task's rows to one fastnb model, as the bytes of its file."""
+# What a fit's tasks send back: a partition model, or the error that stopped it.
+_TASK_ERRORS = {"ValueError": ValueError, "TypeError": TypeError}
+
+
+def _raise_task_error(errors):
+    """Raise, at the driver, the first error a task met in the data (a null label,
+    a negative count): the estimator's own ValueError or TypeError, not an
+    executor's stack trace."""
+    if errors:
+        kind, _, message = errors[0].partition(": ")
+        raise _TASK_ERRORS[kind](message)
+
+
+def _fit_task(batches, **options):
+    """mapInArrow: one task's rows to one fastnb model, as the bytes of its file;
+    or, where the rows cannot be fitted, the error (``_raise_task_error``)."""
     import pyarrow as pa
 
+    schema = pa.schema([("model", pa.binary()), ("error", pa.string())])
+    try:
+        blob = _partition_fit(batches, **options)
+    except tuple(_TASK_ERRORS.values()) as error:
+        yield pa.RecordBatch.from_pydict(
+            {"model": [None], "error": [f"{type(error).__name__}: {error}"]}, schema=schema)
+        return
+    if blob is not None:
+        yield pa.RecordBatch.from_pydict({"model": [blob], "error": [None]}, schema=schema)
+
+
+def _partition_fit(batches, *, template, kind, columns, vectorizer, nonnegative, takes_raw,
+                   label, weight):
+    """One task's rows to one fastnb model's ``_partition_bytes``, or None."""
     model = None
     name = type(template).__name__
     direct = kind in (_columns.VECTOR_DENSE, _columns.ARRAY)
@@ -431,9 +460,7 @@ def _fit_task(batches, *, template, kind, columns, vectorizer, nonnegative, take
         part = type(template)(**template.get_params(deep=False)).fit(
             X, _columns.labels(batch, label), sample_weight=_columns.weights(batch, weight))
         model = part if model is None else _persist.merge(model, part)
-    if model is not None:
-        yield pa.RecordBatch.from_pydict({"model": [_partition_bytes(model)]},
-                                         schema=pa.schema([("model", pa.binary())]))
+    return None if model is None else _partition_bytes(model)
 
 
 def _predict_task(batch, model, *, kind, columns, vectorizer, takes_raw, label_type):
