@@ -193,6 +193,21 @@ def test_labels_keep_their_type_and_the_prediction_is_a_double(spark, rng, label
         .transform(df).columns
 
 
+def test_a_transform_warns_nothing(spark, rng):
+    """The arrow UDF has type hints: pyspark warned "specify type hints for arrow
+    UDF" at each transform, from fastnb's own call."""
+    import warnings
+
+    X, y = _counts(rng, n=40, d=3)
+    df = _vector_frame(spark, X, y, partitions=2)
+    model = fs.MultinomialNB().fit(df)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = model.transform(df)
+    assert [str(w.message) for w in caught] == []
+    assert out.count() == 40
+
+
 def test_spark_evaluators_and_cross_validation_read_the_prediction(spark, rng):
     from pyspark.ml.evaluation import MulticlassClassificationEvaluator
     from pyspark.ml.tuning import CrossValidator, ParamGridBuilder

@@ -293,8 +293,7 @@ class _SparkModel(Model, _FastnbParams, _Persistable):
             takes_raw=self.takes_raw_columns,
             label_type=to_arrow_type(self._label_type))
         names = _columns.feature_names(kind, columns)
-        predict = arrow_udf(functools.partial(_predict_batches, task=task, names=names),
-                            out_type, functionType=_arrow_iter())
+        predict = arrow_udf(_typed_udf(task, names), out_type)
         exprs = [e for e in _columns.feature_exprs(kind, columns)]
         scratch = "__fastnb_out"
         out = dataset.withColumn(scratch, predict(*exprs))
@@ -308,10 +307,18 @@ class _SparkModel(Model, _FastnbParams, _Persistable):
         return out.drop(scratch)
 
 
-def _arrow_iter():
-    from pyspark.sql.functions import ArrowUDFType
+def _typed_udf(task, names):
+    """The arrow UDF's function, with the type hints from which pyspark takes its
+    kind (an iterator of column tuples to an iterator of arrays); given the kind
+    as ``functionType`` instead, pyspark warns at each transform."""
+    from typing import Iterator, Tuple
 
-    return ArrowUDFType.SCALAR_ITER
+    import pyarrow as pa
+
+    def predict(arrays: Iterator[Tuple[pa.Array, ...]]) -> Iterator[pa.Array]:
+        return _predict_batches(arrays, task=task, names=names)
+
+    return predict
 
 
 # The dense layout of a count model's sufficient statistics (``_STATE_SPEC``).
