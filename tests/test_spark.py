@@ -318,6 +318,16 @@ def test_raw_columns_with_strings_and_nulls(spark, rng, name, cols):
                     local.predict_proba(out[cols]), rtol=1e-9)
 
 
+@pytest.mark.parametrize("n_threads", [None, 2])
+def test_columnwise_sub_models_have_the_estimators_threads(spark, rng, n_threads):
+    """The tasks fit on one thread each; the model handed back has the threads
+    the estimator asked for, its sub-models too (they kept the tasks' 1)."""
+    model = fs.ColumnwiseNB(inputCols=["colour", "size"], n_threads=n_threads).fit(
+        _table(spark, rng, n=60)).fastnb_model
+    assert model.n_threads == n_threads
+    assert [sub.n_threads for _, sub, _ in model.estimators_] == [n_threads] * 2
+
+
 def test_gaussian_on_numeric_input_columns(spark, rng):
     df = _table(spark, rng)
     model = fs.GaussianNB(inputCols=["size", "level"]).fit(df)
