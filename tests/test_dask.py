@@ -197,6 +197,25 @@ def test_a_model_that_forgets_is_refused_as_spark_refuses_it(client, name):
         fnd.fit(getattr(fastnb, name)(half_life=500.0), X, da.zeros(10, chunks=5))
 
 
+def test_priors_are_applied_once_and_checked_as_spark_checks_them(client):
+    """The rules of fastnb._distributed: blocks fit without the priors (a block
+    sorted by class lacks classes), the merge gets them once; a wrong count is
+    the message fastnb.spark gives, naming the classes found."""
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(60, 3)), np.repeat([0, 1, 2], 20)
+    Xd, yd = da.from_array(X, chunks=20), da.from_array(y, chunks=20)
+    for estimator, local in ((fastnb.GaussianNB(priors=[0.2, 0.3, 0.5]),
+                              fastnb.GaussianNB(priors=[0.2, 0.3, 0.5])),
+                             (fastnb.MultinomialNB(class_prior=[0.2, 0.3, 0.5]),
+                              fastnb.MultinomialNB(class_prior=[0.2, 0.3, 0.5]))):
+        data = np.abs(X) if isinstance(local, fastnb.MultinomialNB) else X
+        fitted = fnd.fit(estimator, da.from_array(data, chunks=20), yd)
+        _assert_equal_models(fitted, local.fit(data, y))
+    with pytest.raises(ValueError, match="Number of priors must match number of "
+                                         r"classes.*classes found: \[0, 1, 2\]"):
+        fnd.fit(fastnb.GaussianNB(priors=[0.5, 0.5]), Xd, yd)
+
+
 @pytest.mark.slow
 def test_data_larger_than_worker_memory():
     """2 GB generated lazily, fitted by two workers limited to 400 MB each."""

@@ -464,8 +464,8 @@ def _partition_fit(batches, *, template, kind, columns, vectorizer, nonnegative,
             _columns.check_counts(X, columns, kind, name)
         if takes_raw and kind == _columns.COLUMNS:
             X = X.to_pandas()
-        part = type(template)(**template.get_params(deep=False)).fit(
-            X, _columns.labels(batch, label), sample_weight=_columns.weights(batch, weight))
+        part = _distributed.fit_block(template, X, _columns.labels(batch, label),
+                                      sample_weight=_columns.weights(batch, weight))
         model = part if model is None else _persist.merge(model, part)
     return None if model is None else _partition_bytes(model)
 
