@@ -5,8 +5,9 @@ A distributed fit is three steps, whatever the engine:
 1. ``plan(estimator, engine)``, on the driver (client) before any job: check the
    estimator's parameters and that its fit can be distributed at all, and make
    the *block template*, the estimator every block is fitted with. A model that
-   forgets (``half_life``) cannot be: a row's weight depends on the rows after
-   it, in one order, which blocks merged in a tree do not have. Parameters that
+   forgets (``half_life``) can be only where the engine knows the blocks' order
+   and how many rows follow each (``stream_weights``): a row's weight depends on
+   the rows after it. Parameters that
    only finalise a model from its statistics and that a block could not use
    (``priors``, ``class_prior``: one per class, and a block may lack a class)
    are stripped from the template.
@@ -19,10 +20,13 @@ A distributed fit is three steps, whatever the engine:
 The result equals the local fit of the collected rows to rounding.
 """
 
+import numpy as np
+
 from ._forgetting import forgets
 from ._persist import merge
 
-__all__ = ["FINALISING", "combine", "finalised", "fit_block", "plan", "tree_merge"]
+__all__ = ["FINALISING", "combine", "finalised", "fit_block", "plan", "stream_weights",
+           "tree_merge"]
 
 # The parameters that do not change the statistics, only the model made from
 # them: a model with other values of these is made from the same merged
@@ -34,10 +38,14 @@ FINALISING = frozenset({"alpha", "force_alpha", "fit_prior", "class_prior", "pri
 _BLOCK_VALUES = {"priors": None, "class_prior": None}
 
 
-def plan(estimator, engine):
+def plan(estimator, engine, *, ordered=False, remedy="stream the rows in order "
+                                                    "through partial_fit"):
     """The block template of ``estimator`` for a distributed fit by ``engine``
     (a name for messages: "fastnb.spark", "fastnb.dask"), after checking, before
-    any job, that the fit can be distributed.
+    any job, that the fit can be distributed. ``ordered``: the engine knows each
+    block's place in one order of the rows, and how many rows follow it, so a
+    model that forgets can be fitted (``stream_weights``); ``remedy`` completes
+    the message where it cannot.
 
     Raises ValueError (or the estimator's own TypeError) for parameters that are
     invalid or that no distributed fit can honour.
@@ -45,14 +53,31 @@ def plan(estimator, engine):
     estimator._validate_params()
     params = estimator.get_params(deep=False)
     half_life = params.get("half_life")
-    if forgets(half_life):
+    if forgets(half_life) and not ordered:
         raise ValueError(
-            f"{engine} does not fit a model that forgets (half_life={half_life!r}): "
-            "a row's weight depends on every row after it, in one order, which "
-            "partitions fitted apart and merged do not have. Fit it by streaming "
-            "the rows in order through partial_fit.")
+            f"{engine} does not fit a model that forgets (half_life={half_life!r}) "
+            "without the order of its rows: a row's weight depends on every row "
+            "after it, which partitions fitted apart and merged do not know. "
+            f"To fit it, {remedy}.")
     blocked = {name: value for name, value in _BLOCK_VALUES.items() if name in params}
     return type(estimator)(**{**params, **blocked})
+
+
+def stream_weights(half_life, sample_weight, n_rows, rows_after):
+    """The sample weights with which a block's own forgetting fit (``half_life``)
+    gives its rows their weights in the whole stream: a block followed by
+    ``rows_after`` rows is the stream's rows ``2**(-rows_after / half_life)``
+    older than its own fit makes them. Merged (summed), the blocks' models are
+    the local fit of the stream, to rounding, and forget on from there."""
+    factor = float(np.exp2(-(rows_after / float(half_life))))
+    if factor == 0.0:
+        raise ValueError(
+            f"A block of rows is followed by {rows_after} rows, over 1074 half-lives "
+            f"(half_life={half_life!r}): its weights underflow to zero. Fit only the "
+            "rows that still count.")
+    if sample_weight is None:
+        return np.full(n_rows, factor)
+    return np.asarray(sample_weight, dtype=np.float64) * factor
 
 
 def fit_block(template, X, y, *, sample_weight=None, classes=None):
@@ -111,8 +136,6 @@ def finalised(merged, estimator, *, copy=False):
 
 
 def _same(a, b):
-    import numpy as np
-
     if a is None or b is None:
         return a is b
     try:

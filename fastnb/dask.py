@@ -43,6 +43,7 @@ not import it.
 import numpy as np
 
 from . import _distributed
+from ._forgetting import forgets
 from ._persist import merge
 
 __all__ = ["fit", "predict", "predict_log_proba", "predict_proba"]
@@ -84,11 +85,25 @@ def _unique_labels(y):
     return np.unique(np.asarray(y))
 
 
-def _fit_block(template, X, y, classes, sample_weight):
+def _fit_block(template, X, y, classes, sample_weight, rows_after=None):
     if len(y) == 0:
         return None
+    if rows_after is not None:  # a model that forgets: aged by the rows after it
+        sample_weight = _distributed.stream_weights(template.half_life, sample_weight,
+                                                    len(y), rows_after)
     return _distributed.fit_block(template, X, np.asarray(y), classes=classes,
                                   sample_weight=sample_weight)
+
+
+def _rows_after(X, blocks):
+    """How many rows follow each row block of X, in the collection's order."""
+    dask = _dask()
+    if _is_dask_dataframe(X):
+        sizes = dask.compute(*[dask.delayed(len)(block) for block in blocks])
+    else:
+        sizes = X.chunks[0]
+    sizes = np.asarray(sizes, dtype=np.int64)
+    return (sizes[::-1].cumsum()[::-1] - sizes).tolist()
 
 
 def _merge_blocks(*models):
@@ -125,8 +140,9 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
     dask = _dask()
     if split_every < 2:
         raise ValueError("split_every must be at least 2.")
-    # (the rules of fastnb.spark's fit too: fastnb._distributed)
-    template = _distributed.plan(estimator, "fastnb.dask")
+    # (the rules of fastnb.spark's fit too: fastnb._distributed; the blocks are
+    # in the collection's order, so a model that forgets is fitted exactly)
+    template = _distributed.plan(estimator, "fastnb.dask", ordered=True)
     X_blocks, y_blocks = _blocks(X, "X"), _blocks(y, "y")
     w_blocks = _blocks(sample_weight, "sample_weight") if sample_weight is not None \
         else [None] * len(X_blocks)
@@ -149,9 +165,12 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
         # choose once, from the first partition, so that every block model has
         # the same sub-models and they merge.
         template = template._with_fixed_plan(dask.compute(X_blocks[0])[0])
+    after = [None] * len(X_blocks)
+    if forgets(template.half_life):
+        after = _rows_after(X, X_blocks)
     level = [
-        dask.delayed(_fit_block, pure=True)(template, xb, yb, classes, wb)
-        for xb, yb, wb in zip(X_blocks, y_blocks, w_blocks)
+        dask.delayed(_fit_block, pure=True)(template, xb, yb, classes, wb, rows)
+        for xb, yb, wb, rows in zip(X_blocks, y_blocks, w_blocks, after)
     ]
     while len(level) > 1:
         level = [

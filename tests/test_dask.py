@@ -189,12 +189,37 @@ def test_bad_collections_are_refused(client):
         fnd.fit(fastnb.GaussianNB(), X, da.zeros(10, chunks=5), split_every=1)
 
 
+@pytest.mark.parametrize("chunks", [2000, 700, 128])
 @pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB"])
-def test_a_model_that_forgets_is_refused_as_spark_refuses_it(client, name):
-    X = da.ones((10, 2), chunks=5)
-    with pytest.raises(ValueError, match=r"fastnb.dask does not fit a model that "
-                                         r"forgets \(half_life=500.0\)"):
-        fnd.fit(getattr(fastnb, name)(half_life=500.0), X, da.zeros(10, chunks=5))
+def test_a_model_that_forgets_is_the_local_fit_of_the_rows_in_order(client, name, chunks):
+    """The blocks are in the array's order: each is aged by the rows after it
+    (fastnb._distributed.stream_weights, as fastnb.spark given orderCol), so the
+    fit is the local one whatever the chunking, and forgets on from there."""
+    rng = np.random.default_rng(chunks)
+    y = rng.integers(0, 2, 2000)
+    X = rng.poisson(1.0 + y[:, None] * np.array([0.0, 1.0, 2.0]), size=(2000, 3))
+    X = X.astype(float)
+    fitted = fnd.fit(getattr(fastnb, name)(half_life=500.0),
+                     da.from_array(X, chunks=(chunks, 3)), da.from_array(y, chunks=chunks))
+    local = getattr(fastnb, name)(half_life=500.0).fit(X, y)
+    _assert_equal_models(fitted, local, rtol=1e-12)
+    fitted.partial_fit(X[:50], y[:50])
+    local.partial_fit(X[:50], y[:50])
+    _assert_equal_models(fitted, local, rtol=1e-12)
+
+
+def test_a_model_that_forgets_on_a_dask_dataframe(client):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 900)
+    X = rng.normal(y[:, None], 1.0, size=(900, 2))
+    frame = dd.from_pandas(pd.DataFrame(X, columns=["a", "b"]), npartitions=4)
+    labels = dd.from_pandas(pd.Series(y), npartitions=4)
+    fitted = fnd.fit(fastnb.GaussianNB(half_life=100.0), frame, labels)
+    local = fastnb.GaussianNB(half_life=100.0).fit(pd.DataFrame(X, columns=["a", "b"]), y)
+    _assert_equal_models(fitted, local, rtol=1e-12)
 
 
 def test_priors_are_applied_once_and_checked_as_spark_checks_them(client):

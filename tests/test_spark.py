@@ -561,10 +561,10 @@ class _NoJob:
 
 
 @pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB", "ColumnwiseNB"])
-def test_a_model_that_forgets_is_refused_before_any_job(spark, rng, name):
+def test_a_model_that_forgets_needs_the_order_of_its_rows(spark, rng, name):
     """A row's weight under half_life depends on its place in one order, which
-    partitions do not have: the fit is refused at the driver (it was a different
-    model for each partitioning), with fastnb.dask's message."""
+    partitions do not have: without orderCol the fit is refused at the driver
+    (it was a different model for each partitioning), with fastnb.dask's words."""
     X, y = _counts(rng, n=40, d=3)
     df = _vector_frame(spark, X, y, partitions=2)
     estimator = getattr(fs, name)(half_life=500.0)
@@ -572,11 +572,53 @@ def test_a_model_that_forgets_is_refused_before_any_job(spark, rng, name):
         estimator.setInputCols(["label"])
     with _NoJob(spark), pytest.raises(
             ValueError, match=r"fastnb.spark does not fit a model that forgets "
-                              r"\(half_life=500.0\)"):
+                              r"\(half_life=500.0\) without the order.*\(orderCol\)"):
         estimator.fit(df)
     # inf forgets nothing: fitted as half_life=None is
     model = fs.MultinomialNB(half_life=float("inf")).fit(df)
     _state_equal(model.fastnb_model, fs.MultinomialNB().fit(df).fastnb_model)
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB"])
+def test_a_model_that_forgets_fits_its_rows_in_order_exactly(spark, monkeypatch, name,
+                                                             partitions):
+    """Given orderCol, each row weighs by its age in that order, whatever the
+    partitioning (shuffled rows), as the local fit of the sorted rows; and the
+    model forgets on from where the local fit's clock is."""
+    from fastnb.spark import _ordered
+
+    places = []
+    positions = _ordered.positions
+    monkeypatch.setattr(_ordered, "positions",
+                        lambda *a: places.append(positions(*a)) or places[-1])
+    rng = np.random.default_rng(partitions)
+    n = 2000
+    y = rng.integers(0, 2, n)
+    X = rng.poisson(1.0 + y[:, None] * np.array([0.0, 1.0, 2.0]), size=(n, 3)).astype(float)
+    t = rng.permutation(n) * 3 + 10   # the order, unrelated to the rows' place
+    rows = [(Vectors.dense(x.tolist()), int(label), int(time))
+            for x, label, time in zip(X, y, t)]
+    df = spark.createDataFrame(rows, StructType([
+        StructField("features", VectorUDT()), StructField("label", LongType()),
+        StructField("t", LongType())])).repartition(partitions)
+    # three ranges of the order, not coalesced into one: rows age across them
+    spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")
+    spark.conf.set("spark.sql.shuffle.partitions", "3")
+    try:
+        model = getattr(fs, name)(half_life=500.0, orderCol="t").fit(df).fastnb_model
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", "2")
+        spark.conf.unset("spark.sql.adaptive.coalescePartitions.enabled")
+    assert len(places[0]) == 3 and sorted(n for n, _ in places[0].values())[0] > 0
+    order = np.argsort(t)
+    local = getattr(fastnb, name)(half_life=500.0).fit(X[order], y[order])
+    _state_equal(model, local)
+    assert model.half_life == 500.0
+    X_new, y_new = X[:50], y[:50]
+    model.partial_fit(X_new, y_new)
+    local.partial_fit(X_new, y_new)
+    _state_equal(model, local)
 
 
 def test_bad_input_fails_before_any_job(spark, rng):

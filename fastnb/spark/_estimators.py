@@ -36,7 +36,9 @@ from .._discrete import BernoulliNB as _BernoulliNB
 from .._discrete import ComplementNB as _ComplementNB
 from .._discrete import MultinomialNB as _MultinomialNB
 from .._gaussian import GaussianNB as _GaussianNB
-from . import _columns
+from .._forgetting import forgets
+from . import _columns, _ordered
+from ._docs import estimator_doc, model_doc
 from ._columns import LABEL, WEIGHT
 
 # The parameters that do not change the statistics, only the model made from them:
@@ -72,6 +74,10 @@ class _FastnbParams(HasFeaturesCol, HasInputCols, HasInputCol, HasLabelCol, HasW
         Params._dummy(), "vectorizer",
         "a fastnb.text vectorizer (HashingVectorizer, or CountVectorizer with a fixed "
         "vocabulary) that turns inputCol's documents into counts inside each task")
+    orderCol = Param(
+        Params._dummy(), "orderCol",
+        "the column that orders the rows, oldest first: a model that forgets "
+        "(half_life) weights each row by its age in that order")
     predictedLabelCol = Param(
         Params._dummy(), "predictedLabelCol",
         "the predicted label, in the label column's own type ('' leaves it out)")
@@ -113,7 +119,8 @@ def _setter(name):
 
 
 for _name in ("featuresCol", "inputCols", "inputCol", "vectorizer", "labelCol", "weightCol",
-              "predictionCol", "predictedLabelCol", "probabilityCol", "rawPredictionCol"):
+              "orderCol", "predictionCol", "predictedLabelCol", "probabilityCol",
+              "rawPredictionCol"):
     _set = _setter(_name)
     setattr(_FastnbParams, _set.__name__, _set)
 del _name, _set
@@ -179,14 +186,31 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
     def _statistics(self, dataset):
         """One pass over ``dataset``: the merged model of every partition's data,
         fitted with one kernel thread per task."""
-        template = _distributed.plan(self._fastnb_estimator(), "fastnb.spark")
+        order = self.getOrDefault("orderCol") if self.isSet("orderCol") else None
+        template = _distributed.plan(
+            self._fastnb_estimator(), "fastnb.spark", ordered=bool(order),
+            remedy="give it the column that orders the rows (orderCol)")
         kind, columns = _columns.input_spec(self, dataset.schema, with_label=True)
         label_type = dataset.schema[self.getLabelCol()].dataType
         exprs = _columns.feature_exprs(kind, columns)
         exprs.append(dataset[self.getLabelCol()].alias(LABEL))
         if self.isSet("weightCol") and self.getWeightCol():
             exprs.append(dataset[self.getWeightCol()].cast("double").alias(WEIGHT))
+        ordered = forgets(template.get_params(deep=False).get("half_life")) and order
+        if ordered:
+            _ordered.check_order_column(dataset.schema, order)
+            exprs.append(dataset[order].alias(_ordered.ORDER))
         frame = dataset.select(*exprs)
+        if ordered:
+            frame = _ordered.sorted_frame(frame)
+        try:
+            return self._fitted_partitions(frame, template, kind, columns, label_type,
+                                           order if ordered else None)
+        finally:
+            if ordered:
+                frame.unpersist()
+
+    def _fitted_partitions(self, frame, template, kind, columns, label_type, order):
         template.set_params(n_threads=1)
         if hasattr(template, "_with_fixed_plan"):
             # estimators="auto" picks sub-models from the data: pick once, from the
@@ -198,7 +222,9 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
             vectorizer=self.getOrDefault("vectorizer"),
             nonnegative=getattr(self.fastnb_class, "_check_negative", False),
             takes_raw=self.takes_raw_columns, label=self.getLabelCol(),
-            weight=self.getWeightCol() if self.isSet("weightCol") else None)
+            weight=self.getWeightCol() if self.isSet("weightCol") else None,
+            stream=None if order is None else (
+                template.half_life, _ordered.positions(frame, order)))
         rows = frame.mapInArrow(task, "model binary, error string").collect()
         _raise_task_error([row.error for row in rows if row.error is not None])
         blobs = [row.model for row in rows]
@@ -452,9 +478,12 @@ def _fit_task(batches, **options):
 
 
 def _partition_fit(batches, *, template, kind, columns, vectorizer, nonnegative, takes_raw,
-                   label, weight):
-    """One task's rows to one fastnb model's ``_partition_bytes``, or None."""
+                   label, weight, stream):
+    """One task's rows to one fastnb model's ``_partition_bytes``, or None;
+    ``stream``: (half_life, ``_ordered.positions``) for a model that forgets."""
     model = None
+    stream = _ordered.start(stream)
+    remaining = None if stream is None else stream[1]
     name = type(template).__name__
     direct = kind in (_columns.VECTOR_DENSE, _columns.ARRAY)
     for batch in _gathered(batches, direct=direct):
@@ -464,9 +493,15 @@ def _partition_fit(batches, *, template, kind, columns, vectorizer, nonnegative,
             _columns.check_counts(X, columns, kind, name)
         if takes_raw and kind == _columns.COLUMNS:
             X = X.to_pandas()
+        sample_weight = _columns.weights(batch, weight)
+        if stream is not None:  # aged by the rows after the batch
+            remaining -= batch.num_rows
+            sample_weight = _distributed.stream_weights(stream[0], sample_weight,
+                                                        batch.num_rows, remaining)
         part = _distributed.fit_block(template, X, _columns.labels(batch, label),
-                                      sample_weight=_columns.weights(batch, weight))
+                                      sample_weight=sample_weight)
         model = part if model is None else _persist.merge(model, part)
+    _ordered.check_end(stream, remaining)
     return None if model is None else _partition_bytes(model)
 
 
@@ -561,114 +596,11 @@ def _make(fastnb_class, *, takes_counts=False, takes_raw_columns=False):
     name = fastnb_class.__name__
     model_class = type(f"{name}Model", (_SparkModel,), dict(
         shared, __module__="fastnb.spark", __qualname__=f"{name}Model",
-        __doc__=_model_doc(fastnb_class)))
+        __doc__=model_doc(fastnb_class)))
     estimator = type(name, (_SparkEstimator,), dict(
         shared, model_class=model_class, __module__="fastnb.spark", __qualname__=name,
-        __doc__=_estimator_doc(fastnb_class, names)))
+        __doc__=estimator_doc(fastnb_class, names)))
     return estimator, model_class
-
-
-_EXAMPLE = """
-Examples
---------
->>> from pyspark.sql import SparkSession
->>> from pyspark.ml.linalg import Vectors
->>> import fastnb.spark
->>> spark = (SparkSession.builder.master("local[2]")
-...          .config("spark.ui.enabled", "false").getOrCreate())
->>> df = spark.createDataFrame(
-...     [(Vectors.dense([{a}]), "spam"), (Vectors.dense([{b}]), "ham"),
-...      (Vectors.dense([{a}]), "spam"), (Vectors.dense([{b}]), "ham")],
-...     ["features", "label"])
->>> model = fastnb.spark.{name}().fit(df)
->>> model.fastnb_model.classes_.tolist()
-['ham', 'spam']
->>> [row.predictedLabel for row in model.transform(df).collect()]
-['spam', 'ham', 'spam', 'ham']
-"""
-_COLUMNWISE_EXAMPLE = """
-Examples
---------
->>> from pyspark.sql import SparkSession
->>> import fastnb.spark
->>> spark = (SparkSession.builder.master("local[2]")
-...          .config("spark.ui.enabled", "false").getOrCreate())
->>> df = spark.createDataFrame(
-...     [(0.1, "red", "spam"), (3.0, "blue", "ham"), (0.2, None, "spam"),
-...      (3.1, "blue", "ham")], ["size", "colour", "label"])
->>> model = fastnb.spark.ColumnwiseNB(inputCols=["size", "colour"]).fit(df)
->>> [name for name, _, _ in model.fastnb_model.estimators]
-['gaussian', 'categorical']
->>> [row.predictedLabel for row in model.transform(df).collect()]
-['spam', 'ham', 'spam', 'ham']
-"""
-_EXAMPLE_ROWS = {"GaussianNB": ("0.1, 0.2", "3.0, 4.0"),
-                 "CategoricalNB": ("0.0, 1.0", "1.0, 0.0"),
-                 "ColumnwiseNB": ("0.1, 0.2", "3.0, 4.0")}
-
-
-def _estimator_doc(fastnb_class, names):
-    name = fastnb_class.__name__
-    a, b = _EXAMPLE_ROWS.get(name, ("5.0, 0.0", "0.0, 5.0"))
-    example = _EXAMPLE.format(name=name, a=a, b=b)
-    if name == "ColumnwiseNB":
-        example = _COLUMNWISE_EXAMPLE
-    listed = ", ".join(f"``{n}``" for n in names)
-    return f"""fastnb's {name} as a pyspark.ml Estimator: one pass over a DataFrame.
-
-Each Spark task fits a fastnb.{name} on its partition's Arrow batches with the
-compiled kernels (one thread per task); the partition models travel as fastnb's
-pickle-free bytes (a count model's as its non-zero counts) and the driver merges
-them exactly (``fastnb.merge``, or one sum of the counts), so the model equals a
-local fit of the collected data to rounding.
-
-Parameters
-----------
-{listed}
-    The parameters of ``fastnb.{name}``, with its defaults, checked by its own
-    validators when ``fit`` starts.
-featuresCol : str, default="features"
-    A vector column (``VectorUDT``, dense or sparse: sparse vectors are read
-    as CSR, never densified) or an array of numbers. Used unless inputCols or
-    inputCol is set.
-inputCols : list of str, optional
-    Separate columns instead of a vector: numbers, and for CategoricalNB and
-    ColumnwiseNB strings and booleans too; nulls are missing values.
-inputCol : str, optional
-    A string column of documents, turned into counts in each task by
-    ``vectorizer`` (MultinomialNB, ComplementNB, BernoulliNB).
-vectorizer : fastnb.text vectorizer, optional
-    ``fastnb.text.HashingVectorizer``, or a ``CountVectorizer`` with a fixed
-    ``vocabulary``.
-labelCol : str, default="label"
-    The labels, of any type (strings, ints, doubles, booleans).
-weightCol : str, optional
-    Sample weights.
-predictionCol, predictedLabelCol, probabilityCol, rawPredictionCol : str
-    The model's output columns (``""`` leaves one out): the prediction as a
-    double, which Spark's evaluators read (a numeric label's value; for string
-    labels the class's index in ``classes_``), the predicted label in the label
-    column's own type (default ``"predictedLabel"``), the class probabilities
-    and the joint log likelihoods as vectors.
-{example}"""
-
-
-def _model_doc(fastnb_class):
-    name = fastnb_class.__name__
-    return f"""A fitted fastnb.spark.{name}: a Transformer, and the local fastnb model.
-
-``transform`` adds ``predictionCol`` (a double: a numeric label's value, a
-string label's index in ``classes_``), ``predictedLabelCol`` (the label in the
-label column's type), ``probabilityCol`` and ``rawPredictionCol`` (vectors of the class
-probabilities and joint log likelihoods, classes in ``classes_`` order), with
-the compiled predict run on each Arrow batch by a Spark arrow UDF; the model
-travels with the UDF as fastnb's file bytes, and each Python worker reads it
-once (not once per task). ``fastnb_model`` is the fitted ``fastnb.{name}``.
-
-Examples
---------
-See ``fastnb.spark.{name}``.
-"""
 
 
 GaussianNB, GaussianNBModel = _make(_GaussianNB)
