@@ -5,7 +5,9 @@ a Dask array or dataframe is: on each block, on the worker that holds it, the
 ordinary compiled ``partial_fit``; then a tree reduction of the block models with
 ``fastnb.merge`` (``split_every`` at a time). Only the final model, whose size is
 O(classes x features), reaches the client; the data never does. The result
-equals a local fit on the concatenated data to rounding, whatever the chunking.
+equals a local fit on the concatenated data to rounding, whatever the chunking;
+a model that forgets (``half_life``) too, each block's rows aged by the rows
+of the blocks after it. The rules are fastnb.spark's (``fastnb._distributed``).
 
 Usage::
 

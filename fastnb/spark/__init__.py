@@ -7,7 +7,9 @@ batches (``mapInArrow``) into a fastnb model with the compiled kernels on one
 thread, ships it as fastnb's pickle-free bytes (a count model as its non-zero
 counts), and the driver merges the partition models exactly (``fastnb.merge``
 pairwise, or one sum of the counts), so the fit equals a local
-fit of the collected data to rounding. Labels of any type are kept (no
+fit of the collected data to rounding. A model that forgets (``half_life``)
+needs ``orderCol``, the column that orders the rows: each row is then weighted
+by its age in that order, as a local fit of the sorted rows weights it. Labels of any type are kept (no
 ``StringIndexer``): ``predictedLabelCol`` holds them, ``predictionCol`` the
 double Spark's evaluators read. The driver holds models (O(classes x features) each), never
 the data.
