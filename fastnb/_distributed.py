@@ -6,16 +6,17 @@ A distributed fit is three steps, whatever the engine:
    estimator's parameters and that its fit can be distributed at all, and make
    the *block template*, the estimator every block is fitted with. A model that
    forgets (``half_life``) can be only where the engine knows the blocks' order
-   and how many rows follow each (``stream_weights``): a row's weight depends on
-   the rows after it. Parameters that
-   only finalise a model from its statistics and that a block could not use
-   (``priors``, ``class_prior``: one per class, and a block may lack a class)
-   are stripped from the template.
+   and how many rows follow each: a row's weight depends on the rows after it.
+   Parameters that only finalise a model from its statistics and that a block
+   could not use (``priors``, ``class_prior``: one per class, and a block may
+   lack a class) are stripped from the template.
 2. ``fit_block(template, X, y, ...)``, in each task: the ordinary compiled fit
-   of the block's rows.
-3. ``combine(models, estimator)``, on the driver: merge the block models
-   exactly (``fastnb.merge``, in a tree), then apply the estimator's finalising
-   parameters once (``finalised``), checked against the classes found.
+   of the block's rows (a model that forgets: with ``stream_weights``, which
+   age them by the rows after the block).
+3. On the driver (client): merge the block models exactly (``tree_merge``, or
+   the engine's own tree of ``fastnb.merge``), then apply the estimator's
+   finalising parameters once (``finalised``), checked against the classes
+   found.
 
 The result equals the local fit of the collected rows to rounding.
 """
@@ -25,7 +26,7 @@ import numpy as np
 from ._forgetting import forgets
 from ._persist import merge
 
-__all__ = ["FINALISING", "combine", "finalised", "fit_block", "plan", "stream_weights",
+__all__ = ["FINALISING", "finalised", "fit_block", "plan", "stream_weights",
            "tree_merge"]
 
 # The parameters that do not change the statistics, only the model made from
@@ -97,11 +98,6 @@ def tree_merge(models):
         models = [merge(models[i], models[i + 1]) if i + 1 < len(models)
                   else models[i] for i in range(0, len(models), 2)]
     return models[0]
-
-
-def combine(models, estimator):
-    """The merge of the block models, finalised with ``estimator``'s parameters."""
-    return finalised(tree_merge(models), estimator)
 
 
 def finalised(merged, estimator, *, copy=False):
