@@ -208,6 +208,14 @@ def test_a_model_that_forgets_is_the_local_fit_of_the_rows_in_order(client, name
     _assert_equal_models(fitted, local, rtol=1e-12)
 
 
+def test_a_block_whose_weights_underflow_is_refused():
+    from fastnb import _distributed
+
+    assert_allclose(_distributed.stream_weights(2.0, [1.0, 3.0], 2, 4), [0.25, 0.75])
+    with pytest.raises(ValueError, match="over 1074 half-lives"):
+        _distributed.stream_weights(1.0, None, 3, 1100)
+
+
 def test_a_model_that_forgets_on_a_dask_dataframe(client):
     dd = pytest.importorskip("dask.dataframe")
     pd = pytest.importorskip("pandas")
