@@ -23,6 +23,12 @@ CategoricalNB reads them as they are, MLlib needs StringIndexer + OneHotEncoder
 + VectorAssembler first. Fit time, and accuracy on a held-out quarter.
 K1e driver memory: the Python heap's peak during a GaussianNB fit on K1b's data
 stays within a model-sized allowance (never the data's 400 MB).
+K1f a new user's text transform: 47,000 documents, 58 classes, 2**18 hashed
+features (the size reported in issue 51), in steady state (the warm-up run has
+shipped the model and each Python worker has read it), against MLlib's
+Tokenizer -> HashingTF -> NaiveBayes transform; the same size at --quick.
+K1g the gallery example "A Spark text pipeline" run end to end as the docs
+build runs it (a fresh interpreter and SparkSession), against 30 seconds.
 """
 
 import os
@@ -102,13 +108,13 @@ def dense_frame(spark, n, d=50, seed=0):
                     .alias("features")))
 
 
-def text_frame(spark, n, seed=0):
+def text_frame(spark, n, seed=0, n_classes=N_CLASSES):
     """n documents of N_WORDS words (``text``) with a string ``label``: each word
     is drawn from a skewed vocabulary shifted by the class, so the classes differ
     in their word frequencies."""
     from pyspark.sql import functions as F
 
-    k = F.col("id") % N_CLASSES
+    k = F.col("id") % n_classes
     words = [F.concat(F.lit("w"), ((F.floor(F.pow(F.rand(seed + j), 3) * VOCABULARY)
                                     + k * 7) % VOCABULARY).cast("int").cast("string"))
              for j in range(N_WORDS)]
@@ -327,7 +333,7 @@ def _table_cases(spark, n):
         NaiveBayes(labelCol="y", modelType="multinomial")])
     ours_model, theirs_model = ours.fit(train), theirs.fit(train)
     ours_accuracy = (ours_model.transform(test)
-                     .where("prediction = label").count()) / test.count()
+                     .where("predictedLabel = label").count()) / test.count()
     evaluator = MulticlassClassificationEvaluator(labelCol="y", metricName="accuracy")
     theirs_accuracy = evaluator.evaluate(theirs_model.transform(test))
     name = f"K1d Spark table n={n:,} 8 string columns with nulls k=4"
@@ -337,6 +343,55 @@ def _table_cases(spark, n):
              lambda: ours.fit(train), lambda: theirs.fit(train),
              baseline="MLlib StringIndexer+OneHotEncoder+VectorAssembler+NaiveBayes"),
     ], (train, test)
+
+
+NEW_USER_DOCUMENTS = 47_000
+NEW_USER_CLASSES = 58
+
+
+def _new_user_text_cases(spark):
+    """K1f: the text transform at the size a new user tried (issue 51)."""
+    from pyspark.ml import Pipeline
+    from pyspark.ml.classification import NaiveBayes
+    from pyspark.ml.feature import HashingTF, StringIndexer, Tokenizer
+
+    import fastnb.spark
+    import fastnb.text
+
+    docs = cached(text_frame(spark, NEW_USER_DOCUMENTS, seed=7,
+                             n_classes=NEW_USER_CLASSES))
+    indexed = cached(StringIndexer(inputCol="label", outputCol="y").fit(docs)
+                     .transform(docs).drop("label"))
+    docs.unpersist()
+    hashing = fastnb.text.HashingVectorizer(n_features=TEXT_FEATURES,
+                                            alternate_sign=False, norm=None)
+    ours = fastnb.spark.MultinomialNB(inputCol="text", labelCol="y",
+                                      vectorizer=hashing).fit(indexed)
+    theirs = Pipeline(stages=[
+        Tokenizer(inputCol="text", outputCol="words"),
+        HashingTF(inputCol="words", outputCol="tf", numFeatures=TEXT_FEATURES),
+        NaiveBayes(featuresCol="tf", labelCol="y", modelType="multinomial")]).fit(indexed)
+    name = (f"K1f Spark text transform n={NEW_USER_DOCUMENTS:,} V=2^18 "
+            f"k={NEW_USER_CLASSES} (issue 51's size)")
+    return [Case(name, "transform (all output columns), steady state",
+                 lambda: run_to_end(ours.transform(indexed)),
+                 lambda: run_to_end(theirs.transform(indexed)),
+                 baseline="MLlib Tokenizer+HashingTF+NaiveBayes", target=1.0)], indexed
+
+
+def _gallery_cases():
+    """K1g: the Spark gallery example, end to end, as the docs build runs it."""
+    import subprocess
+
+    example = (pathlib.Path(__file__).resolve().parent.parent / "examples" / "in_practice"
+               / "plot_spark_text_pipeline.py")
+
+    def run_example():
+        subprocess.run([sys.executable, "-P", str(example)], check=True,
+                       capture_output=True, env={**os.environ, "MPLBACKEND": "Agg"})
+
+    return [Case("K1g Spark gallery example", f"{example.name}, a fresh process",
+                 run_example, max_seconds=30.0)]
 
 
 def _sizes(quick):
@@ -354,7 +409,8 @@ def cases(quick=False):
     grid, _ = _grid_cases(spark, docs)
     dense, _ = _dense_cases(spark, sizes["dense"])
     table, _ = _table_cases(spark, sizes["table"])
-    return text + dense + grid + table
+    new_user, _ = _new_user_text_cases(spark)
+    return text + dense + grid + table + new_user + _gallery_cases()
 
 
 def memory_cases(quick=False):

@@ -231,8 +231,9 @@ INSPECTION_TERMS = ONNX_TERMS
 
 @dataclass(frozen=True)
 class Decision:
-    """One cell of the matrix: ``supported``, else the reason it is refused and
-    a regular expression the refusal's message matches."""
+    """One cell of the matrix: ``supported`` (``why``: under what condition,
+    if any), else the reason it is refused and a regular expression the
+    refusal's message matches."""
 
     supported: bool
     why: str = ""
@@ -266,14 +267,13 @@ def decision(cls, feature, path):
     if path in ("dask", "spark"):
         if not record.statistics_add:
             return Decision(False, f"{cls.__name__}'s statistics do not add, so "
-                            "partitions cannot be fitted apart", "distribut")
-        if feature == "half_life":
+                            "partitions cannot be fitted apart", "cannot fit")
+        if feature == "half_life" and path == "spark":
             # A row's weight depends on how many rows come after it in the one
-            # order of the stream; partitions fitted apart and merged do not
-            # know it.
-            return Decision(False, "a forgetting fit depends on the order of all "
-                            "rows: stream them through partial_fit",
-                            "forget|half_life")
+            # order of the stream: Spark's rows have no order but a column's
+            # (Dask's blocks are in the collection's order).
+            return Decision(True, "given orderCol, the column that orders the rows "
+                            "(refused without it)")
     return _YES
 
 

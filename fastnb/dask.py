@@ -5,7 +5,9 @@ a Dask array or dataframe is: on each block, on the worker that holds it, the
 ordinary compiled ``partial_fit``; then a tree reduction of the block models with
 ``fastnb.merge`` (``split_every`` at a time). Only the final model, whose size is
 O(classes x features), reaches the client; the data never does. The result
-equals a local fit on the concatenated data to rounding, whatever the chunking.
+equals a local fit on the concatenated data to rounding, whatever the chunking;
+a model that forgets (``half_life``) too, each block's rows aged by the rows
+of the blocks after it. The rules are fastnb.spark's (``fastnb._distributed``).
 
 Usage::
 
@@ -42,6 +44,8 @@ not import it.
 
 import numpy as np
 
+from . import _distributed
+from ._forgetting import forgets
 from ._persist import merge
 
 __all__ = ["fit", "predict", "predict_log_proba", "predict_proba"]
@@ -83,12 +87,25 @@ def _unique_labels(y):
     return np.unique(np.asarray(y))
 
 
-def _fit_block(estimator, X, y, classes, sample_weight):
+def _fit_block(template, X, y, classes, sample_weight, rows_after=None):
     if len(y) == 0:
         return None
-    model = type(estimator)(**estimator.get_params(deep=False))
-    return model.partial_fit(X, np.asarray(y), classes=classes,
-                             sample_weight=sample_weight)
+    if rows_after is not None:  # a model that forgets: aged by the rows after it
+        sample_weight = _distributed.stream_weights(template.half_life, sample_weight,
+                                                    len(y), rows_after)
+    return _distributed.fit_block(template, X, np.asarray(y), classes=classes,
+                                  sample_weight=sample_weight)
+
+
+def _rows_after(X, blocks):
+    """How many rows follow each row block of X, in the collection's order."""
+    dask = _dask()
+    if _is_dask_dataframe(X):
+        sizes = dask.compute(*[dask.delayed(len)(block) for block in blocks])
+    else:
+        sizes = X.chunks[0]
+    sizes = np.asarray(sizes, dtype=np.int64)
+    return (sizes[::-1].cumsum()[::-1] - sizes).tolist()
 
 
 def _merge_blocks(*models):
@@ -125,13 +142,9 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
     dask = _dask()
     if split_every < 2:
         raise ValueError("split_every must be at least 2.")
-    half_life = estimator.get_params(deep=False).get("half_life")
-    if half_life is not None and half_life != float("inf"):
-        # a row's weight depends on the rows after it, in order: block models
-        # merged in a tree are not that model
-        raise ValueError(
-            f"fastnb.dask.fit does not fit a model that forgets (half_life="
-            f"{half_life!r}): stream the rows in order through partial_fit.")
+    # (the rules of fastnb.spark's fit too: fastnb._distributed; the blocks are
+    # in the collection's order, so a model that forgets is fitted exactly)
+    template = _distributed.plan(estimator, "fastnb.dask", ordered=True)
     X_blocks, y_blocks = _blocks(X, "X"), _blocks(y, "y")
     w_blocks = _blocks(sample_weight, "sample_weight") if sample_weight is not None \
         else [None] * len(X_blocks)
@@ -149,15 +162,17 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
         classes = np.unique(np.concatenate(dask.compute(*uniques)))
     classes = np.asarray(classes)
 
-    template = type(estimator)(**estimator.get_params(deep=False))
     if hasattr(template, "_with_fixed_plan"):
         # ColumnwiseNB(estimators="auto") chooses its sub-models from the columns:
         # choose once, from the first partition, so that every block model has
         # the same sub-models and they merge.
         template = template._with_fixed_plan(dask.compute(X_blocks[0])[0])
+    after = [None] * len(X_blocks)
+    if forgets(template.half_life):
+        after = _rows_after(X, X_blocks)
     level = [
-        dask.delayed(_fit_block, pure=True)(template, xb, yb, classes, wb)
-        for xb, yb, wb in zip(X_blocks, y_blocks, w_blocks)
+        dask.delayed(_fit_block, pure=True)(template, xb, yb, classes, wb, rows)
+        for xb, yb, wb, rows in zip(X_blocks, y_blocks, w_blocks, after)
     ]
     while len(level) > 1:
         level = [
@@ -169,6 +184,7 @@ def fit(estimator, X, y, *, sample_weight=None, classes=None, split_every=8):
         raise ValueError("Found array with 0 sample(s): nothing to fit.")
     if classes.size != fitted.classes_.size:
         raise ValueError(f"Expected classes {classes}, fitted {fitted.classes_}.")
+    fitted = _distributed.finalised(fitted, estimator)
     # The estimator becomes the fitted model: its own fitted state is replaced.
     params = estimator.get_params(deep=False)
     for key in [k for k in vars(estimator) if k not in params]:

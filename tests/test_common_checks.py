@@ -44,6 +44,8 @@ def _mixed_columns(kind):
     """A ColumnwiseNB column selection by the kind of the values (so that it
     holds for any subset of the mixed table's columns)."""
     def select(X):
+        # (a DataFrame where the fit is Spark's: its values as objects)
+        X = X.to_numpy(dtype=object) if hasattr(X, "to_numpy") else X
         out = []
         for j in range(X.shape[1]):
             values = [v for v in X[:, j] if v is not None

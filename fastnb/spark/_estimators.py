@@ -29,21 +29,19 @@ from pyspark.ml.param.shared import (
 )
 from pyspark.ml.util import MLReadable, MLWritable
 
-from .. import _persist
-from .._categorical import CategoricalNB as _CategoricalNB
-from .._columnwise import ColumnwiseNB as _ColumnwiseNB
-from .._discrete import BernoulliNB as _BernoulliNB
-from .._discrete import ComplementNB as _ComplementNB
-from .._discrete import MultinomialNB as _MultinomialNB
-from .._gaussian import GaussianNB as _GaussianNB
-from . import _columns
+from .. import _distributed, _persist
+# (importing fastnb.spark has imported fastnb, which registers every model)
+from .._capabilities import registered_models
+from .._forgetting import forgets
+from . import _columns, _ordered
+from ._docs import estimator_doc, model_doc
 from ._columns import LABEL, WEIGHT
 
-# The parameters that do not change the statistics, only the model made from them:
-# fitMultiple over a grid of these counts once.
-_FINALISING = frozenset({"alpha", "force_alpha", "fit_prior", "class_prior", "priors",
-                         "var_smoothing", "norm", "n_threads", "predictionCol",
-                         "probabilityCol", "rawPredictionCol"})
+# The stage's parameters that do not change the statistics (with the fastnb
+# model's declared finalising parameters): fitMultiple over a grid of these
+# counts once.
+_OUTPUT_PARAMS = frozenset({"predictionCol", "probabilityCol", "rawPredictionCol",
+                            "predictedLabelCol"})
 # Rows of Arrow data a task gathers before one fit (and one merge): merging per
 # 10,000-row Arrow batch would cost a k x d merge each time (a count model over
 # 2**18 hashed features).
@@ -73,6 +71,13 @@ class _FastnbParams(HasFeaturesCol, HasInputCols, HasInputCol, HasLabelCol, HasW
         Params._dummy(), "vectorizer",
         "a fastnb.text vectorizer (HashingVectorizer, or CountVectorizer with a fixed "
         "vocabulary) that turns inputCol's documents into counts inside each task")
+    orderCol = Param(
+        Params._dummy(), "orderCol",
+        "the column that orders the rows, oldest first: a model that forgets "
+        "(half_life) weights each row by its age in that order")
+    predictedLabelCol = Param(
+        Params._dummy(), "predictedLabelCol",
+        "the predicted label, in the label column's own type ('' leaves it out)")
     fastnb_class = None
     takes_counts = False
     takes_raw_columns = False
@@ -111,14 +116,16 @@ def _setter(name):
 
 
 for _name in ("featuresCol", "inputCols", "inputCol", "vectorizer", "labelCol", "weightCol",
-              "predictionCol", "probabilityCol", "rawPredictionCol"):
+              "orderCol", "predictionCol", "predictedLabelCol", "probabilityCol",
+              "rawPredictionCol"):
     _set = _setter(_name)
     setattr(_FastnbParams, _set.__name__, _set)
 del _name, _set
 
 
 def _init_params(stage, kwargs):
-    stage._setDefault(vectorizer=None, **stage._fastnb_defaults)
+    stage._setDefault(vectorizer=None, predictedLabelCol="predictedLabel",
+                      **stage._fastnb_defaults)
     unknown = sorted(set(kwargs) - {p.name for p in stage.params})
     if unknown:
         raise TypeError(f"{type(stage).__name__} got unexpected parameters {unknown}; "
@@ -176,14 +183,31 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
     def _statistics(self, dataset):
         """One pass over ``dataset``: the merged model of every partition's data,
         fitted with one kernel thread per task."""
-        template = self._fastnb_estimator()
+        order = self.getOrDefault("orderCol") if self.isSet("orderCol") else None
+        template = _distributed.plan(
+            self._fastnb_estimator(), "fastnb.spark", ordered=bool(order),
+            remedy="give it the column that orders the rows (orderCol)")
         kind, columns = _columns.input_spec(self, dataset.schema, with_label=True)
         label_type = dataset.schema[self.getLabelCol()].dataType
         exprs = _columns.feature_exprs(kind, columns)
         exprs.append(dataset[self.getLabelCol()].alias(LABEL))
         if self.isSet("weightCol") and self.getWeightCol():
             exprs.append(dataset[self.getWeightCol()].cast("double").alias(WEIGHT))
+        ordered = forgets(template.get_params(deep=False).get("half_life")) and order
+        if ordered:
+            _ordered.check_order_column(dataset.schema, order)
+            exprs.append(dataset[order].alias(_ordered.ORDER))
         frame = dataset.select(*exprs)
+        if ordered:
+            frame = _ordered.sorted_frame(frame)
+        try:
+            return self._fitted_partitions(frame, template, kind, columns, label_type,
+                                           order if ordered else None)
+        finally:
+            if ordered:
+                frame.unpersist()
+
+    def _fitted_partitions(self, frame, template, kind, columns, label_type, order):
         template.set_params(n_threads=1)
         if hasattr(template, "_with_fixed_plan"):
             # estimators="auto" picks sub-models from the data: pick once, from the
@@ -193,36 +217,31 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
         task = functools.partial(
             _fit_task, template=template, kind=kind, columns=columns,
             vectorizer=self.getOrDefault("vectorizer"),
-            nonnegative=self.fastnb_class in (_MultinomialNB, _ComplementNB),
+            nonnegative=self.fastnb_class._capabilities.nonnegative,
             takes_raw=self.takes_raw_columns, label=self.getLabelCol(),
-            weight=self.getWeightCol() if self.isSet("weightCol") else None)
-        blobs = [row[0] for row in frame.mapInArrow(task, "model binary").collect()]
+            weight=self.getWeightCol() if self.isSet("weightCol") else None,
+            stream=None if order is None else (
+                template.half_life, _ordered.positions(frame, order)))
+        rows = frame.mapInArrow(task, "model binary, error string").collect()
+        _raise_task_error([row.error for row in rows if row.error is not None])
+        blobs = [row.model for row in rows]
         if not blobs:
             raise ValueError("The DataFrame has no rows: nothing to fit.")
         return _merged_partitions(blobs, template), \
             kind, columns, label_type, template
 
     def _finalised(self, statistics, stage, own=False):
-        """The Spark model of ``statistics`` with ``stage``'s finalising parameters.
-        ``own``: the statistics were made by ``stage`` for this model alone, so the
-        merged model, made with ``stage``'s parameters (but one thread), is the
-        model (given the stage's own values of its parameters and its n_threads),
-        not remade from its statistics (O(k x d) again)."""
+        """The Spark model of ``statistics`` with ``stage``'s finalising parameters
+        (``fastnb._distributed.finalised``). ``own``: the statistics were made by
+        ``stage`` for this model alone, so the merged model may become the model
+        itself where its parameters are the stage's already."""
         merged, kind, columns, label_type, template = statistics
-        params = {name: value for name, value in stage._fastnb_params().items()
-                  if name in _FINALISING}
-        if isinstance(merged, _ColumnwiseNB):
-            local = _ColumnwiseNB._copy_of(merged)
-            local.set_params(n_threads=params["n_threads"])
-        elif own:
-            local = merged
-            local.set_params(**params)  # (equal values, as the stage holds them)
-        else:
-            local = _with_params(merged, params)
+        local = _distributed.finalised(merged, stage.fastnb_class(**stage._fastnb_params()),
+                                       copy=not own)
         model = self.model_class(_fastnb_model=local, _label_type=label_type)
         stage._copyValues(model)
-        if template is not None and isinstance(local, _ColumnwiseNB):
-            model._set(estimators=local.estimators)
+        if type(local)._capabilities.composite:
+            model._set(estimators=local.estimators)  # the sub-models it fitted
         return model
 
     def fitMultiple(self, dataset, paramMaps):
@@ -246,13 +265,14 @@ class _SparkEstimator(Estimator, _FastnbParams, _Persistable):
             As ``pyspark.ml.Estimator.fitMultiple``: thread-safe, one model per map.
         """
         stages = [self.copy(param_map) for param_map in paramMaps]
-        fixed = self.fastnb_class is not _ColumnwiseNB
         passes = {}
         models = []
         for stage in stages:
             key = json.dumps(
                 {p.name: repr(v) for p, v in stage.extractParamMap().items()
-                 if not (fixed and p.name in _FINALISING)}, sort_keys=True)
+                 if p.name not in _OUTPUT_PARAMS
+                 and p.name not in self.fastnb_class._capabilities.finalising_params},
+                sort_keys=True)
             if key not in passes:
                 passes[key] = stage._statistics(dataset)
             models.append(stage._finalised(passes[key], stage))
@@ -281,11 +301,12 @@ class _SparkModel(Model, _FastnbParams, _Persistable):
         from pyspark.sql import functions as F
         from pyspark.sql.functions import arrow_udf
         from pyspark.sql.pandas.types import to_arrow_type
-        from pyspark.sql.types import StructField, StructType
+        from pyspark.sql.types import DoubleType, StructField, StructType
 
         kind, columns = _columns.input_spec(self, dataset.schema, with_label=False)
         out_type = StructType([
-            StructField("prediction", self._label_type),
+            StructField("prediction", DoubleType(), False),
+            StructField("predictedLabel", self._label_type),
             StructField("probability", VectorUDT(), False),
             StructField("rawPrediction", VectorUDT(), False),
         ])
@@ -297,24 +318,32 @@ class _SparkModel(Model, _FastnbParams, _Persistable):
             takes_raw=self.takes_raw_columns,
             label_type=to_arrow_type(self._label_type))
         names = _columns.feature_names(kind, columns)
-        predict = arrow_udf(functools.partial(_predict_batches, task=task, names=names),
-                            out_type, functionType=_arrow_iter())
+        predict = arrow_udf(_typed_udf(task, names), out_type)
         exprs = [e for e in _columns.feature_exprs(kind, columns)]
         scratch = "__fastnb_out"
         out = dataset.withColumn(scratch, predict(*exprs))
         for param, field in ((self.rawPredictionCol, "rawPrediction"),
                              (self.probabilityCol, "probability"),
-                             (self.predictionCol, "prediction")):
+                             (self.predictionCol, "prediction"),
+                             (self.predictedLabelCol, "predictedLabel")):
             name = self.getOrDefault(param)
             if name:
                 out = out.withColumn(name, F.col(f"{scratch}.{field}"))
         return out.drop(scratch)
 
 
-def _arrow_iter():
-    from pyspark.sql.functions import ArrowUDFType
+def _typed_udf(task, names):
+    """The arrow UDF's function, with the type hints from which pyspark takes its
+    kind (an iterator of column tuples to an iterator of arrays); given the kind
+    as ``functionType`` instead, pyspark warns at each transform."""
+    from typing import Iterator, Tuple
 
-    return ArrowUDFType.SCALAR_ITER
+    import pyarrow as pa
+
+    def predict(arrays: Iterator[Tuple[pa.Array, ...]]) -> Iterator[pa.Array]:
+        return _predict_batches(arrays, task=task, names=names)
+
+    return predict
 
 
 def _with_params(model, params):
@@ -398,15 +427,7 @@ def _merged_partitions(blobs, template):
     blobs = [zlib.decompress(blob) for blob in blobs]
     if _sums_counts(template):
         return _summed(blobs, template)
-    return _tree_merge([_persist.from_bytes(blob) for blob in blobs])
-
-
-def _tree_merge(models):
-    """Merge pairwise, level by level: each model takes part in log2(n) merges."""
-    while len(models) > 1:
-        models = [_persist.merge(models[i], models[i + 1]) if i + 1 < len(models)
-                  else models[i] for i in range(0, len(models), 2)]
-    return models[0]
+    return _distributed.tree_merge([_persist.from_bytes(blob) for blob in blobs])
 
 
 def _gathered(batches, direct=False):
@@ -433,12 +454,42 @@ def _gathered(batches, direct=False):
         yield pa.Table.from_batches(pending).combine_chunks().to_batches()[0]
 
 
-def _fit_task(batches, *, template, kind, columns, vectorizer, nonnegative, takes_raw,
-              label, weight):
-    """mapInArrow: one task's rows to one fastnb model, as the bytes of its file."""
+# What a fit's tasks send back: a partition model, or the error that stopped it.
+_TASK_ERRORS = {"ValueError": ValueError, "TypeError": TypeError}
+
+
+def _raise_task_error(errors):
+    """Raise, at the driver, the first error a task met in the data (a null label,
+    a negative count): the estimator's own ValueError or TypeError, not an
+    executor's stack trace."""
+    if errors:
+        kind, _, message = errors[0].partition(": ")
+        raise _TASK_ERRORS[kind](message)
+
+
+def _fit_task(batches, **options):
+    """mapInArrow: one task's rows to one fastnb model, as the bytes of its file;
+    or, where the rows cannot be fitted, the error (``_raise_task_error``)."""
     import pyarrow as pa
 
+    schema = pa.schema([("model", pa.binary()), ("error", pa.string())])
+    try:
+        blob = _partition_fit(batches, **options)
+    except tuple(_TASK_ERRORS.values()) as error:
+        yield pa.RecordBatch.from_pydict(
+            {"model": [None], "error": [f"{type(error).__name__}: {error}"]}, schema=schema)
+        return
+    if blob is not None:
+        yield pa.RecordBatch.from_pydict({"model": [blob], "error": [None]}, schema=schema)
+
+
+def _partition_fit(batches, *, template, kind, columns, vectorizer, nonnegative, takes_raw,
+                   label, weight, stream):
+    """One task's rows to one fastnb model's ``_partition_bytes``, or None;
+    ``stream``: (half_life, ``_ordered.positions``) for a model that forgets."""
     model = None
+    stream = _ordered.start(stream)
+    remaining = None if stream is None else stream[1]
     name = type(template).__name__
     direct = kind in (_columns.VECTOR_DENSE, _columns.ARRAY)
     for batch in _gathered(batches, direct=direct):
@@ -448,12 +499,16 @@ def _fit_task(batches, *, template, kind, columns, vectorizer, nonnegative, take
             _columns.check_counts(X, columns, kind, name)
         if takes_raw and kind == _columns.COLUMNS:
             X = X.to_pandas()
-        part = type(template)(**template.get_params(deep=False)).fit(
-            X, _columns.labels(batch, label), sample_weight=_columns.weights(batch, weight))
+        sample_weight = _columns.weights(batch, weight)
+        if stream is not None:  # aged by the rows after the batch
+            remaining -= batch.num_rows
+            sample_weight = _distributed.stream_weights(stream[0], sample_weight,
+                                                        batch.num_rows, remaining)
+        part = _distributed.fit_block(template, X, _columns.labels(batch, label),
+                                      sample_weight=sample_weight)
         model = part if model is None else _persist.merge(model, part)
-    if model is not None:
-        yield pa.RecordBatch.from_pydict({"model": [_partition_bytes(model)]},
-                                         schema=pa.schema([("model", pa.binary())]))
+    _ordered.check_end(stream, remaining)
+    return None if model is None else _partition_bytes(model)
 
 
 def _predict_task(batch, model, *, kind, columns, vectorizer, takes_raw, label_type):
@@ -466,10 +521,21 @@ def _predict_task(batch, model, *, kind, columns, vectorizer, takes_raw, label_t
     top = jll.max(axis=1, keepdims=True)
     proba = np.exp(jll - top)
     proba /= proba.sum(axis=1, keepdims=True)
-    prediction = pa.array(model.classes_[np.argmax(jll, axis=1)], type=label_type)
+    index = np.argmax(jll, axis=1)
+    labels = model.classes_[index]
     return pa.StructArray.from_arrays(
-        [prediction, _dense_vectors(proba), _dense_vectors(jll)],
-        names=["prediction", "probability", "rawPrediction"])
+        [pa.array(_prediction_values(labels, index)), pa.array(labels, type=label_type),
+         _dense_vectors(proba), _dense_vectors(jll)],
+        names=["prediction", "predictedLabel", "probability", "rawPrediction"])
+
+
+def _prediction_values(labels, index):
+    """The prediction column, a double as Spark's evaluators need it: numeric (and
+    boolean) labels as their value, other labels (strings) as their class's
+    place in ``classes_``, as MLlib predicts a StringIndexer's index."""
+    if labels.dtype.kind in "biuf":
+        return labels.astype(np.float64)
+    return index.astype(np.float64)
 
 
 def _dense_vectors(rows):
@@ -536,116 +602,23 @@ def _make(fastnb_class, *, takes_counts=False, takes_raw_columns=False):
     name = fastnb_class.__name__
     model_class = type(f"{name}Model", (_SparkModel,), dict(
         shared, __module__="fastnb.spark", __qualname__=f"{name}Model",
-        __doc__=_model_doc(fastnb_class)))
+        __doc__=model_doc(fastnb_class)))
     estimator = type(name, (_SparkEstimator,), dict(
         shared, model_class=model_class, __module__="fastnb.spark", __qualname__=name,
-        __doc__=_estimator_doc(fastnb_class, names)))
+        __doc__=estimator_doc(fastnb_class, names)))
     return estimator, model_class
 
 
-_EXAMPLE = """
-Examples
---------
->>> from pyspark.sql import SparkSession
->>> from pyspark.ml.linalg import Vectors
->>> import fastnb.spark
->>> spark = (SparkSession.builder.master("local[2]")
-...          .config("spark.ui.enabled", "false").getOrCreate())
->>> df = spark.createDataFrame(
-...     [(Vectors.dense([{a}]), "spam"), (Vectors.dense([{b}]), "ham"),
-...      (Vectors.dense([{a}]), "spam"), (Vectors.dense([{b}]), "ham")],
-...     ["features", "label"])
->>> model = fastnb.spark.{name}().fit(df)
->>> model.fastnb_model.classes_.tolist()
-['ham', 'spam']
->>> [row.prediction for row in model.transform(df).select("prediction").collect()]
-['spam', 'ham', 'spam', 'ham']
-"""
-_COLUMNWISE_EXAMPLE = """
-Examples
---------
->>> from pyspark.sql import SparkSession
->>> import fastnb.spark
->>> spark = (SparkSession.builder.master("local[2]")
-...          .config("spark.ui.enabled", "false").getOrCreate())
->>> df = spark.createDataFrame(
-...     [(0.1, "red", "spam"), (3.0, "blue", "ham"), (0.2, None, "spam"),
-...      (3.1, "blue", "ham")], ["size", "colour", "label"])
->>> model = fastnb.spark.ColumnwiseNB(inputCols=["size", "colour"]).fit(df)
->>> [name for name, _, _ in model.fastnb_model.estimators]
-['gaussian', 'categorical']
->>> [row.prediction for row in model.transform(df).select("prediction").collect()]
-['spam', 'ham', 'spam', 'ham']
-"""
-_EXAMPLE_ROWS = {"GaussianNB": ("0.1, 0.2", "3.0, 4.0"),
-                 "CategoricalNB": ("0.0, 1.0", "1.0, 0.0"),
-                 "ColumnwiseNB": ("0.1, 0.2", "3.0, 4.0")}
-
-
-def _estimator_doc(fastnb_class, names):
-    name = fastnb_class.__name__
-    a, b = _EXAMPLE_ROWS.get(name, ("5.0, 0.0", "0.0, 5.0"))
-    example = _EXAMPLE.format(name=name, a=a, b=b)
-    if name == "ColumnwiseNB":
-        example = _COLUMNWISE_EXAMPLE
-    listed = ", ".join(f"``{n}``" for n in names)
-    return f"""fastnb's {name} as a pyspark.ml Estimator: one pass over a DataFrame.
-
-Each Spark task fits a fastnb.{name} on its partition's Arrow batches with the
-compiled kernels (one thread per task); the partition models travel as fastnb's
-pickle-free bytes (a count model's as its non-zero counts) and the driver merges
-them exactly (``fastnb.merge``, or one sum of the counts), so the model equals a
-local fit of the collected data to rounding.
-
-Parameters
-----------
-{listed}
-    The parameters of ``fastnb.{name}``, with its defaults, checked by its own
-    validators when ``fit`` starts.
-featuresCol : str, default="features"
-    A vector column (``VectorUDT``, dense or sparse: sparse vectors are read
-    as CSR, never densified) or an array of numbers. Used unless inputCols or
-    inputCol is set.
-inputCols : list of str, optional
-    Separate columns instead of a vector: numbers, and for CategoricalNB and
-    ColumnwiseNB strings and booleans too; nulls are missing values.
-inputCol : str, optional
-    A string column of documents, turned into counts in each task by
-    ``vectorizer`` (MultinomialNB, ComplementNB, BernoulliNB).
-vectorizer : fastnb.text vectorizer, optional
-    ``fastnb.text.HashingVectorizer``, or a ``CountVectorizer`` with a fixed
-    ``vocabulary``.
-labelCol : str, default="label"
-    The labels, of any type (strings, ints, doubles, booleans).
-weightCol : str, optional
-    Sample weights.
-predictionCol, probabilityCol, rawPredictionCol : str
-    The model's output columns: the predicted label in the label column's
-    type, the class probabilities and the joint log likelihoods as vectors
-    (``""`` leaves one out).
-{example}"""
-
-
-def _model_doc(fastnb_class):
-    name = fastnb_class.__name__
-    return f"""A fitted fastnb.spark.{name}: a Transformer, and the local fastnb model.
-
-``transform`` adds ``predictionCol`` (the label column's type),
-``probabilityCol`` and ``rawPredictionCol`` (vectors of the class
-probabilities and joint log likelihoods, classes in ``classes_`` order), with
-the compiled predict run on each Arrow batch by a Spark arrow UDF; the model
-travels with the UDF as fastnb's file bytes, and each Python worker reads it
-once (not once per task). ``fastnb_model`` is the fitted ``fastnb.{name}``.
-
-Examples
---------
-See ``fastnb.spark.{name}``.
-"""
-
-
-GaussianNB, GaussianNBModel = _make(_GaussianNB)
-MultinomialNB, MultinomialNBModel = _make(_MultinomialNB, takes_counts=True)
-ComplementNB, ComplementNBModel = _make(_ComplementNB, takes_counts=True)
-BernoulliNB, BernoulliNBModel = _make(_BernoulliNB, takes_counts=True)
-CategoricalNB, CategoricalNBModel = _make(_CategoricalNB, takes_raw_columns=True)
-ColumnwiseNB, ColumnwiseNBModel = _make(_ColumnwiseNB, takes_raw_columns=True)
+# An Estimator and a Model class for every registered fastnb model, from its
+# declared capabilities: a model a text vectorizer can feed takes counts (sparse
+# vectors, inputCol with a vectorizer); one that reads categories or a mixed
+# table takes raw columns (inputCols).
+__all__ = []
+for _fastnb_class in registered_models().values():
+    _record = _fastnb_class._capabilities
+    _estimator, _model = _make(_fastnb_class, takes_counts=_record.reads_text_counts,
+                               takes_raw_columns=_record.reads in ("categories", "mixed"))
+    globals()[_estimator.__name__] = _estimator
+    globals()[_model.__name__] = _model
+    __all__ += [_estimator.__name__, _model.__name__]
+__all__ = sorted(__all__)
