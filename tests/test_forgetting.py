@@ -293,14 +293,6 @@ def test_merge_adds_streams_aligned_at_their_ends(kind):
     assert_same_model(kind, merged, reference, rtol=1e-10)
 
 
-def test_dask_fit_refuses_a_model_that_forgets():
-    pytest.importorskip("dask")
-    import fastnb.dask
-
-    with pytest.raises(ValueError, match="half_life"):
-        fastnb.dask.fit(GaussianNB(half_life=100.0), None, None)
-
-
 def test_a_model_from_before_half_life_has_its_default(tmp_path):
     """Files and pickles written before the parameter existed load as models
     that do not forget (files: tests/test_categorical_compat.py)."""
