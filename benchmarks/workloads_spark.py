@@ -81,7 +81,10 @@ def session():
             .config("spark.driver.bindAddress", "127.0.0.1")
             .config("spark.ui.enabled", "false")
             .config("spark.sql.shuffle.partitions", "2")
-            .config("spark.driver.memory", "2g")
+            # (local mode: the driver is the executor. At 2g the full run's
+            # K1f ran MLlib's NaiveBayes, 58 classes x 2**18 dense sums per
+            # task, out of heap after K1a-K1e's data sets: OutOfMemoryError)
+            .config("spark.driver.memory", "6g")
             .config("spark.ui.showConsoleProgress", "false")
             .getOrCreate())
         _SESSION["spark"].sparkContext.setLogLevel("ERROR")
