@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-import fastnb
+# (importing it imports fastnb, which registers every model)
 from fastnb._capabilities import registered_models
 
 __all__ = ["DATA_MAKERS", "ESTIMATORS", "EstimatorSpec", "mixed_data", "names",

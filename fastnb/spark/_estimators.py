@@ -346,13 +346,6 @@ def _typed_udf(task, names):
     return predict
 
 
-def _with_params(model, params):
-    """A new fitted model with ``model``'s statistics and these parameter values,
-    its derived attributes recomputed as fit computes them (the models' public
-    ``with_params``)."""
-    return model.with_params(**params)
-
-
 # The dense layout of a count model's sufficient statistics (``_STATE_SPEC``).
 _DENSE_COUNTS = frozenset({"class_count_", "feature_count_", "missing_count"})
 
