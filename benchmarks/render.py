@@ -14,7 +14,10 @@ start of every row: at most 0.5 per usable core when the run starts (1.0 on a
 2-core machine: nothing else was running), and at most 1 per usable core at the
 start of every timed row (2.0 on 2 cores: the benchmark keeps at most one thread
 per core busy, fastnb's threads defaulting to the usable cores, so more means
-other work was waiting for the same cores). A run that breaks it is refused
+other work was waiting for the same cores). A workload that starts processes of
+its own (K1: a local[2] Spark JVM and its Python workers, whose threads count in
+the load average while they run) declares them, and its rows are judged by the
+load recorded before it started them. A run that breaks it is refused
 (exit 2, naming the rule and the rows); so is one that recorded no load (runs
 taken before the load was recorded), unless ``--allow-unrecorded-load`` is given:
 it is then rendered and marked "load not recorded".
@@ -84,7 +87,9 @@ ROW_LOAD_PER_CORE = 1.0
 LOAD_RULE = (
     "a run is published only if the machine was quiet, its 1-minute load average "
     f"at most {RUN_START_LOAD_PER_CORE:g} per usable core when the run starts, and at "
-    f"most {ROW_LOAD_PER_CORE:g} per usable core at the start of every timed row")
+    f"most {ROW_LOAD_PER_CORE:g} per usable core at the start of every timed row "
+    "(for a workload that starts processes of its own, such as K1's Spark JVM and "
+    "Python workers, whose threads count in the load average: before it started them)")
 
 
 class NoPublishedRun(LookupError):
@@ -126,7 +131,16 @@ def load_problems(record):
     for row in record["timings"]:
         load = row["load"]
         limit = ROW_LOAD_PER_CORE * load["cpus"]
-        if load["start"][0] > limit:
+        if "before_own_processes" in load:
+            # its own JVM and workers are in load["start"]: what was running
+            # besides them shows in the load before it started them
+            if load["before_own_processes"][0] > limit:
+                problems.append(
+                    f"{row['workload']} / {row['operation']}: 1-minute load "
+                    f"{load['before_own_processes'][0]:.2f} before it started "
+                    f"{load['own_processes']}, over {limit:g} "
+                    f"({load['cpus']} usable cores)")
+        elif load["start"][0] > limit:
             problems.append(f"{row['workload']} / {row['operation']}: 1-minute load "
                             f"{load['start'][0]:.2f} at its start, over {limit:g} "
                             f"({load['cpus']} usable cores)")
@@ -326,10 +340,21 @@ def _load_line(record):
         return ("not recorded: the run predates side_by_side.py's record of the "
                 "load, so the rule on load was not checked")
     start = record["load_at_start"]
-    highest = max(row["load"]["start"][0] for row in record["timings"])
-    return (f"1-minute load average {start['start'][0]:.2f} when the run started, "
-            f"at most {highest:.2f} at the start of a timed row, on "
-            f"{start['cpus']} usable cores")
+    plain = [row["load"] for row in record["timings"]
+             if "before_own_processes" not in row["load"]]
+    own = [row["load"] for row in record["timings"]
+           if "before_own_processes" in row["load"]]
+    line = f"1-minute load average {start['start'][0]:.2f} when the run started"
+    if plain:
+        line += (f", at most {max(load['start'][0] for load in plain):.2f} at the "
+                 "start of a timed row")
+    for what in sorted({load["own_processes"] for load in own}):
+        loads = [load for load in own if load["own_processes"] == what]
+        line += (f"; {max(load['before_own_processes'][0] for load in loads):.2f} "
+                 f"before the run started {what}, and at most "
+                 f"{max(load['start'][0] for load in loads):.2f} at the start of "
+                 "one of those rows, with them running")
+    return line + f", on {start['cpus']} usable cores"
 
 
 def docs_page(record):

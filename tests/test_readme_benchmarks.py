@@ -310,3 +310,23 @@ def test_side_by_side_records_the_load(render, tmp_path, monkeypatch, capsys):
         assert len(load["start"]) == 3 and all(value >= 0 for value in load["start"])
     for load in loads[1:]:
         assert len(load["end"]) == 3
+
+
+def test_own_processes_rows_are_judged_by_the_load_before_them(render, run_file):
+    """A workload that starts processes of its own (K1's Spark JVM and workers)
+    is judged by the load recorded before it started them: its own threads at
+    a row's start do not refuse the run, anything running before them does."""
+    run = json.loads(run_file.read_text())
+    row = run["timings"][1]
+    row["load"].update(start=[3.1, 2, 1], own_processes="a Spark JVM",
+                       before_own_processes=[0.9, 1, 1])
+    assert render.load_problems(run) == []
+    assert ("0.90 before the run started a Spark JVM, and at most 3.10 at the "
+            "start of one of those rows") in render.docs_page(run)
+    row["load"]["before_own_processes"][0] = 2.4
+    problems = render.load_problems(run)
+    assert len(problems) == 1
+    assert "2.40 before it started a Spark JVM, over 2" in problems[0]
+    # the same start load without the declaration is a row under load
+    del row["load"]["own_processes"], row["load"]["before_own_processes"]
+    assert "3.10 at its start" in render.load_problems(run)[0]
