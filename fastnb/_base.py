@@ -314,22 +314,37 @@ class _BaseNB:
         True
         """
         self._check_with_params(params)
-        new = type(self)(**copy.deepcopy({**self.get_params(deep=False), **params}))
+        return self._from_statistics(copy.deepcopy(params), checked=False)
+
+    def _from_statistics(self, params, *, checked):
+        """A new model of this class restored from this fitted model's
+        statistics (copied) under its parameters updated by ``params``: the one
+        primitive behind ``with_params`` and the distributed fits' final model
+        (``fastnb._distributed.finalised``), so both derive the fitted
+        attributes, and a composite's sub-models, as a fit does.
+
+        ``checked``: whether the state goes through the load checks of untrusted
+        state. The distributed fits keep them (their merged statistics came from
+        executors, and a ``priors`` of the wrong length is a driver-side
+        ValueError); ``with_params`` skips them: its state is a fitted model's,
+        the checks cost O(state) and refuse what a fit may make (-inf log
+        probabilities under alpha=0).
+        """
+        new = type(self)(**{**self.get_params(deep=False), **params})
         new._validate_params()
         state = {name: np.array(value, copy=True)
                  for name, value in self._state_for(new).items()}
-        # The state is a fitted model's, not a file's: the checks of untrusted
-        # state are skipped (they cost O(state), and refuse what a fit may make,
-        # such as -inf log probabilities under alpha=0), shadowed on the instance
-        # for the restore only.
-        new.__dict__["_check_state_invariants"] = _no_check
-        new.__dict__["_check_derived_state"] = _no_check
+        if not checked:
+            # shadowed on the instance for this restore only
+            new.__dict__["_check_state_invariants"] = _no_check
+            new.__dict__["_check_derived_state"] = _no_check
         try:
             new._restore(self.classes_, state, int(self.n_features_in_),
                          getattr(self, "feature_names_in_", None))
         finally:
-            del new.__dict__["_check_state_invariants"]
-            del new.__dict__["_check_derived_state"]
+            if not checked:
+                del new.__dict__["_check_state_invariants"]
+                del new.__dict__["_check_derived_state"]
         return new
 
     def _finish_restore(self, n_features, feature_names):

@@ -122,16 +122,12 @@ def finalised(merged, estimator, *, copy=False):
     if not (changed or copy or record.composite):
         merged.set_params(n_threads=wanted["n_threads"])
         return merged
-    new = type(merged)(**{**params, **changed, "n_threads": wanted["n_threads"]})
-    new._validate_params()
-    state = {name: value.copy() for name, value in merged._sufficient_state().items()}
     try:
-        new._restore(merged.classes_, state, int(merged.n_features_in_),
-                     getattr(merged, "feature_names_in_", None))
+        return merged._from_statistics({**changed, "n_threads": wanted["n_threads"]},
+                                       checked=True)
     except ValueError as error:
         raise ValueError(f"{error} (the classes found: {merged.classes_.tolist()})") \
             from None
-    return new
 
 
 def _same(a, b):
