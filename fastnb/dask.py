@@ -24,19 +24,12 @@ parallelism (one task per worker thread) does the rest. To let each task use mor
 threads, set the estimator's ``n_threads`` explicitly (``GaussianNB(n_threads=4)``)
 or start the workers with another ``OMP_NUM_THREADS``.
 
-The same pattern works on any engine: fit one model per partition with
-``partial_fit(X_part, y_part, classes=classes)``, ship the models (they pickle, or
-``save`` to bytes-free ``.npz``), and combine them with ``fastnb.merge``. On Spark::
-
-    def fit_partition(frames):
-        model = fastnb.GaussianNB()
-        for frame in frames:
-            model.partial_fit(frame[features].to_numpy(), frame["label"].to_numpy(),
-                              classes=classes)
-        yield pd.DataFrame({"model": [pickle.dumps(model)]})
-
-    parts = df.mapInPandas(fit_partition, "model binary").collect()
-    model = fastnb.merge([pickle.loads(row.model) for row in parts])
+On Spark, ``fastnb.spark`` does the same with the same rules (``fastnb._distributed``
+is shared): an Estimator per model, fitted per partition and merged at the driver.
+On another engine: fit one model per partition with ``partial_fit(X_part, y_part,
+classes=classes)``, ship each with ``save`` to a file object (no pickle), and combine
+them with ``fastnb.merge`` (fixed priors are then applied once, to the merged model,
+with ``with_params``; forgetting models need the blocks' order, as here).
 
 This module needs ``dask`` (``pip install fastnb[dask]``); ``import fastnb`` does
 not import it.
