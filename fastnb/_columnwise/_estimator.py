@@ -188,7 +188,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     A likelihood chosen per numeric column:
 
     >>> rng = np.random.default_rng(0)
-    >>> y = rng.integers(0, 2, 200)
+    >>> y = rng.integers(0, 2, 1000)
     >>> X = pd.DataFrame({"visits": rng.poisson(1 + 3 * y).astype(float),
     ...                   "spend": rng.lognormal(y, 1.0),
     ...                   "height": rng.normal(y, 1.0)})
