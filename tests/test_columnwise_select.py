@@ -345,3 +345,23 @@ def test_numeric_parameter_is_checked(rng):
     with pytest.raises(ValueError, match="sample_weight|Sample weights"):
         bad.fit(frame, y, sample_weight=np.ones(3))
     assert not hasattr(bad, "classes_")
+
+
+def test_select_on_a_subset_of_the_rows_and_on_object_arrays(rng, monkeypatch):
+    frame, y = skewed_frame(rng, n=500)
+    weights = rng.uniform(0.5, 2.0, len(y))
+    full = ColumnwiseNB(numeric="select").fit(frame, y, sample_weight=weights)
+    monkeypatch.setattr(select_module, "SELECT_MAX_ROWS", 200)
+    subset = ColumnwiseNB(numeric="select").fit(frame, y, sample_weight=weights)
+    assert [c for c, _, _, _ in subset.selection_] == [c for c, _, _, _ in
+                                                      full.selection_]
+    assert subset.selection_ != full.selection_  # scored on other rows
+    explicit = ColumnwiseNB([(name, type(m)(**m.get_params()), columns)
+                             for name, m, columns in subset.estimators_])
+    assert_allclose(subset.predict_joint_log_proba(frame),
+                    explicit.fit(frame, y, sample_weight=weights)
+                    .predict_joint_log_proba(frame), rtol=1e-12)
+    as_objects = ColumnwiseNB(numeric="select").fit(
+        frame.to_numpy(dtype=object), y, sample_weight=weights)
+    assert [f for _, f, _, _ in as_objects.selection_] == [
+        f for _, f, _, _ in subset.selection_]

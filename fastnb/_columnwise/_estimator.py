@@ -71,7 +71,8 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
 
         A list gives the sub-models as scikit-learn's ``ColumnTransformer`` does:
         ``name`` a unique string, ``estimator`` an unfitted GaussianNB,
-        BernoulliNB, MultinomialNB or CategoricalNB (cloned at fit; without priors
+        BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB, ExponentialNB,
+        GammaNB or LogNormalNB (cloned at fit; without priors
         of its own: ``priors``/``class_prior`` unset, ``fit_prior=True``) or
         ``"drop"``, and ``columns`` an int, a str name, a list of either, a slice
         (of names: inclusive), a boolean mask or a callable such as
