@@ -365,3 +365,29 @@ def test_select_on_a_subset_of_the_rows_and_on_object_arrays(rng, monkeypatch):
         frame.to_numpy(dtype=object), y, sample_weight=weights)
     assert [f for _, f, _, _ in as_objects.selection_] == [
         f for _, f, _, _ in subset.selection_]
+
+
+def test_a_damaged_selection_in_a_file_is_a_clear_error(rng, tmp_path):
+    import json
+
+    frame, y = skewed_frame(rng)
+    ColumnwiseNB(numeric="select").fit(frame, y).save(tmp_path / "m.npz")
+    with np.load(tmp_path / "m.npz") as archive:
+        members = {name: archive[name] for name in archive.files}
+    layout = json.loads(members["layout"].tobytes())
+    assert len(layout["selection"]) == 5
+    damages = {
+        "family": lambda d: d["selection"][0].__setitem__(1, "gamma"),
+        "column": lambda d: d["selection"][0].__setitem__(0, 99),
+        "score": lambda d: d["selection"][0].__setitem__(2, "low"),
+        "shape": lambda d: d["selection"].append([1]),
+        "type": lambda d: d.update(selection={"a": 1}),
+    }
+    for label, damage in damages.items():
+        broken = json.loads(json.dumps(layout))
+        damage(broken)
+        members["layout"] = np.frombuffer(json.dumps(broken).encode(), dtype=np.uint8)
+        with open(tmp_path / "bad.npz", "wb") as handle:
+            np.savez(handle, **members)
+        with pytest.raises(ValueError, match="not a valid fastnb model file"):
+            fastnb.load(tmp_path / "bad.npz")
