@@ -6,7 +6,9 @@ The candidates
 ``FAMILY_SUPPORT`` lists the families "select" may give a numeric column, keyed
 by the ``terms`` kind of a registered sub-model's capabilities record, with the
 support the column's training values must lie in. A registered model whose
-record has ``sub_model=True`` and a ``terms`` kind listed here is a candidate:
+record has ``sub_model=True``, ``statistics_add=True`` and a ``terms`` kind
+listed here is a candidate (it must also take ``n_threads``, and
+``partial_fit(X, y, classes, sample_weight)`` as every fastnb model does):
 a new family (KernelDensityNB, terms "kde") joins the selection by its
 registration and its one line here, and a listed kind that no registered model
 has is skipped.
@@ -80,8 +82,9 @@ def candidate_families(half_life=None):
     found = {}
     for cls in registered_models().values():
         record = cls._capabilities
-        if not record.sub_model or record.terms not in FAMILY_SUPPORT:
-            continue
+        if (not record.sub_model or not record.statistics_add
+                or record.terms not in FAMILY_SUPPORT):
+            continue  # (the folds' models are merged: their statistics must add)
         if half_life is not None and not record.forgets:
             continue
         found.setdefault(record.terms, cls)
