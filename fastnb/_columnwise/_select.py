@@ -41,9 +41,12 @@ choice is judged by the held-out log loss of the whole naive Bayes classifier:
 The selection reads the rows with their ``sample_weight`` and without
 ``half_life`` (forgetting weighs rows by their order, which the folds do not
 keep); a family whose model does not forget is not a candidate when
-``half_life`` is set. Past ``SELECT_MAX_ROWS`` rows it reads an evenly spaced
-subset of that many rows. With fewer than ``2 * SELECT_FOLDS`` rows every
-column stays Gaussian.
+``half_life`` is set. The held-out class priors are the complement's class
+frequencies, also when ColumnwiseNB's ``priors`` are given. Past
+``SELECT_MAX_ROWS`` rows (or fewer, down to ``SELECT_MIN_ROWS``, where the
+held-out terms of many columns and classes would take more than
+``SELECT_MEMORY_BYTES``) it reads an evenly spaced subset of the rows. With
+fewer than ``2 * SELECT_FOLDS`` rows every column stays Gaussian.
 """
 
 from functools import reduce
@@ -56,6 +59,8 @@ from .._persist import merge
 SELECT_FOLDS = 5
 SELECT_SWEEPS = 3
 SELECT_MAX_ROWS = 100_000
+SELECT_MIN_ROWS = 5_000
+SELECT_MEMORY_BYTES = 256 << 20
 # A family replaces a column's current one only if it lowers the held-out log
 # loss by more than this many standard errors of the per-row differences: a
 # gain within the noise of the folds is no reason to leave the Gaussian (on the
@@ -113,11 +118,16 @@ def allowed(support, values):
     return nonnegative and bool(np.all(values == np.floor(values)))
 
 
-def _rows(n):
-    """The rows the selection reads: all, or an evenly spaced subset."""
-    if n <= SELECT_MAX_ROWS:
+def _rows(n, n_classes, n_terms):
+    """The rows the selection reads: all, or an evenly spaced subset of at most
+    SELECT_MAX_ROWS, fewer where its (rows, classes) held-out terms per column
+    and family would pass SELECT_MEMORY_BYTES (never fewer than
+    SELECT_MIN_ROWS)."""
+    limit = min(SELECT_MAX_ROWS, max(SELECT_MIN_ROWS, SELECT_MEMORY_BYTES // (
+        8 * n_classes * n_terms)))
+    if n <= limit:
         return None
-    return np.linspace(0, n - 1, SELECT_MAX_ROWS).round().astype(np.intp)
+    return np.linspace(0, n - 1, limit).round().astype(np.intp)
 
 
 def select_families(table, numeric, others, y, sample_weight, n_threads, half_life,
@@ -135,7 +145,7 @@ def select_families(table, numeric, others, y, sample_weight, n_threads, half_li
     if n < 2 * SELECT_FOLDS:
         return ({j: gaussian for j in numeric},
                 [(label(j), "gaussian", None, None) for j in numeric])
-    rows = _rows(n)
+    rows = _rows(n, np.unique(y).shape[0], len(numeric) * len(candidates) + 3)
     y_used = y if rows is None else y[rows]
     classes, y_code = np.unique(y_used, return_inverse=True)
     m, k = y_code.shape[0], classes.shape[0]
