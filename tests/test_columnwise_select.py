@@ -391,3 +391,27 @@ def test_a_damaged_selection_in_a_file_is_a_clear_error(rng, tmp_path):
             np.savez(handle, **members)
         with pytest.raises(ValueError, match="not a valid fastnb model file"):
             fastnb.load(tmp_path / "bad.npz")
+
+
+@pytest.mark.parametrize("cls", [PoissonNB, ExponentialNB, GammaNB, LogNormalNB])
+def test_onnx_and_inspection_refuse_a_sub_model_they_cannot_read(rng, cls):
+    """Until fastnb.onnx and fastnb.inspection read a family's terms, a
+    ColumnwiseNB holding it is refused by the family's name, before any work."""
+    from fastnb._capabilities import INSPECTION_TERMS, ONNX_TERMS
+
+    frame, y = skewed_frame(rng, missing=False)
+    frame = frame[["visits" if cls is PoissonNB else "dose", "height"]]
+    model = ColumnwiseNB([("part", cls(), [frame.columns[0]]),
+                          ("rest", GaussianNB(), ["height"])]).fit(frame, y)
+    terms = cls._capabilities.terms
+    if terms not in ONNX_TERMS:
+        pytest.importorskip("onnx")
+        import fastnb.onnx
+
+        with pytest.raises(TypeError, match=f"{cls.__name__}.*{terms}"):
+            fastnb.onnx.to_onnx(model)
+    if terms not in INSPECTION_TERMS:
+        import fastnb.inspection
+
+        with pytest.raises(TypeError, match=f"{cls.__name__}.*{terms}"):
+            fastnb.inspection.contributions(model, frame)
