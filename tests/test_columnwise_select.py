@@ -4,7 +4,6 @@ a brute-force cross-validation of the explicit model it chose, the supports,
 the greedy optimum, persistence, merge, partial_fit and refusals."""
 
 import io
-import itertools
 import re
 
 import numpy as np
