@@ -88,7 +88,7 @@ class _Invalid(FileFormatError):
 
 # Constructor parameters added after files were first written, with the value
 # that means what those files meant: a file without one has its default.
-LATER_PARAMS = {"grow_classes": False, "half_life": None}
+LATER_PARAMS = {"grow_classes": False, "half_life": None, "numeric": "gaussian"}
 
 
 def with_later_params(params, cls):

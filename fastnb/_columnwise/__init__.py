@@ -59,7 +59,8 @@ Modules
 -------
 _table (X as columns, and the blocks each sub-model reads), _columns
 (the "auto" choice per column, and the columns an estimators list selects),
-_estimator (the ColumnwiseNB class: parameters, plan, fitting), _predict (the
+_estimator (the ColumnwiseNB class: parameters, plan, fitting), _select
+(numeric="select": a likelihood family per numeric column), _predict (the
 block-by-block prediction), _file_format (save, load and merge).
 """
 

@@ -12,7 +12,7 @@ from .._forgetting import check_half_life_param
 from .._params import (check_bool_param, check_n_threads, check_prior_param, param_error,
                        resolve_priors)
 from .._threads import threads_for
-from .._validation import check_y, feature_names_of, plain
+from .._validation import check_sample_weight, check_y, feature_names_of, plain
 from ._columns import (
     AUTO_CODES,
     auto_estimators,
@@ -24,6 +24,7 @@ from ._columns import (
 )
 from ._file_format import _FileFormat
 from ._predict import _Prediction
+from ._select import family_model, select_families
 from ._table import _Table
 
 __all__ = ["ColumnwiseNB"]
@@ -70,12 +71,32 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
 
         A list gives the sub-models as scikit-learn's ``ColumnTransformer`` does:
         ``name`` a unique string, ``estimator`` an unfitted GaussianNB,
-        BernoulliNB, MultinomialNB or CategoricalNB (cloned at fit; without priors
+        BernoulliNB, MultinomialNB, CategoricalNB, PoissonNB, ExponentialNB,
+        GammaNB or LogNormalNB (cloned at fit; without priors
         of its own: ``priors``/``class_prior`` unset, ``fit_prior=True``) or
         ``"drop"``, and ``columns`` an int, a str name, a list of either, a slice
         (of names: inclusive), a boolean mask or a callable such as
         ``sklearn.compose.make_column_selector`` that returns one of these.
         A column may be given to one sub-model only.
+    numeric : {"gaussian", "select"}, default="gaussian"
+        The likelihood of the columns ``"auto"`` models as numbers (floats, and
+        integers with many distinct values). ``"gaussian"``: one
+        :class:`GaussianNB` over all of them. ``"select"``: each column's family
+        is chosen on the training data among those its values allow: Gaussian
+        always; :class:`LogNormalNB` and :class:`GammaNB` when all values are
+        > 0; :class:`ExponentialNB` when all are >= 0; :class:`PoissonNB` when
+        all are non-negative integers (and any other registered family, see
+        ``fastnb._columnwise._select``). The criterion judges the classifier,
+        not the column's fit alone: the held-out log loss of the whole naive
+        Bayes model over 5 inner folds (row i in fold ``i % 5``, no seed), each
+        family's fold statistics fitted once and merged exactly, with a greedy
+        choice column by column, the other columns at their current choice. The
+        sub-models are then named after their family (``"poisson"``,
+        ``"gamma"``, ...); ``selection_`` and :meth:`summary` show each column's
+        choice and score. ``partial_fit`` keeps the choice of its first call,
+        ``fastnb.merge`` needs equal choices, and ``save``/``fastnb.load`` keep
+        it. Needs ``estimators="auto"``; fastnb.dask and fastnb.spark refuse it
+        (choose on a sample, then pass the chosen sub-models as a list).
     priors : array-like of shape (n_classes,), default=None
         Prior probabilities of the classes (summing to 1). If None, the class
         frequencies of the training data.
@@ -117,6 +138,12 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         Number of columns seen during fit.
     feature_names_in_ : ndarray of shape (n_features_in_,)
         Names of the columns seen during fit, when X has string column names.
+    selection_ : list of (column, family, log_loss, gaussian_log_loss) tuples
+        Only with ``numeric="select"``: per numeric column, the family chosen,
+        the held-out log loss of the classifier with it, and with a Gaussian for
+        that column instead (the other columns at their choice). The scores are
+        None where the selection had too few rows (all Gaussian) or after a
+        merge (each part scored its own rows).
 
     Notes
     -----
@@ -158,6 +185,17 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
     ...                       ("tags", CategoricalNB(), ["colour", "member"])])
     >>> model.fit(X, y).predict_proba(X.iloc[:1]).round(3)
     array([[1., 0.]])
+
+    A likelihood chosen per numeric column:
+
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 1000)
+    >>> X = pd.DataFrame({"visits": rng.poisson(1 + 3 * y).astype(float),
+    ...                   "spend": rng.lognormal(y, 1.0),
+    ...                   "height": rng.normal(y, 1.0)})
+    >>> model = ColumnwiseNB(numeric="select").fit(X, y)
+    >>> [(column, family) for column, family, _, _ in model.selection_]
+    [('visits', 'poisson'), ('spend', 'lognormal'), ('height', 'gaussian')]
     """
 
     # Sub-models of any kinds and number, in fixed members: "layout" (UTF-8 JSON:
@@ -176,10 +214,11 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
 
     # (``with_params``: and each sub-model's own, as ``name__parameter``)
 
-    def __init__(self, estimators="auto", *, priors=None, remainder="error",
-                 n_threads=None, grow_classes=False,
+    def __init__(self, estimators="auto", *, numeric="gaussian", priors=None,
+                 remainder="error", n_threads=None, grow_classes=False,
                  half_life=None):
         self.estimators = estimators
+        self.numeric = numeric
         self.priors = priors
         self.remainder = remainder
         self.n_threads = n_threads
@@ -260,8 +299,16 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         if self.remainder not in ("error", "drop"):
             raise param_error(owner, "remainder", "a str among {'error', 'drop'}",
                               self.remainder)
+        if not (isinstance(self.numeric, str) and self.numeric in ("gaussian",
+                                                                   "select")):
+            raise param_error(owner, "numeric", "a str among {'gaussian', 'select'}",
+                              self.numeric)
         if isinstance(self.estimators, str) and self.estimators == "auto":
             return
+        if self.numeric == "select":
+            raise ValueError(
+                "ColumnwiseNB(numeric='select') chooses the numeric columns' "
+                "sub-models itself: it needs estimators='auto', not a list.")
         if not isinstance(self.estimators, (list, tuple)) or not self.estimators:
             raise param_error(
                 owner, "estimators",
@@ -310,8 +357,9 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
                 )
 
     # -- the plan: which sub-model models which columns --------------------------------
-    def _plan(self, table, X):
-        """[(name, unfitted clone, positions)] for this X, checked."""
+    def _plan(self, table, X, y=None, sample_weight=None):
+        """[(name, unfitted clone, positions)] for this X, checked (and, under
+        numeric="select", the ``selection_`` rows; else None)."""
         if isinstance(self.estimators, str):
             groups, by_value = {}, []
             for j in range(table.n_columns):
@@ -326,7 +374,9 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
             for name, model, _ in plan:
                 if name == "categorical":
                     model._by_value = np.array(by_value, dtype=bool)
-            return plan
+            if self.numeric == "select" and "gaussian" in groups:
+                return self._selected_plan(table, plan, y, sample_weight)
+            return plan, None
         plan, owner_of = [], {}
         for name, estimator, spec in self.estimators:
             owner = f"sub-estimator {name!r}"
@@ -357,7 +407,24 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         if not plan:
             raise ValueError("ColumnwiseNB has no columns to model: every column is "
                              "dropped.")
-        return plan
+        return plan, None
+
+    def _selected_plan(self, table, plan, y, sample_weight):
+        """numeric="select": the "auto" plan with its Gaussian's columns shared
+        out to the family chosen for each (see fastnb/_columnwise/_select.py)."""
+        numeric = plan[0][2]  # "auto"'s first sub-model is its Gaussian
+        families, selection = select_families(
+            table, numeric.tolist(), [(model, p) for _, model, p in plan[1:]], y,
+            sample_weight, self.n_threads, self.half_life,
+            lambda j: self._label(table, j))
+        groups = {}
+        for j in numeric.tolist():
+            family, cls = families[j]
+            groups.setdefault(family, (cls, []))[1].append(j)
+        chosen = [(family, family_model(cls, self.n_threads, self.half_life),
+                   np.array(columns, dtype=np.intp))
+                  for family, (cls, columns) in groups.items()]
+        return chosen + plan[1:], selection
 
     def _with_fixed_plan(self, X):
         """This model's parameters, with "auto" resolved on X into an explicit list
@@ -366,7 +433,14 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         if not isinstance(self.estimators, str):
             return self
         self._validate_params()
-        plan = self._plan(_Table(X, type(self).__name__), X)
+        if self.numeric == "select":
+            raise ValueError(
+                "ColumnwiseNB(numeric='select') chooses from the labels of all the "
+                "rows, which a distributed fit does not have in one place: fit it "
+                "on a sample, then pass the chosen sub-models as estimators "
+                "([(name, type(m)(**m.get_params()), columns) for name, m, columns "
+                "in model.estimators_]).")
+        plan, _ = self._plan(_Table(X, type(self).__name__), X)
         return type(self)([(name, model, positions.tolist())
                            for name, model, positions in plan],
                           priors=self.priors, remainder=self.remainder,
@@ -437,8 +511,11 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         table = _Table(X, name)
         y = check_y(y, table.n_samples, name)
         names = feature_names_of(X)
+        selection = getattr(self, "selection_", None)
         if first_call:
-            plan = self._plan(table, X)
+            if self.numeric == "select" and sample_weight is not None:
+                sample_weight = check_sample_weight(sample_weight, table.n_samples)
+            plan, selection = self._plan(table, X, y, sample_weight)
         else:
             self._check_n_features(table, reset=False)
             self._check_feature_names(X, reset=False)
@@ -467,7 +544,7 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         models = [model for _, model, _ in plan]
         self._commit(plan, models[0].classes_, models[0].class_count_.copy(),
                      table.n_columns, names if first_call else getattr(
-                         self, "feature_names_in_", None))
+                         self, "feature_names_in_", None), selection)
         return self
 
     def _sub_model_error(self, error, sub_name, table, positions):
@@ -487,11 +564,13 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         class_count[at] = self.class_count_
         grown = type(self)(**self.get_params(deep=False))
         grown._commit(plan, classes, class_count, self.n_features_in_,
-                      getattr(self, "feature_names_in_", None))
+                      getattr(self, "feature_names_in_", None),
+                      getattr(self, "selection_", None))
         return grown
 
-    def _commit(self, plan, classes, class_count, n_features, names):
-        """Derive the priors and set the fitted state (validation all done)."""
+    def _commit(self, plan, classes, class_count, n_features, names, selection=None):
+        """Derive the priors and set the fitted state (validation all done);
+        ``selection``: the ``selection_`` rows of numeric="select"."""
         k = classes.shape[0]
         priors = resolve_priors(self.priors, k, name="priors", sum_to_one=True)
         prior = class_count / class_count.sum() if priors is None else priors
@@ -513,6 +592,10 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         self.class_log_prior_ = log_prior
         self.n_features_in_ = n_features
         self._set_feature_names(names)
+        if selection is not None:
+            self.selection_ = list(selection)
+        else:
+            vars(self).pop("selection_", None)
 
     # -- other parameters on the same statistics -------------------------------------
     def _is_finalising(self, name):
@@ -569,7 +652,8 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
             plan.append((sub_name, model.with_params(n_threads=new.n_threads, **own),
                          positions))
         new._commit(plan, self.classes_, self.class_count_.copy(), self.n_features_in_,
-                    getattr(self, "feature_names_in_", None))
+                    getattr(self, "feature_names_in_", None),
+                    getattr(self, "selection_", None))
         return new
 
     def summary(self):
@@ -592,4 +676,15 @@ class ColumnwiseNB(_Prediction, _FileFormat, _BaseNB):
         rows = [(name, repr(model), ", ".join(str(c) for c in columns))
                 for name, model, columns in self.estimators_]
         widths = [max(len(row[i]) for row in rows) + 2 for i in range(2)]
-        return "\n".join(f"{a:<{widths[0]}}{b:<{widths[1]}}{c}" for a, b, c in rows)
+        text = "\n".join(f"{a:<{widths[0]}}{b:<{widths[1]}}{c}" for a, b, c in rows)
+        selection = getattr(self, "selection_", None)
+        if selection is None:
+            return text
+        rows = [("column", "family", "log loss", "gaussian")] + [
+            (str(column), family, *("-" if v is None else f"{v:.4f}"
+                                    for v in (score, gaussian)))
+            for column, family, score, gaussian in selection]
+        widths = [max(len(row[i]) for row in rows) + 2 for i in range(3)]
+        return text + "\n\nnumeric='select' (held-out log loss):\n" + "\n".join(
+            f"{a:<{widths[0]}}{b:<{widths[1]}}{c:<{widths[2]}}{d}".rstrip()
+            for a, b, c, d in rows)

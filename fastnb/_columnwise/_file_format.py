@@ -57,7 +57,15 @@ class _FileFormat:
             entries.append({"name": name, "estimator": type(model).__name__,
                             "params": params, "columns": positions.tolist(),
                             "arrays": where})
-        layout = json.dumps({"estimators": entries}).encode("utf-8")
+        layout = {"estimators": entries}
+        selection = getattr(self, "selection_", None)
+        if selection is not None:
+            # numeric="select": the choice is the sub-models above; its scores
+            # per column (by position) for summary()
+            layout["selection"] = [[j, family, score, gaussian] for j, (
+                _, family, score, gaussian) in zip(self._selected_positions(),
+                                                   selection)]
+        layout = json.dumps(layout).encode("utf-8")
 
         def pooled(kind, dtype):
             parts = pools[kind]
@@ -105,7 +113,39 @@ class _FileFormat:
         if not isinstance(self.estimators, str):
             self.estimators = listed
         self._commit(plan, classes, np.array(arrays["class_count_"]), n_features,
-                     feature_names)
+                     feature_names, self._restored_selection(layout, plan,
+                                                             feature_names))
+
+    def _selected_positions(self):
+        """The positions of the columns of ``selection_``, in its order: those
+        of the sub-models of its families, ascending (as the selection visits
+        them)."""
+        families = {family for _, family, _, _ in self.selection_}
+        return sorted(j for (name, _, _), positions in zip(self.estimators_,
+                                                            self._positions)
+                      if name in families for j in positions.tolist())
+
+    def _restored_selection(self, layout, plan, feature_names):
+        """The ``selection_`` rows a file keeps, checked against its sub-models:
+        each column's family is the name of the sub-model that models it."""
+        rows = layout.get("selection")
+        if rows is None:
+            return None
+        if self.numeric != "select" or not isinstance(rows, list):
+            raise ValueError("the layout's selection belongs to numeric='select'")
+        owner = {j: name for name, _, positions in plan for j in positions.tolist()}
+        out = []
+        for row in rows:
+            ok = (isinstance(row, list) and len(row) == 4 and isinstance(row[0], int)
+                  and not isinstance(row[0], bool) and owner.get(row[0]) == row[1]
+                  and all(v is None or (isinstance(v, float) and math.isfinite(v))
+                          for v in row[2:]))
+            if not ok:
+                raise ValueError(f"the layout's selection row {row!r} does not match "
+                                 "the sub-estimators")
+            column = row[0] if feature_names is None else str(feature_names[row[0]])
+            out.append((column, row[1], row[2], row[3]))
+        return out
 
     def _restore_sub_model(self, entry, pools, classes, n_features):
         if not isinstance(entry, dict) or set(entry) != {
@@ -159,6 +199,18 @@ class _FileFormat:
 
     def _merged_with(self, other):
         """Sub-model by sub-model: equal to the fit on both models' data."""
+        selections = [getattr(model, "selection_", None) for model in (self, other)]
+        if selections[0] is not None or selections[1] is not None:
+            choices = [None if s is None else [(c, f) for c, f, _, _ in s]
+                       for s in selections]
+            if choices[0] != choices[1]:
+                differ = [(a, b) for a, b in zip(*choices) if a != b] if all(
+                    choices) else choices
+                raise ValueError(
+                    "Cannot merge ColumnwiseNB models whose numeric='select' chose "
+                    f"different families: {differ} (column, family) differ. Fit the "
+                    "parts with the same sub-models: pass one model's choice as "
+                    "estimators to the others.")
         mine = [(n, type(m), p.tolist()) for (n, m, _), p in zip(self.estimators_,
                                                                  self._positions)]
         theirs = [(n, type(m), p.tolist()) for (n, m, _), p in zip(other.estimators_,
@@ -177,8 +229,12 @@ class _FileFormat:
         merged = type(self)(**self.get_params(deep=False))
         for _, model, _ in plan:
             model.n_threads = merged.n_threads
+        selection = getattr(self, "selection_", None)
         merged._commit(plan, classes, class_count, self.n_features_in_,
-                       getattr(self, "feature_names_in_", None))
+                       getattr(self, "feature_names_in_", None),
+                       None if selection is None else [
+                           (column, family, None, None)
+                           for column, family, _, _ in selection])
         return merged
 
 

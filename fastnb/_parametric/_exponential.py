@@ -79,11 +79,12 @@ class ExponentialNB(_ParametricNB):
            [3.5 , 0.15]])
     """
 
-    # (not yet a ColumnwiseNB sub-model, an ONNX export or explained by
+    # (a ColumnwiseNB sub-model; not yet an ONNX export or explained by
     # fastnb.inspection: the capability table says so)
     _capabilities = Capabilities(
         reads="positive", terms="exponential", prior_param="priors",
-        finalising_params=PARAMETRIC_FINALISING | {"var_smoothing"}, nonnegative=True)
+        finalising_params=PARAMETRIC_FINALISING | {"var_smoothing"}, nonnegative=True,
+        sub_model=True)
     _FAMILY = kernels.FAMILIES["exponential"]
     _MEANS = ("mean_x",)
     _SUPPORT = "non-negative values (x >= 0)"

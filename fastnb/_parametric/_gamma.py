@@ -92,11 +92,12 @@ class GammaNB(_ParametricNB):
     True
     """
 
-    # (not yet a ColumnwiseNB sub-model, an ONNX export or explained by
+    # (a ColumnwiseNB sub-model; not yet an ONNX export or explained by
     # fastnb.inspection: the capability table says so)
     _capabilities = Capabilities(
         reads="positive", terms="gamma", prior_param="priors",
-        finalising_params=PARAMETRIC_FINALISING | {"var_smoothing"}, nonnegative=True)
+        finalising_params=PARAMETRIC_FINALISING | {"var_smoothing"}, nonnegative=True,
+        sub_model=True)
     _FAMILY = kernels.FAMILIES["gamma"]
     _MEANS = ("mean_x", "mean_log_x")
     _SUPPORT = "positive values (x > 0)"

@@ -85,11 +85,12 @@ class LogNormalNB(_ParametricNB):
            [3.1, 0. ]])
     """
 
-    # (not yet a ColumnwiseNB sub-model, an ONNX export or explained by
+    # (a ColumnwiseNB sub-model; not yet an ONNX export or explained by
     # fastnb.inspection: the capability table says so)
     _capabilities = Capabilities(
         reads="positive", terms="lognormal", prior_param="priors",
-        finalising_params=PARAMETRIC_FINALISING | {"var_smoothing"}, nonnegative=True)
+        finalising_params=PARAMETRIC_FINALISING | {"var_smoothing"}, nonnegative=True,
+        sub_model=True)
     _FAMILY = kernels.FAMILIES["lognormal"]
     _MEANS = ("mean_log_x",)
     _HAS_SSD = True

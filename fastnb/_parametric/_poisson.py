@@ -78,11 +78,12 @@ class PoissonNB(_ParametricNB):
            [6.  , 5.  ]])
     """
 
-    # (not yet a ColumnwiseNB sub-model, an ONNX export or explained by
+    # (a ColumnwiseNB sub-model; not yet an ONNX export or explained by
     # fastnb.inspection: the capability table says so)
     _capabilities = Capabilities(
         reads="positive", terms="poisson", prior_param="priors",
-        finalising_params=PARAMETRIC_FINALISING | {"alpha"}, nonnegative=True)
+        finalising_params=PARAMETRIC_FINALISING | {"alpha"}, nonnegative=True,
+        sub_model=True)
     _FAMILY = kernels.FAMILIES["poisson"]
     _MEANS = ("mean_x",)
     _SMOOTHING = "alpha"
