@@ -257,7 +257,7 @@ def kde_fit(
 # -- the log-density grid ---------------------------------------------------------------
 
 cdef void density_of(
-    const double* hist,      # IN: n_bins node weights
+    const double* log_hist,  # IN: n_bins log node weights (-inf: none)
     double scale,            # IN: w**2 / (2 h**2): the exponent per squared node step
     double log_norm,         # IN: -log(W h sqrt(2 pi))
     double slope_unit,       # IN: w / h**2: a node step of the posterior mean, in slope
@@ -271,16 +271,15 @@ cdef void density_of(
     for i in range(n_bins):
         top = -INFINITY
         for b in range(n_bins):
-            if hist[b] > 0.0:
-                r = <double>(b - i)
-                term = log(hist[b]) - scale * r * r
-                top = term if term > top else top
+            r = <double>(b - i)
+            term = log_hist[b] - scale * r * r
+            top = term if term > top else top
         total = 0.0
         moment = 0.0
         for b in range(n_bins):
-            if hist[b] > 0.0:
+            if log_hist[b] > -INFINITY:
                 r = <double>(b - i)
-                e = exp(log(hist[b]) - scale * r * r - top)
+                e = exp(log_hist[b] - scale * r * r - top)
                 total += e
                 moment += e * r
         grid[i] = top + log(total) + log_norm
@@ -302,6 +301,9 @@ def kde_log_density(
     cdef Py_ssize_t n_bins = hist.shape[1]
     cdef Py_ssize_t r, b
     cdef double mass
+    with np.errstate(divide="ignore"):
+        log_hist_arr = np.log(hist)
+    cdef const double[:, ::1] log_hist = log_hist_arr
     grid_arr = np.zeros((m, n_bins), dtype=np.float64)
     low_arr = np.zeros(m, dtype=np.float64)
     high_arr = np.zeros(m, dtype=np.float64)
@@ -312,7 +314,7 @@ def kde_log_density(
         mass = 0.0
         for b in range(n_bins):
             mass = mass + hist[r, b]
-        density_of(&hist[r, 0], width[r] * width[r] / (2.0 * bandwidth[r] * bandwidth[r]),
+        density_of(&log_hist[r, 0], width[r] * width[r] / (2.0 * bandwidth[r] * bandwidth[r]),
                    -log(mass * bandwidth[r] * sqrt(2.0 * M_PI)),
                    width[r] / (bandwidth[r] * bandwidth[r]), n_bins,
                    &grid[r, 0], &low[r], &high[r])
@@ -341,7 +343,7 @@ cdef inline double class_score(
     Py_ssize_t n_bins, Py_ssize_t d,
 ) noexcept nogil:
     cdef Py_ssize_t j, i
-    cdef double total = 0.0, v, t, g, u, term
+    cdef double total = 0.0, v, t, g, u, term, clamped
     cdef double top = <double>(n_bins - 1)
     cdef const double* row
     for j in range(d):
@@ -350,10 +352,13 @@ cdef inline double class_score(
             continue
         row = &grid[j * n_bins]
         t = v * inv_width[j] - origin[j]
-        if t >= 0.0 and t <= top:
-            i = <Py_ssize_t>t
-            i = i if i < n_bins - 2 else n_bins - 2
-            g = row[i]
+        # (no branch on the usual path: t clamped into the grid)
+        clamped = t if t > 0.0 else 0.0
+        clamped = clamped if clamped < top else top
+        i = <Py_ssize_t>clamped
+        i = i if i < n_bins - 2 else n_bins - 2
+        g = row[i]
+        if clamped == t:
             total = total + (g + (t - <double>i) * (row[i + 1] - g))
             continue
         if t < 0.0:
