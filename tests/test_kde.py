@@ -243,6 +243,14 @@ def test_out_of_grid_values_are_finite(rng):
     assert far[0] < scores[0]
 
 
+def test_values_of_extreme_size():
+    y = np.array([0, 0, 1, 1])
+    tiny = fastnb.KernelDensityNB().fit(np.array([[1e-310], [0.0], [5e-324], [2e-310]]), y)
+    assert np.all(np.isfinite(tiny.predict_joint_log_proba([[0.0], [1.0], [-1e300]])))
+    with pytest.raises(ValueError, match="not finite"):
+        fastnb.KernelDensityNB().fit(np.array([[1e308], [-1e308], [0.0], [1.0]]), y)
+
+
 def test_bad_input(rng):
     X, y = sample(rng, n=50)
     bad = X.copy()

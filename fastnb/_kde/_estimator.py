@@ -126,7 +126,9 @@ class KernelDensityNB(_ParametricNB):
     wider spacing from the start, so ``fit``, any split into ``partial_fit``
     batches, and ``fastnb.merge`` (both histograms widened to the grid of
     their union) agree to rounding. A row of weight 0 is left out: it does
-    not widen the grid.
+    not widen the grid. The spacing is at least 2**-480 (values of subnormal
+    size share a node); values of size past about 1e146 make the densities
+    overflow, and fit refuses them (ValueError, the model left as it was).
 
     **Approximation.** With node spacing w and bandwidth h, the binned
     density differs from the unbinned one (scikit-learn's
@@ -344,7 +346,8 @@ class KernelDensityNB(_ParametricNB):
             np.ascontiguousarray(rows[todo]), np.ascontiguousarray(width[todo]),
             np.ascontiguousarray(h[todo]), n_threads)
         grid[todo], slope_low[todo], slope_high[todo] = grid_rows, low_rows, high_rows
-        curvature = np.where(todo, 0.5 / (h * h), 0.0)
+        with np.errstate(over="ignore", divide="ignore"):
+            curvature = np.where(todo, 0.5 / (h * h), 0.0)
         derived = (grid, slope_low, slope_high, curvature)
         if not all(np.all(np.isfinite(v)) for v in derived):
             raise ValueError(

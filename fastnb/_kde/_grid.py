@@ -27,9 +27,11 @@ import numpy as np
 
 __all__ = ["grid_of", "union_range", "widened"]
 
-# the levels (the exponent of the node spacing) a grid may take: 2**level and
-# 2**-level are finite doubles
-LEVEL_MIN = -1000
+# the levels (the exponent of the node spacing) a grid may take: the square of
+# the spacing (and of a bandwidth as narrow) stays a normal double, so values
+# of subnormal size share one node; values past ~1e146 make the densities
+# overflow, which the model refuses
+LEVEL_MIN = -480
 LEVEL_MAX = 1000
 
 
@@ -51,8 +53,8 @@ def grid_of(low, high, seen, n_bins):
     largest = np.maximum(np.abs(low), np.abs(high))
     level = np.frexp(largest)[1].astype(np.int64) - 52
     # the spacing of any covering grid is at least (high - low) / (n_bins - 1)
-    spread = high - low
-    with np.errstate(divide="ignore", over="ignore"):
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        spread = high - low
         guess = np.floor(np.log2(spread / (n_bins - 1)))
     guess = np.where(spread > 0, np.nan_to_num(guess, posinf=LEVEL_MAX), LEVEL_MIN)
     level = np.clip(np.maximum(level, guess.astype(np.int64) - 1), LEVEL_MIN, LEVEL_MAX)
