@@ -228,7 +228,7 @@ PATHS = {
 # holds one entry each).
 ONNX_TERMS = frozenset({"gaussian", "bernoulli", "multinomial", "complement",
                         "categorical", "composite"})
-INSPECTION_TERMS = ONNX_TERMS
+INSPECTION_TERMS = ONNX_TERMS | {"kde"}
 
 
 @dataclass(frozen=True)

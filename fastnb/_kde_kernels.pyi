@@ -48,3 +48,16 @@ def kde_predict(
     out: _Float64 | None,
     n_threads: int,
 ) -> int: ...
+def kde_dense_terms(
+    X: _Floating,
+    inv_width: _Float64,
+    origin: _Float64,
+    start: _Float64,
+    stop: _Float64,
+    grid: _Float64,
+    slope_low: _Float64,
+    slope_high: _Float64,
+    curvature: _Float64,
+    out: _Float64,
+    n_threads: int,
+) -> None: ...

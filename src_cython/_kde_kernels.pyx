@@ -330,6 +330,34 @@ def kde_log_density(
 #     grid[c, j, end] + slope[c, j] u - u**2 / (2 h_cj**2),
 #   clipped below at LOG_DENSITY_FLOOR. NaN (and infinity, counted) adds nothing.
 
+cdef inline double feature_term(
+    double v,                  # a finite value
+    double inv_width, double origin, double start, double stop,
+    const double* row,         # (n_bins,) the grid of the class and feature
+    double slope_low, double slope_high, double curvature,
+    Py_ssize_t n_bins,
+) noexcept nogil:
+    cdef Py_ssize_t i
+    cdef double t, g, u, term, clamped
+    cdef double top = <double>(n_bins - 1)
+    t = v * inv_width - origin
+    # (no branch on the usual path: t clamped into the grid)
+    clamped = t if t > 0.0 else 0.0
+    clamped = clamped if clamped < top else top
+    i = <Py_ssize_t>clamped
+    i = i if i < n_bins - 2 else n_bins - 2
+    g = row[i]
+    if clamped == t:
+        return g + (t - <double>i) * (row[i + 1] - g)
+    if t < 0.0:
+        u = v - start
+        term = row[0] + slope_low * u - curvature * u * u
+    else:
+        u = v - stop
+        term = row[n_bins - 1] + slope_high * u - curvature * u * u
+    return term if term > FLOOR else FLOOR
+
+
 cdef inline double class_score(
     const double* x,           # (d,) the row
     const double* inv_width,   # (d,) of the class
@@ -342,32 +370,15 @@ cdef inline double class_score(
     const double* curvature,   # (d,) 1 / (2 h**2)
     Py_ssize_t n_bins, Py_ssize_t d,
 ) noexcept nogil:
-    cdef Py_ssize_t j, i
-    cdef double total = 0.0, v, t, g, u, term, clamped
-    cdef double top = <double>(n_bins - 1)
-    cdef const double* row
+    cdef Py_ssize_t j
+    cdef double total = 0.0, v
     for j in range(d):
         v = x[j]
         if not (v - v == 0.0):       # NaN or infinite: missing
             continue
-        row = &grid[j * n_bins]
-        t = v * inv_width[j] - origin[j]
-        # (no branch on the usual path: t clamped into the grid)
-        clamped = t if t > 0.0 else 0.0
-        clamped = clamped if clamped < top else top
-        i = <Py_ssize_t>clamped
-        i = i if i < n_bins - 2 else n_bins - 2
-        g = row[i]
-        if clamped == t:
-            total = total + (g + (t - <double>i) * (row[i + 1] - g))
-            continue
-        if t < 0.0:
-            u = v - start[j]
-            term = row[0] + slope_low[j] * u - curvature[j] * u * u
-        else:
-            u = v - stop[j]
-            term = row[n_bins - 1] + slope_high[j] * u - curvature[j] * u * u
-        total = total + (term if term > FLOOR else FLOOR)
+        total = total + feature_term(v, inv_width[j], origin[j], start[j], stop[j],
+                                     &grid[j * n_bins], slope_low[j], slope_high[j],
+                                     curvature[j], n_bins)
     return total
 
 
@@ -463,3 +474,37 @@ def kde_predict(
                     curvature, log_prior, mode, labels_out, out, &rows[block, 0],
                     block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n))
     return n_infinite
+
+
+def kde_dense_terms(
+    const floating[:, ::1] X,          # IN: (n, d), NaN = missing, finite otherwise
+    const double[:, ::1] inv_width,    # IN: (k, d), and the rest as kde_predict's
+    const double[:, ::1] origin,
+    const double[:, ::1] start,
+    const double[:, ::1] stop,
+    const double[:, :, ::1] grid,
+    const double[:, ::1] slope_low,
+    const double[:, ::1] slope_high,
+    const double[:, ::1] curvature,
+    double[:, :, ::1] out,             # OUT: (n, k, d) each feature's term
+    int n_threads,
+):
+    """Each feature's term of each class (fastnb.inspection): the values
+    predict sums; 0 for a missing value."""
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t k = grid.shape[0]
+    cdef Py_ssize_t d = grid.shape[1]
+    cdef Py_ssize_t n_bins = grid.shape[2]
+    cdef Py_ssize_t i, c, j
+    cdef double v
+    for i in prange(n, schedule='static', num_threads=max(n_threads, 1), nogil=True):
+        for c in range(k):
+            for j in range(d):
+                v = X[i, j]
+                if not (v - v == 0.0):
+                    out[i, c, j] = 0.0
+                else:
+                    out[i, c, j] = feature_term(
+                        v, inv_width[c, j], origin[c, j], start[c, j], stop[c, j],
+                        &grid[c, j, 0], slope_low[c, j], slope_high[c, j],
+                        curvature[c, j], n_bins)

@@ -243,6 +243,24 @@ def test_out_of_grid_values_are_finite(rng):
     assert far[0] < scores[0]
 
 
+def test_inspection_terms_sum_to_the_joint_log_likelihood(rng):
+    import fastnb.inspection
+
+    X, y = sample(rng, n=200)
+    model = fastnb.KernelDensityNB().fit(X, y)
+    probe = X[:20].copy()
+    probe[0, 1] = np.nan
+    probe[1, 0] = 1e6                       # past every grid
+    probe[2, 2] = -1e6
+    for dtype in (np.float64, np.float32):
+        base, terms = fastnb.inspection.contributions(model, probe.astype(dtype))
+        assert terms[0, :, 1].tolist() == [0.0, 0.0]
+        assert_allclose(base + terms.sum(axis=2),
+                        model.predict_joint_log_proba(probe.astype(dtype)), rtol=1e-12)
+    with pytest.raises(ValueError, match="infinity"):
+        fastnb.inspection.contributions(model, np.full((1, 3), np.inf))
+
+
 def test_values_of_extreme_size():
     y = np.array([0, 0, 1, 1])
     tiny = fastnb.KernelDensityNB().fit(np.array([[1e-310], [0.0], [5e-324], [2e-310]]), y)

@@ -167,8 +167,8 @@ class KernelDensityNB(_ParametricNB):
            [0.46, 0.41]])
     """
 
-    # (not yet an ONNX export or explained by fastnb.inspection: the capability
-    # table says so)
+    # (fastnb.inspection explains it, per-feature terms; not yet an ONNX
+    # export: the capability table says so)
     _capabilities = Capabilities(
         reads="continuous", terms="kde", prior_param="priors",
         finalising_params=frozenset({"priors", "n_threads", "grow_classes",
@@ -469,6 +469,13 @@ class KernelDensityNB(_ParametricNB):
         return merged
 
     # -- prediction ------------------------------------------------------------------
+    def _dense_terms(self, X, out, n_threads):
+        """Each feature's term of each class ((n, k, d) ``out``), as predict
+        sums them (fastnb.inspection)."""
+        kernels.kde_dense_terms(
+            X, self._inv_width, self._origin, self.grid_start_, self._stop, self._grid,
+            self._slope_low, self._slope_high, self._curvature, out, n_threads)
+
     def _run_predict_kernel(self, X, mode, labels_out, out):
         n_threads = self._predict_threads(X.shape[0],
                                           self._log_prior.size * X.shape[1])
