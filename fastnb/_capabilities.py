@@ -227,8 +227,8 @@ PATHS = {
 # fastnb/_jll_terms.py) and fastnb.inspection explains (fastnb/inspection/_terms.py
 # holds one entry each).
 ONNX_TERMS = frozenset({"gaussian", "bernoulli", "multinomial", "complement",
-                        "categorical", "composite"})
-INSPECTION_TERMS = ONNX_TERMS | {"kde"}
+                        "categorical", "composite", "kde"})
+INSPECTION_TERMS = ONNX_TERMS
 
 
 @dataclass(frozen=True)

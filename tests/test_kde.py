@@ -261,6 +261,23 @@ def test_inspection_terms_sum_to_the_joint_log_likelihood(rng):
         fastnb.inspection.contributions(model, np.full((1, 3), np.inf))
 
 
+def test_onnx_graph_computes_predict(rng):
+    ort = pytest.importorskip("onnxruntime")
+    import fastnb.onnx
+
+    X, y = sample(rng, n=300)
+    X[rng.random(X.shape) < 0.05] = np.nan
+    model = fastnb.KernelDensityNB().fit(X, y)
+    probe = X[:40].copy()
+    probe[0, 0], probe[1, 1], probe[2, 2] = 1e6, -1e6, np.nan
+    for dtype, tolerance in ((np.float64, 1e-12), (np.float32, 1e-5)):
+        graph = fastnb.onnx.to_onnx(model, dtype=dtype, zipmap=False)
+        session = ort.InferenceSession(graph.SerializeToString())
+        labels, proba = session.run(None, {"X": probe.astype(dtype)})
+        assert_allclose(proba, model.predict_proba(probe.astype(dtype)), atol=tolerance)
+        assert_array_equal(labels, model.predict(probe.astype(dtype)))
+
+
 def test_values_of_extreme_size():
     y = np.array([0, 0, 1, 1])
     tiny = fastnb.KernelDensityNB().fit(np.array([[1e-310], [0.0], [5e-324], [2e-310]]), y)

@@ -6,6 +6,7 @@ import numpy as np
 from .. import _invariants as rules
 from .._capabilities import Capabilities
 from .._dispatch import load_kernels
+from .._jll_terms import KernelDensityTerms
 from .._forgetting import check_half_life_param, decay_factor, row_weights
 from .._params import (
     _is_int,
@@ -167,8 +168,8 @@ class KernelDensityNB(_ParametricNB):
            [0.46, 0.41]])
     """
 
-    # (fastnb.inspection explains it, per-feature terms; not yet an ONNX
-    # export: the capability table says so)
+    # (fastnb.inspection explains it, per-feature terms; fastnb.onnx exports
+    # it from its KernelDensityTerms)
     _capabilities = Capabilities(
         reads="continuous", terms="kde", prior_param="priors",
         finalising_params=frozenset({"priors", "n_threads", "grow_classes",
@@ -469,6 +470,15 @@ class KernelDensityNB(_ParametricNB):
         return merged
 
     # -- prediction ------------------------------------------------------------------
+    def _jll_terms(self):
+        """The model's ``KernelDensityTerms`` (fastnb/_jll_terms.py)."""
+        self._check_fitted()
+        return KernelDensityTerms(
+            log_prior=self._log_prior, inv_width=self._inv_width, origin=self._origin,
+            start=self.grid_start_, stop=self._stop, grid=self._grid,
+            slope_low=self._slope_low, slope_high=self._slope_high,
+            curvature=self._curvature, floor=float(kernels.LOG_DENSITY_FLOOR))
+
     def _dense_terms(self, X, out, n_threads):
         """Each feature's term of each class ((n, k, d) ``out``), as predict
         sums them (fastnb.inspection)."""
