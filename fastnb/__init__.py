@@ -35,6 +35,7 @@ from ._categorical import CategoricalNB
 from ._columnwise import ColumnwiseNB
 from ._discrete import BernoulliNB, ComplementNB, MultinomialNB
 from ._gaussian import GaussianNB
+from ._kde import KernelDensityNB
 from ._parametric import ExponentialNB, GammaNB, LogNormalNB, PoissonNB
 from ._persist import load, merge
 from ._threads import effective_n_threads, openmp_enabled, show_config
@@ -70,6 +71,7 @@ __all__ = [
     "ExponentialNB",
     "GammaNB",
     "GaussianNB",
+    "KernelDensityNB",
     "LogNormalNB",
     "MultinomialNB",
     "NotFittedError",

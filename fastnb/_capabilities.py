@@ -41,6 +41,8 @@ TERM_KINDS = {
     "exponential": "-log scale_cj - x_j / scale_cj",
     "gamma": "(a_cj - 1) log x_j - x_j / s_cj - a_cj log s_cj - log Gamma(a_cj)",
     "lognormal": "log N(log x_j; mu_cj, sigma_cj**2) - log x_j",
+    "kde": "log sum_b W_cjb N(x_j; node_jb, h_cj**2) / W_cj, interpolated "
+           "between nodes",
 }
 
 # ColumnwiseNB's "auto" kinds of column, and the model each is given.
@@ -225,7 +227,7 @@ PATHS = {
 # fastnb/_jll_terms.py) and fastnb.inspection explains (fastnb/inspection/_terms.py
 # holds one entry each).
 ONNX_TERMS = frozenset({"gaussian", "bernoulli", "multinomial", "complement",
-                        "categorical", "composite"})
+                        "categorical", "composite", "kde"})
 INSPECTION_TERMS = ONNX_TERMS
 
 

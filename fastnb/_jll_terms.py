@@ -13,7 +13,12 @@ private attributes. The type is the model's ``Capabilities.terms`` family:
 - ``LookupTerms``: jll[c] = class_log_prior[c] + sum over observed j of
   table[first_row[j] + row_j(x_j), c], row_j a category's row (an unseen value:
   row n_categories[j]);
-- ``CompositeTerms``: jll = bias + the sum of each part's jll over its columns.
+- ``CompositeTerms``: jll = bias + the sum of each part's jll over its columns;
+- ``KernelDensityTerms``: jll[c] = log_prior[c] + sum over observed j of the
+  log density on the grid of (c, j): with t = x_j * inv_width - origin, the
+  grid interpolated linearly at t where 0 <= t <= n_bins - 1, else the
+  Gaussian tail ``grid[end] + slope u - curvature u**2`` (u the distance past
+  the end node at ``start`` or ``stop``), at least ``floor``.
 """
 
 from dataclasses import dataclass
@@ -21,7 +26,8 @@ from typing import Callable
 
 import numpy as np
 
-__all__ = ["CompositeTerms", "GaussianTerms", "LinearTerms", "LookupTerms"]
+__all__ = ["CompositeTerms", "GaussianTerms", "KernelDensityTerms", "LinearTerms",
+           "LookupTerms"]
 
 
 @dataclass(frozen=True)
@@ -61,6 +67,20 @@ class CompositeTerms:
     bias: np.ndarray  # (k,)
     # ((positions, terms), ...): each part's columns of X and its terms
     parts: tuple
+
+
+@dataclass(frozen=True)
+class KernelDensityTerms:
+    log_prior: np.ndarray    # (k,)
+    inv_width: np.ndarray    # (k, d) 1 / node spacing
+    origin: np.ndarray       # (k, d) the first node's index
+    start: np.ndarray        # (k, d) the first node's value
+    stop: np.ndarray         # (k, d) the last node's value
+    grid: np.ndarray         # (k, d, n_bins) log densities at the nodes
+    slope_low: np.ndarray    # (k, d)
+    slope_high: np.ndarray   # (k, d)
+    curvature: np.ndarray    # (k, d) 1 / (2 h**2)
+    floor: float
 
 
 def centred(block):

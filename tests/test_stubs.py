@@ -15,7 +15,7 @@ KERNELS = ["_gaussian_kernels", "_discrete_kernels", "_discrete_predict",
            "_categorical_count", "_categorical_tables",
            "_categorical_predict", "_columnwise_kernels", "_sparse_counts",
            "_sparse_build", "_sparse_update", "_sparse_predict", "_inspection_kernels",
-           "_inspection_informative", "_parametric_kernels"]
+           "_inspection_informative", "_parametric_kernels", "_kde_kernels"]
 # The kernel modules also have an AVX2+FMA build on x86-64 (fastnb/_dispatch.py).
 COMPILED = KERNELS + [f"{name}_avx2" for name in KERNELS] + [
     "_runtime", "_labels", "_categorical_keys", "_text_kernels", "cython_kernels"]

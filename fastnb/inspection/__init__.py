@@ -62,8 +62,8 @@ def contributions(model, X, *, by_estimator=False):
     (up to the rounding of the sums' order). The base is what the model gives
     every row:
 
-    - GaussianNB, MultinomialNB, ComplementNB, CategoricalNB: the class's log
-      prior (ComplementNB: its bias, the log prior with one class, else 0);
+    - GaussianNB, MultinomialNB, ComplementNB, CategoricalNB, KernelDensityNB:
+      the class's log prior (ComplementNB: its bias, the log prior with one class, else 0);
     - BernoulliNB: the log prior plus ``sum_j log(1 - p_cj)``, what every feature
       adds when absent; a present feature then contributes
       ``log p_cj - log(1 - p_cj)``;

@@ -204,6 +204,22 @@ class GaussianTerms(_Terms):
         return out
 
 
+class KernelDensityTerms(_Terms):
+    """KernelDensityNB: base = log prior; the term of feature j is the log
+    density of x_j, interpolated on the class's grid (or its Gaussian tail
+    past the grid); a missing value (NaN) adds nothing."""
+
+    def __init__(self, model, X, checked=None):
+        super().__init__(model, X, checked)
+        _raise_if_infinite(self.X, "KernelDensityNB")
+        self.base = model._log_prior
+
+    def dense(self):
+        out = np.empty((self.n_samples, self.k, self.n_features))
+        self.model._dense_terms(self.X, out, self.n_threads)
+        return out
+
+
 class DiscreteTerms(_Terms):
     """BernoulliNB, MultinomialNB, ComplementNB: the term of feature j is x_j
     times its weight (x_j thresholded by BernoulliNB's ``binarize``), so a zero adds
@@ -490,4 +506,5 @@ _TERMS = {
     "complement": DiscreteTerms,
     "categorical": CategoricalTerms,
     "composite": ColumnwiseTerms,
+    "kde": KernelDensityTerms,
 }

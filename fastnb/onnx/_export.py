@@ -83,7 +83,7 @@ def to_onnx(model, X_sample=None, *, target_opset=None, dtype=np.float32, zipmap
 
     Parameters
     ----------
-    model : fitted GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB or ColumnwiseNB
+    model : fitted GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB, KernelDensityNB or ColumnwiseNB
         The model to export.
     X_sample : array-like or DataFrame of shape (n_samples, n_features), default=None
         A few rows of the model's input: when given, its number of columns is

@@ -12,7 +12,9 @@ import numpy as np
 from onnx import TensorProto
 
 from .._capabilities import ONNX_TERMS, capabilities_of, registered_models
-from .._jll_terms import CompositeTerms, GaussianTerms, LinearTerms, LookupTerms
+from .._jll_terms import (
+    CompositeTerms, GaussianTerms, KernelDensityTerms, LinearTerms, LookupTerms,
+)
 from ._graph import ML_DOMAIN
 
 
@@ -125,6 +127,59 @@ def gaussian_jll(graph, terms, x, names=None):
     kept = graph.node("Where", [graph.unsqueeze(missing, 1), zero, added], "kept")
     total = graph.reduce("ReduceSum", kept, 2, False, "total")
     return graph.node("Sub", [graph.const(terms.log_prior, "log_prior"), total], "jll")
+
+
+# -- kernel density terms ------------------------------------------------------------
+
+
+def kernel_density_jll(graph, terms, x, names=None):
+    """jll[c] = log prior[c] + sum over observed j of the log density of (c, j):
+    t = x_j * inv_width - origin, clipped into [0, n_bins - 1]; node i =
+    min(floor(t), n_bins - 2) read by Gather from the flattened grids and
+    interpolated with the next; where clipping moved t, the Gaussian tail
+    past the end node instead, at least the floor (the compiled predictor's
+    formula, fastnb/_jll_terms.py; a float32 graph's floor is -1e30)."""
+    k, d, n_bins = terms.grid.shape
+    # (a float32 graph's floor is float32's: -1e30, d of them still finite)
+    floor = max(terms.floor, -1e30) if graph.dtype == np.float32 else terms.floor
+    missing, observed = graph.zeros_where_missing(x)
+    value = graph.unsqueeze(observed, 1, "value")                   # (n, 1, d)
+    t = graph.node("Sub", [graph.node("Mul", [value, graph.const(
+        terms.inv_width, "inv_width")]), graph.const(terms.origin, "origin")], "t")
+    clamped = graph.node("Min", [graph.node("Max", [t, graph.const(
+        np.zeros(1), "zero")]), graph.const(np.array([n_bins - 1.0]), "top")], "clamped")
+    node = graph.node("Min", [graph.node("Floor", [clamped]), graph.const(
+        np.array([n_bins - 2.0]), "last_pair")], "node")
+    base = (np.arange(k * d, dtype=np.int64) * n_bins).reshape(k, d)
+    index = graph.node("Add", [graph.node("Cast", [node], to=TensorProto.INT64),
+                               graph.const(base, "grid_row", dtype=np.int64)], "index")
+    flat = graph.const(terms.grid.reshape(-1), "grid")
+    low = graph.node("Gather", [flat, index], "low", axis=0)
+    high = graph.node("Gather", [flat, graph.node("Add", [index, graph.const(
+        np.array([1], dtype=np.int64), "one", dtype=np.int64)])], "high", axis=0)
+    inside = graph.node("Add", [low, graph.node("Mul", [
+        graph.node("Sub", [t, node]), graph.node("Sub", [high, low])])], "inside")
+
+    def tail(end, slope, edge, hint):
+        u = graph.node("Sub", [value, graph.const(edge, f"{hint}_edge")], f"{hint}_u")
+        rise = graph.node("Mul", [u, graph.const(slope, f"{hint}_slope")])
+        fall = graph.node("Mul", [graph.node("Mul", [u, u]), graph.const(
+            terms.curvature, "curvature")])
+        return graph.node("Sub", [graph.node("Add", [graph.const(end, f"{hint}_end"),
+                                                     rise]), fall], hint)
+
+    below = tail(terms.grid[:, :, 0], terms.slope_low, terms.start, "below")
+    above = tail(terms.grid[:, :, -1], terms.slope_high, terms.stop, "above")
+    outside = graph.node("Max", [
+        graph.node("Where", [graph.node("Less", [t, graph.const(np.zeros(1), "zero")]),
+                             below, above]),
+        graph.const(np.array([floor]), "floor")], "outside")
+    term = graph.node("Where", [graph.node("Equal", [clamped, t]), inside, outside],
+                      "term")
+    kept = graph.node("Where", [graph.unsqueeze(missing, 1), graph.const(
+        np.zeros(1), "zero"), term], "kept")
+    total = graph.reduce("ReduceSum", kept, 2, False, "total")
+    return graph.node("Add", [graph.const(terms.log_prior, "log_prior"), total], "jll")
 
 
 # -- linear terms (BernoulliNB, MultinomialNB, ComplementNB) --------------------------
@@ -261,6 +316,7 @@ _TYPE_JLL = {
     LinearTerms: linear_jll,
     LookupTerms: lookup_jll,
     CompositeTerms: composite_jll,
+    KernelDensityTerms: kernel_density_jll,
 }
 
 
