@@ -225,7 +225,8 @@ PATHS = {
 # fastnb/_jll_terms.py) and fastnb.inspection explains (fastnb/inspection/_terms.py
 # holds one entry each).
 ONNX_TERMS = frozenset({"gaussian", "bernoulli", "multinomial", "complement",
-                        "categorical", "composite"})
+                        "categorical", "composite", "poisson", "exponential",
+                        "gamma", "lognormal"})
 INSPECTION_TERMS = ONNX_TERMS
 
 

@@ -47,21 +47,28 @@ def sample(family, rng, n=600, d=4, k=3):
     return X, y
 
 
+def scipy_log_densities(family, model, X):
+    """(n, k, d) scipy's log density (mass) of each value under each class's
+    fitted distribution (NaN where X is)."""
+    out = np.empty((X.shape[0], model.classes_.shape[0], X.shape[1]))
+    for c in range(model.classes_.shape[0]):
+        if family == "poisson":
+            out[:, c] = stats.poisson.logpmf(X, model.lambda_[c])
+        elif family == "exponential":
+            out[:, c] = stats.expon.logpdf(X, scale=model.scale_[c])
+        elif family == "gamma":
+            out[:, c] = stats.gamma.logpdf(X, model.shape_[c], scale=model.scale_[c])
+        else:
+            out[:, c] = stats.lognorm.logpdf(X, model.sigma_[c],
+                                             scale=np.exp(model.mu_[c]))
+    return out
+
+
 def scipy_logpdf(family, model, X):
     """(n, k) log prior + sum over the features of scipy's log density (the
     NaN features left out)."""
-    out = np.empty((X.shape[0], model.classes_.shape[0]))
-    for c in range(model.classes_.shape[0]):
-        if family == "poisson":
-            terms = stats.poisson.logpmf(X, model.lambda_[c])
-        elif family == "exponential":
-            terms = stats.expon.logpdf(X, scale=model.scale_[c])
-        elif family == "gamma":
-            terms = stats.gamma.logpdf(X, model.shape_[c], scale=model.scale_[c])
-        else:
-            terms = stats.lognorm.logpdf(X, model.sigma_[c], scale=np.exp(model.mu_[c]))
-        out[:, c] = np.log(model.class_prior_[c]) + np.nansum(terms, axis=1)
-    return out
+    return (np.log(model.class_prior_)
+            + np.nansum(scipy_log_densities(family, model, X), axis=2))
 
 
 def check_params_against_scipy(family, model, X, y):

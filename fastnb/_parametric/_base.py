@@ -17,6 +17,7 @@ from .. import _invariants as rules
 from .._base import _BaseNB
 from .._dispatch import load_kernels
 from .._forgetting import check_half_life_param, decay_factor, row_weights
+from .._jll_terms import ParametricTerms
 from .._params import (
     check_bool_param,
     check_n_threads,
@@ -373,6 +374,14 @@ class _ParametricNB(_BaseNB):
         return merged
 
     # -- prediction ------------------------------------------------------------------
+    def _jll_terms(self):
+        """The model's ``ParametricTerms`` (fastnb/_jll_terms.py): the
+        predictor's own coefficients."""
+        self._check_fitted()
+        a, b, const = self._coef
+        return ParametricTerms(family=self._capabilities.terms,
+                               log_prior=self._log_prior, a=a, b=b, const=const)
+
     def _check_predict_X(self, X):
         self._check_fitted()
         if hasattr(self, "feature_names_in_") or not isinstance(X, np.ndarray):
