@@ -71,16 +71,17 @@ cdef inline double log_factorial(double v) noexcept nogil:
 # -- fit ------------------------------------------------------------------------------
 
 cdef inline int add_row_sums(
-    const floating* x,        # IN: one row, d values
-    double w,                 # IN: its weight
-    int family,               # POISSON or EXPONENTIAL (a constant at each call)
-    double_noalias count,     # IN/OUT: d weights of the values taken
-    double_noalias total,     # IN/OUT: d weighted sums of x
+    const floating* x,         # IN: one row, d values
+    double w,                  # IN: its weight
+    int family,                # POISSON, EXPONENTIAL or GAMMA (a constant at each call)
+    double_noalias count,      # IN/OUT: d weights of the values taken
+    double_noalias total,      # IN/OUT: d weighted sums of x
+    double_noalias log_total,  # IN/OUT: d weighted sums of log x (GAMMA only)
     Py_ssize_t d,
 ) noexcept nogil:
-    """Add a row's weighted values to the sums; return how many it refused.
-    Branch-free, so that it vectorises: a value out of the support, or NaN,
-    adds zeros."""
+    """Add a row's weighted values (and, for the gamma, their logs) to the
+    sums; return how many it refused. Branch-free, so that it vectorises: a
+    value out of the support, or NaN, adds zeros."""
     cdef Py_ssize_t j
     cdef double v, wv
     cdef bint ok
@@ -92,30 +93,8 @@ cdef inline int add_row_sums(
         wv = w if ok else 0.0
         count[j] += wv
         total[j] += wv * (v if ok else 0.0)
-    return n_refused
-
-
-cdef inline int add_row_log_sums(
-    const floating* x,         # IN: one row, d values
-    double w,                  # IN: its weight
-    double_noalias count,      # IN/OUT: d weights of the values taken
-    double_noalias total,      # IN/OUT: d weighted sums of x
-    double_noalias log_total,  # IN/OUT: d weighted sums of log x
-    Py_ssize_t d,
-) noexcept nogil:
-    """add_row_sums for the gamma: x > 0, and the sums of log x too."""
-    cdef Py_ssize_t j
-    cdef double v, wv
-    cdef bint ok
-    cdef int n_refused = 0
-    for j in range(d):
-        v = x[j]
-        ok = in_support(v, GAMMA)
-        n_refused += (v == v) & (not ok)
-        wv = w if ok else 0.0
-        count[j] += wv
-        total[j] += wv * (v if ok else 0.0)
-        log_total[j] += wv * fastnb_log(v if ok else 1.0)
+        if family == GAMMA:
+            log_total[j] += wv * fastnb_log(v if ok else 1.0)
     return n_refused
 
 
@@ -173,12 +152,14 @@ cdef int accumulate_chunk(
                 welford_update_row_missing(log_row, w, &count[base], &shift[base],
                                            &first[base], &second[base], d)
         elif family == GAMMA:
-            n_refused += add_row_log_sums(x, w, &count[base], &first[base],
-                                          &second[base], d)
+            n_refused += add_row_sums(x, w, GAMMA, &count[base], &first[base],
+                                      &second[base], d)
         elif family == POISSON:
-            n_refused += add_row_sums(x, w, POISSON, &count[base], &first[base], d)
+            n_refused += add_row_sums(x, w, POISSON, &count[base], &first[base],
+                                      &second[base], d)
         else:
-            n_refused += add_row_sums(x, w, EXPONENTIAL, &count[base], &first[base], d)
+            n_refused += add_row_sums(x, w, EXPONENTIAL, &count[base], &first[base],
+                                      &second[base], d)
     # sums to means (log-normal: unshift its means)
     for slot in range(k):
         base = slot * d
@@ -333,48 +314,54 @@ def parametric_fit(
     return row_count_arr, count_arr, first_arr, second_arr, status
 
 
-def gamma_shapes(const double[::1] s):
-    """The maximum-likelihood gamma shape for each s (> 0) of a flat array."""
-    cdef Py_ssize_t i
-    out_arr = np.empty(s.shape[0], dtype=np.float64)
-    cdef double[::1] out = out_arr
-    with nogil:
-        for i in range(s.shape[0]):
-            out[i] = gamma_shape(s[i])
-    return out_arr
+# The point functions the estimators apply to (k, d) arrays of parameters, one
+# loop for all (a few values a fit: no need for a loop of each's own).
+cdef enum PointFunction:
+    GAMMA_SHAPE = 0
+    LOG_MINUS_DIGAMMA = 1
+    LOG = 2
+    LOG_GAMMA = 3
 
 
-def log_minus_digamma_values(const double[::1] a):
-    """log(a) - digamma(a) for each a > 0 (the function gamma_shapes inverts)."""
-    cdef Py_ssize_t i
-    out_arr = np.empty(a.shape[0], dtype=np.float64)
-    cdef double[::1] out = out_arr
-    with nogil:
-        for i in range(a.shape[0]):
-            out[i] = log_minus_digamma(a[i])
-    return out_arr
+cdef double point_value(double v, int function) noexcept nogil:
+    if function == GAMMA_SHAPE:
+        return gamma_shape(v)
+    if function == LOG_MINUS_DIGAMMA:
+        return log_minus_digamma(v)
+    if function == LOG:
+        return fastnb_log(v)
+    return lgamma(v)
 
 
-def log_values(const double[::1] x):
-    """log(x) for each finite x > 0 of a flat array, as the kernels compute it."""
+cdef point_values(const double[::1] x, int function):
+    """The point function of each value of a flat array, as a new array."""
     cdef Py_ssize_t i
     out_arr = np.empty(x.shape[0], dtype=np.float64)
     cdef double[::1] out = out_arr
     with nogil:
         for i in range(x.shape[0]):
-            out[i] = fastnb_log(x[i])
+            out[i] = point_value(x[i], function)
     return out_arr
+
+
+def gamma_shapes(const double[::1] s):
+    """The maximum-likelihood gamma shape for each s (> 0) of a flat array."""
+    return point_values(s, GAMMA_SHAPE)
+
+
+def log_minus_digamma_values(const double[::1] a):
+    """log(a) - digamma(a) for each a > 0 (the function gamma_shapes inverts)."""
+    return point_values(a, LOG_MINUS_DIGAMMA)
+
+
+def log_values(const double[::1] x):
+    """log(x) for each finite x > 0 of a flat array, as the kernels compute it."""
+    return point_values(x, LOG)
 
 
 def log_gamma_values(const double[::1] a):
     """lgamma(a) for each a of a flat array (NumPy has none)."""
-    cdef Py_ssize_t i
-    out_arr = np.empty(a.shape[0], dtype=np.float64)
-    cdef double[::1] out = out_arr
-    with nogil:
-        for i in range(a.shape[0]):
-            out[i] = lgamma(a[i])
-    return out_arr
+    return point_values(a, LOG_GAMMA)
 
 
 # -- predict ----------------------------------------------------------------------------
