@@ -70,6 +70,16 @@ cdef inline double log_factorial(double v) noexcept nogil:
 
 # -- fit ------------------------------------------------------------------------------
 
+# The gamma's fit takes the logs of a block of rows at a time, about this many
+# values (a 4 KiB scratch page a thread), then adds the rows.
+cdef enum:
+    LOG_BLOCK_VALUES = 512
+
+
+cdef inline Py_ssize_t log_block_rows(Py_ssize_t d) noexcept nogil:
+    return max(1, LOG_BLOCK_VALUES // max(d, 1))
+
+
 cdef inline int add_row_sums(
     const floating* x,         # IN: one row, d values
     double w,                  # IN: its weight
@@ -77,6 +87,7 @@ cdef inline int add_row_sums(
     double_noalias count,      # IN/OUT: d weights of the values taken
     double_noalias total,      # IN/OUT: d weighted sums of x
     double_noalias log_total,  # IN/OUT: d weighted sums of log x (GAMMA only)
+    const double* logs,        # IN: (GAMMA only) the d values' logs (fill_logs)
     Py_ssize_t d,
 ) noexcept nogil:
     """Add a row's weighted values (and, for the gamma, their logs) to the
@@ -94,8 +105,24 @@ cdef inline int add_row_sums(
         count[j] += wv
         total[j] += wv * (v if ok else 0.0)
         if family == GAMMA:
-            log_total[j] += wv * fastnb_log(v if ok else 1.0)
+            log_total[j] += wv * logs[j]
     return n_refused
+
+
+cdef inline void fill_logs(
+    const floating* x,     # IN: n contiguous values (whole rows of X)
+    Py_ssize_t n,
+    double* logs,          # OUT: n logs; 0 for a value out of the gamma's
+                           # support (or NaN): it adds 0 * 0
+) noexcept nogil:
+    """The gamma's logs of a block of rows in one long loop, which vectorises
+    with few remainder iterations: GammaNB's fit on 50,000 x 20 took ~5.7 ms
+    with each row's logs in add_row_sums's loop, ~4.6 ms so (one thread). (For
+    the log-normal the blocked logs were slower, ~4.9 -> ~6.0 ms: its Welford
+    update keeps the per-row loop.) add_row_sums counts the refused values."""
+    cdef Py_ssize_t t
+    for t in range(n):
+        logs[t] = fastnb_log(x[t] if in_support(x[t], GAMMA) else 1.0)
 
 
 cdef int chunk_status(
@@ -121,7 +148,7 @@ cdef int accumulate_chunk(
     int family,
     Py_ssize_t row_start,
     Py_ssize_t row_stop,
-    double* log_row,            # SCRATCH: d values (log-normal)
+    double* log_rows,           # SCRATCH: the logs of log_block_rows(d) rows
     double* row_count,          # OUT: (k,) weight of the chunk's rows per class
     double* count,              # OUT: (k, d) weight of each feature's values
     double* first,              # OUT: (k, d) mean of x (mean of log x: log-normal)
@@ -130,36 +157,46 @@ cdef int accumulate_chunk(
     Py_ssize_t k,
 ) noexcept nogil:
     """One chunk's per-class statistics; returns its status bits."""
-    cdef Py_ssize_t i, j, base, slot
+    cdef Py_ssize_t i, j, base, slot, block_first, block_stop
     cdef Py_ssize_t d = X.shape[1]
-    cdef double w, v, wv
+    cdef Py_ssize_t block_rows = log_block_rows(d)
+    cdef double w, v
     cdef bint ok
     cdef Py_ssize_t n_refused = 0
     cdef const floating* x
-    for i in range(row_start, row_stop):
-        x = &X[i, 0]
-        slot = codes[i]
-        base = slot * d
-        w = 1.0 if weights == NULL else weights[i]
-        row_count[slot] += w
-        if family == LOGNORMAL:
-            for j in range(d):
-                v = x[j]
-                ok = in_support(v, family)
-                n_refused += (v == v) & (not ok)
-                log_row[j] = fastnb_log(v) if ok else NAN
-            if w > 0.0:
-                welford_update_row_missing(log_row, w, &count[base], &shift[base],
-                                           &first[base], &second[base], d)
-        elif family == GAMMA:
-            n_refused += add_row_sums(x, w, GAMMA, &count[base], &first[base],
-                                      &second[base], d)
-        elif family == POISSON:
-            n_refused += add_row_sums(x, w, POISSON, &count[base], &first[base],
-                                      &second[base], d)
-        else:
-            n_refused += add_row_sums(x, w, EXPONENTIAL, &count[base], &first[base],
-                                      &second[base], d)
+    cdef double* logs
+    block_first = row_start
+    while block_first < row_stop:
+        block_stop = min(block_first + block_rows, row_stop)
+        if d > 0 and family == GAMMA:
+            fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows)
+        for i in range(block_first, block_stop):
+            x = &X[i, 0]
+            logs = &log_rows[(i - block_first) * d]
+            slot = codes[i]
+            base = slot * d
+            w = 1.0 if weights == NULL else weights[i]
+            row_count[slot] += w
+            if family == LOGNORMAL:
+                logs = log_rows
+                for j in range(d):
+                    v = x[j]
+                    ok = in_support(v, family)
+                    n_refused += (v == v) & (not ok)
+                    logs[j] = fastnb_log(v) if ok else NAN
+                if w > 0.0:
+                    welford_update_row_missing(logs, w, &count[base], &shift[base],
+                                               &first[base], &second[base], d)
+            elif family == GAMMA:
+                n_refused += add_row_sums(x, w, GAMMA, &count[base], &first[base],
+                                          &second[base], logs, d)
+            elif family == POISSON:
+                n_refused += add_row_sums(x, w, POISSON, &count[base], &first[base],
+                                          &second[base], logs, d)
+            else:
+                n_refused += add_row_sums(x, w, EXPONENTIAL, &count[base],
+                                          &first[base], &second[base], logs, d)
+        block_first = block_stop
     # sums to means (log-normal: unshift its means)
     for slot in range(k):
         base = slot * d
@@ -206,7 +243,7 @@ cdef int accumulate_chunks(
     Py_ssize_t n_chunks,
     Py_ssize_t first_chunk,       # the chunks [first_chunk, stop_chunk) of a block
     Py_ssize_t stop_chunk,
-    double* log_row,
+    double* log_rows,
     double[:, ::1] chunk_rows,    # OUT: (n_chunks, k)
     double[:, ::1] chunk_count,   # OUT: (n_chunks, k * d), and the three below
     double[:, ::1] chunk_first,
@@ -220,7 +257,7 @@ cdef int accumulate_chunks(
         status = status | accumulate_chunk(
             X, codes, weights, family,
             block_start(chunk, n_chunks, n), block_start(chunk + 1, n_chunks, n),
-            log_row, &chunk_rows[chunk, 0], &chunk_count[chunk, 0],
+            log_rows, &chunk_rows[chunk, 0], &chunk_count[chunk, 0],
             &chunk_first[chunk, 0], &chunk_second[chunk, 0], &chunk_shift[chunk, 0],
             chunk_rows.shape[1])
     return status
@@ -255,7 +292,7 @@ def parametric_fit(
     if n_chunks < 1:
         n_chunks = 1
     n_blocks = min(max(n_threads, 1), n_chunks)
-    cdef Py_ssize_t scratch = block_scratch_bytes(max(d, 1) * 8) // 8
+    cdef Py_ssize_t scratch = block_scratch_bytes(max(d, 1) * log_block_rows(d) * 8) // 8
 
     chunk_rows_arr = np.zeros((n_chunks, k), dtype=np.float64)
     chunk_count_arr = np.zeros((n_chunks, k * d), dtype=np.float64)
