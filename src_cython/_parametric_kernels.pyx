@@ -15,7 +15,8 @@ per chunk, Chan's merge, the point functions of ``_gaussian.pxd``). The fit also
 reports, as bits of its status, values it cannot take: infinite, out of the
 family's support, or (Poisson) not an integer.
 
-Predict. One row at a time: a first pass over the row's d values writes them
+Predict. One row at a time (the gamma's and log-normal's logs taken a block
+of rows at a time first): a first pass over the row's d values writes them
 (and their logs) into a per-block scratch row, with NaN where a value is
 missing or out of the support, and sums the class-independent term (Poisson's
 -log x!, log-normal's -log x); then each class's score is a sum over features.
@@ -70,8 +71,9 @@ cdef inline double log_factorial(double v) noexcept nogil:
 
 # -- fit ------------------------------------------------------------------------------
 
-# The gamma's fit takes the logs of a block of rows at a time, about this many
-# values (a 4 KiB scratch page a thread), then adds the rows.
+# The gamma's fit, and the gamma's and log-normal's predict, take the logs of a
+# block of rows at a time, about this many values (a 4 KiB scratch page a
+# thread), then go through the rows.
 cdef enum:
     LOG_BLOCK_VALUES = 512
 
@@ -115,11 +117,12 @@ cdef inline void fill_logs(
     double* logs,          # OUT: n logs; 0 for a value out of the gamma's
                            # support (or NaN): it adds 0 * 0
 ) noexcept nogil:
-    """The gamma's logs of a block of rows in one long loop, which vectorises
-    with few remainder iterations: GammaNB's fit on 50,000 x 20 took ~5.7 ms
-    with each row's logs in add_row_sums's loop, ~4.6 ms so (one thread). (For
-    the log-normal the blocked logs were slower, ~4.9 -> ~6.0 ms: its Welford
-    update keeps the per-row loop.) add_row_sums counts the refused values."""
+    """The logs of a block of rows in one long loop, which vectorises with few
+    remainder iterations: GammaNB's fit on 50,000 x 20 took ~5.7 ms with each
+    row's logs in add_row_sums's loop, ~4.6 ms so, its predict ~8 -> ~6.8 ms,
+    LogNormalNB's predict ~7.8 -> ~6.6 ms (one thread). (LogNormalNB's fit was
+    slower so, ~4.9 -> ~6.0 ms: its Welford update keeps the per-row loop.)
+    The caller counts the refused values (prepare_row reads the support)."""
     cdef Py_ssize_t t
     for t in range(n):
         logs[t] = fastnb_log(x[t] if in_support(x[t], GAMMA) else 1.0)
@@ -292,7 +295,8 @@ def parametric_fit(
     if n_chunks < 1:
         n_chunks = 1
     n_blocks = min(max(n_threads, 1), n_chunks)
-    cdef Py_ssize_t scratch = block_scratch_bytes(max(d, 1) * log_block_rows(d) * 8) // 8
+    cdef Py_ssize_t scratch = block_scratch_bytes(
+        max(d, 1) * log_block_rows(d) * 8) // 8
 
     chunk_rows_arr = np.zeros((n_chunks, k), dtype=np.float64)
     chunk_count_arr = np.zeros((n_chunks, k * d), dtype=np.float64)
@@ -419,6 +423,7 @@ cdef inline double prepare_row(
     int family,
     double* xs,            # OUT: the values, NaN where missing or refused
     double* ls,            # OUT: their logs (gamma, log-normal), NaN likewise
+    const double* logs,    # IN: (gamma, log-normal) the row's logs (fill_logs)
     Py_ssize_t d,
     Py_ssize_t* n_skipped,   # OUT: how many values are NaN or refused
     bint* infinite,          # OUT: set when a value is infinite
@@ -441,7 +446,7 @@ cdef inline double prepare_row(
             n_bad += not ok
             n_infinite += (v == INFINITY) | (v == -INFINITY)
             xs[j] = v if ok else NAN
-            lv = fastnb_log(v if ok else 1.0)
+            lv = logs[j]
             ls[j] = lv if ok else NAN
         if family == LOGNORMAL and with_term:
             # (a loop of its own: a sum in one order does not vectorise)
@@ -522,11 +527,12 @@ cdef Py_ssize_t predict_rows(
     double[:, ::1] out,
     double* xs,                # SCRATCH: d values
     double* ls,                # SCRATCH: d values
+    double* log_rows,          # SCRATCH: the logs of log_block_rows(d) rows
     Py_ssize_t row_start,
     Py_ssize_t row_stop,
 ) noexcept nogil:
     """Predict the rows [row_start, row_stop); return how many hold infinity."""
-    cdef Py_ssize_t i, c, n_skipped
+    cdef Py_ssize_t i, c, n_skipped, block_first, block_stop
     cdef Py_ssize_t n_infinite = 0
     cdef Py_ssize_t k = a.shape[0]
     cdef Py_ssize_t d = a.shape[1]
@@ -536,37 +542,47 @@ cdef Py_ssize_t predict_rows(
     cdef intp_t best_class
     cdef bint saw_nan, infinite
     cdef bint with_logs = family == GAMMA
-    for i in range(row_start, row_stop):
-        if mode == MODE_ARGMAX:
-            label_out = &labels_out[i]
-        else:
-            row_out = &out[i, 0]
-        infinite = False
-        term = prepare_row(&X[i, 0], family, xs, ls, d, &n_skipped, &infinite,
-                           mode == MODE_JLL)
-        n_infinite += infinite
-        best = -INFINITY
-        best_class = 0
-        saw_nan = False
-        for c in range(k):
-            if family == LOGNORMAL:
-                if n_skipped == 0:
-                    value = gaussian_class_jll(ls, &a[c, 0], &b[c, 0], log_norm[c], d)
-                else:
-                    value = gaussian_class_jll_missing(
-                        ls, &a[c, 0], &b[c, 0], &const_[c, 0], log_prior[c], d)
-            elif n_skipped == 0:
-                value = linear_class_jll(xs, ls, &a[c, 0], &b[c, 0], log_norm[c],
-                                         with_logs, d)
+    cdef Py_ssize_t block_rows = log_block_rows(d)
+    # (the logs of a block of rows in one loop, as the gamma's fit takes them)
+    block_first = row_start
+    while block_first < row_stop:
+        block_stop = min(block_first + block_rows, row_stop)
+        if d > 0 and (family == GAMMA or family == LOGNORMAL):
+            fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows)
+        for i in range(block_first, block_stop):
+            if mode == MODE_ARGMAX:
+                label_out = &labels_out[i]
             else:
-                value = linear_class_jll_missing(xs, ls, &a[c, 0], &b[c, 0],
-                                                 &const_[c, 0], log_prior[c],
-                                                 with_logs, d)
-            value = value + term
-            consider_class(value, c, &best, &best_class, &saw_nan)
-            if mode != MODE_ARGMAX:
-                row_out[c] = value
-        finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+                row_out = &out[i, 0]
+            infinite = False
+            term = prepare_row(&X[i, 0], family, xs, ls,
+                               &log_rows[(i - block_first) * d], d, &n_skipped,
+                               &infinite, mode == MODE_JLL)
+            n_infinite += infinite
+            best = -INFINITY
+            best_class = 0
+            saw_nan = False
+            for c in range(k):
+                if family == LOGNORMAL:
+                    if n_skipped == 0:
+                        value = gaussian_class_jll(ls, &a[c, 0], &b[c, 0], log_norm[c],
+                                                   d)
+                    else:
+                        value = gaussian_class_jll_missing(
+                            ls, &a[c, 0], &b[c, 0], &const_[c, 0], log_prior[c], d)
+                elif n_skipped == 0:
+                    value = linear_class_jll(xs, ls, &a[c, 0], &b[c, 0], log_norm[c],
+                                             with_logs, d)
+                else:
+                    value = linear_class_jll_missing(xs, ls, &a[c, 0], &b[c, 0],
+                                                     &const_[c, 0], log_prior[c],
+                                                     with_logs, d)
+                value = value + term
+                consider_class(value, c, &best, &best_class, &saw_nan)
+                if mode != MODE_ARGMAX:
+                    row_out[c] = value
+            finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+        block_first = block_stop
     return n_infinite
 
 
@@ -594,17 +610,20 @@ def parametric_predict(
     cdef Py_ssize_t n_infinite = 0
     cdef Py_ssize_t n_blocks = max(n_threads, 1)
     cdef Py_ssize_t width = block_scratch_bytes(max(d, 1) * 8) // 8
-    scratch_arr = np.empty((n_blocks, 2 * width), dtype=np.float64)
+    cdef Py_ssize_t log_width = block_scratch_bytes(
+        max(d, 1) * log_block_rows(d) * 8) // 8
+    scratch_arr = np.empty((n_blocks, 2 * width + log_width), dtype=np.float64)
     cdef double[:, ::1] scratch = scratch_arr
     with nogil:
         if n_blocks == 1:
             n_infinite = predict_rows(X, family, a, b, const_, log_norm, log_prior,
                                       mode, labels_out, out, &scratch[0, 0],
-                                      &scratch[0, width], 0, n)
+                                      &scratch[0, width], &scratch[0, 2 * width], 0, n)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 n_infinite += predict_rows(
                     X, family, a, b, const_, log_norm, log_prior, mode, labels_out,
                     out, &scratch[block, 0], &scratch[block, width],
-                    block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n))
+                    &scratch[block, 2 * width], block_start(block, n_blocks, n),
+                    block_start(block + 1, n_blocks, n))
     return n_infinite
