@@ -37,8 +37,8 @@ from _parametric cimport (
     log_minus_digamma, gamma_shape,
 )
 from _gaussian cimport (
-    welford_update_row_missing, unshift_mean, chan_merge_feature_moments,
-    gaussian_class_jll, gaussian_class_jll_missing,
+    welford_update_row, welford_update_row_missing, unshift_mean,
+    chan_merge_feature_moments, gaussian_class_jll, gaussian_class_jll_missing,
 )
 
 import numpy as np
@@ -128,6 +128,18 @@ cdef inline void fill_logs(
         logs[t] = fastnb_log(x[t] if in_support(x[t], GAMMA) else 1.0)
 
 
+cdef inline bint chunk_in_support(
+    const floating* x,     # IN: n contiguous values (whole rows of X)
+    Py_ssize_t n,
+) noexcept nogil:
+    """Whether every value is in the log-normal's support (no NaN either)."""
+    cdef Py_ssize_t t
+    cdef Py_ssize_t n_out = 0
+    for t in range(n):
+        n_out += not in_support(x[t], LOGNORMAL)
+    return n_out == 0
+
+
 cdef int chunk_status(
     const floating[:, ::1] X, int family, Py_ssize_t row_start, Py_ssize_t row_stop,
 ) noexcept nogil:
@@ -165,6 +177,12 @@ cdef int accumulate_chunk(
     cdef Py_ssize_t block_rows = log_block_rows(d)
     cdef double w, v
     cdef bint ok
+    # LOGNORMAL: whether every value of the chunk is in the support (no NaN):
+    # then every feature of a class has the class's count, and the row update
+    # takes one division a row, not one a value (GaussianNB's fit does so too;
+    # the same bits as the per-feature update)
+    cdef bint complete = family == LOGNORMAL and d > 0 and chunk_in_support(
+        &X[row_start, 0], (row_stop - row_start) * d)
     cdef Py_ssize_t n_refused = 0
     cdef const floating* x
     cdef double* logs
@@ -187,7 +205,11 @@ cdef int accumulate_chunk(
                     ok = in_support(v, family)
                     n_refused += (v == v) & (not ok)
                     logs[j] = fastnb_log(v) if ok else NAN
-                if w > 0.0:
+                if w > 0.0 and complete:
+                    # (the slot's count in its first feature's, until the end)
+                    welford_update_row(logs, w, &count[base], &shift[base],
+                                       &first[base], &second[base], d)
+                elif w > 0.0:
                     welford_update_row_missing(logs, w, &count[base], &shift[base],
                                                &first[base], &second[base], d)
             elif family == GAMMA:
@@ -204,6 +226,9 @@ cdef int accumulate_chunk(
     for slot in range(k):
         base = slot * d
         if family == LOGNORMAL:
+            if complete:
+                for j in range(1, d):
+                    count[base + j] = count[base]
             unshift_mean(&shift[base], &first[base], d)
             continue
         for j in range(d):

@@ -382,3 +382,22 @@ def test_file_whose_parameters_derive_infinity_is_refused(rng, tmp_path):
     X[y == 0, 0] = 0.0
     with pytest.raises(ValueError, match="not finite.*var_smoothing=0"):
         fastnb.ExponentialNB(var_smoothing=0.0).fit(X, y)
+
+
+def test_lognormal_chunks_with_and_without_missing_values(rng):
+    """LogNormalNB's fit updates a chunk with no missing value a row at a time
+    (one count a class) and one with NaN a value at a time: a fit over chunks
+    of both kinds (NaN in the first rows only) has the moments of log x of the
+    values seen, per class and feature, on 1 and 2 threads."""
+    n, d = 40_000, 3
+    y = rng.integers(0, 3, n)
+    X = rng.lognormal(0.2 * y[:, None], 0.7, (n, d))
+    X[:50, 1] = np.nan
+    X[60, 2] = np.nan
+    fits = [fastnb.LogNormalNB(var_smoothing=0.0, n_threads=t).fit(X, y) for t in (1, 2)]
+    assert_array_equal(fits[0].mu_, fits[1].mu_)
+    assert_array_equal(fits[0].sigma_, fits[1].sigma_)
+    for c in range(3):
+        logs = np.log(X[y == c])
+        assert_allclose(fits[0].mu_[c], np.nanmean(logs, axis=0), rtol=1e-12)
+        assert_allclose(fits[0].sigma_[c], np.nanstd(logs, axis=0), rtol=1e-10)
