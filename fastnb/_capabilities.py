@@ -227,7 +227,8 @@ PATHS = {
 # fastnb/_jll_terms.py) and fastnb.inspection explains (fastnb/inspection/_terms.py
 # holds one entry each).
 ONNX_TERMS = frozenset({"gaussian", "bernoulli", "multinomial", "complement",
-                        "categorical", "composite", "kde"})
+                        "categorical", "composite", "poisson", "exponential",
+                        "gamma", "lognormal", "kde"})
 INSPECTION_TERMS = ONNX_TERMS
 
 

@@ -13,6 +13,18 @@ private attributes. The type is the model's ``Capabilities.terms`` family:
 - ``LookupTerms``: jll[c] = class_log_prior[c] + sum over observed j of
   table[first_row[j] + row_j(x_j), c], row_j a category's row (an unseen value:
   row n_categories[j]);
+- ``ParametricTerms`` (PoissonNB, ExponentialNB, GammaNB, LogNormalNB): a value
+  is observed where it is in the family's support at predict (finite, x >= 0;
+  x > 0 where ``positive``), else missing (NaN, negative, ...: it adds
+  nothing); jll[c] = log_prior[c] + sum over observed j of
+  (a[c, j] x_j + b[c, j] log x_j + const[c, j]) (Poisson: a = log lambda,
+  b = 0, const = -lambda; exponential: a = -1/scale, b = 0, const = -log
+  scale; gamma: a = -1/scale, b = shape - 1, const = -shape log scale -
+  lgamma(shape)), or where ``of_log`` (log-normal) the Gaussian terms of log x,
+  -((log x_j - a[c, j])**2 b[c, j] + const[c, j]) (a = mu, b = 0.5 / var,
+  const = 0.5 log(2 pi var)); plus the class-free ``free_term`` of each
+  observed value (Poisson: -log(x!) = -lgamma(x + 1); log-normal: -log x),
+  which changes no probability and no label;
 - ``CompositeTerms``: jll = bias + the sum of each part's jll over its columns;
 - ``KernelDensityTerms``: jll[c] = log_prior[c] + sum over observed j of the
   log density on the grid of (c, j): with t = x_j * inv_width - origin, the
@@ -27,7 +39,7 @@ from typing import Callable
 import numpy as np
 
 __all__ = ["CompositeTerms", "GaussianTerms", "KernelDensityTerms", "LinearTerms",
-           "LookupTerms"]
+           "LookupTerms", "ParametricTerms"]
 
 
 @dataclass(frozen=True)
@@ -60,6 +72,31 @@ class LookupTerms:
     # or ("number", float64 values) a value's row is its position; ("bucket",
     # None) rows are fastnb's own 64-bit hash of the value
     features: tuple
+
+
+@dataclass(frozen=True)
+class ParametricTerms:
+    family: str              # "poisson", "exponential", "gamma" or "lognormal"
+    log_prior: np.ndarray    # (k,)
+    a: np.ndarray            # (k, d)
+    b: np.ndarray            # (k, d)
+    const: np.ndarray        # (k, d)
+
+    @property
+    def positive(self):
+        """Whether the support at predict is x > 0 (else x >= 0)."""
+        return self.family in ("gamma", "lognormal")
+
+    @property
+    def of_log(self):
+        """Whether the terms are a Gaussian's of log x (log-normal)."""
+        return self.family == "lognormal"
+
+    @property
+    def free_term(self):
+        """The class-free term of an observed value: "log_factorial"
+        (-lgamma(x + 1)), "log" (-log x) or None."""
+        return {"poisson": "log_factorial", "lognormal": "log"}.get(self.family)
 
 
 @dataclass(frozen=True)

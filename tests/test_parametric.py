@@ -47,21 +47,28 @@ def sample(family, rng, n=600, d=4, k=3):
     return X, y
 
 
+def scipy_log_densities(family, model, X):
+    """(n, k, d) scipy's log density (mass) of each value under each class's
+    fitted distribution (NaN where X is)."""
+    out = np.empty((X.shape[0], model.classes_.shape[0], X.shape[1]))
+    for c in range(model.classes_.shape[0]):
+        if family == "poisson":
+            out[:, c] = stats.poisson.logpmf(X, model.lambda_[c])
+        elif family == "exponential":
+            out[:, c] = stats.expon.logpdf(X, scale=model.scale_[c])
+        elif family == "gamma":
+            out[:, c] = stats.gamma.logpdf(X, model.shape_[c], scale=model.scale_[c])
+        else:
+            out[:, c] = stats.lognorm.logpdf(X, model.sigma_[c],
+                                             scale=np.exp(model.mu_[c]))
+    return out
+
+
 def scipy_logpdf(family, model, X):
     """(n, k) log prior + sum over the features of scipy's log density (the
     NaN features left out)."""
-    out = np.empty((X.shape[0], model.classes_.shape[0]))
-    for c in range(model.classes_.shape[0]):
-        if family == "poisson":
-            terms = stats.poisson.logpmf(X, model.lambda_[c])
-        elif family == "exponential":
-            terms = stats.expon.logpdf(X, scale=model.scale_[c])
-        elif family == "gamma":
-            terms = stats.gamma.logpdf(X, model.shape_[c], scale=model.scale_[c])
-        else:
-            terms = stats.lognorm.logpdf(X, model.sigma_[c], scale=np.exp(model.mu_[c]))
-        out[:, c] = np.log(model.class_prior_[c]) + np.nansum(terms, axis=1)
-    return out
+    return (np.log(model.class_prior_)
+            + np.nansum(scipy_log_densities(family, model, X), axis=2))
 
 
 def check_params_against_scipy(family, model, X, y):
@@ -375,3 +382,22 @@ def test_file_whose_parameters_derive_infinity_is_refused(rng, tmp_path):
     X[y == 0, 0] = 0.0
     with pytest.raises(ValueError, match="not finite.*var_smoothing=0"):
         fastnb.ExponentialNB(var_smoothing=0.0).fit(X, y)
+
+
+def test_lognormal_chunks_with_and_without_missing_values(rng):
+    """LogNormalNB's fit updates a chunk with no missing value a row at a time
+    (one count a class) and one with NaN a value at a time: a fit over chunks
+    of both kinds (NaN in the first rows only) has the moments of log x of the
+    values seen, per class and feature, on 1 and 2 threads."""
+    n, d = 40_000, 3
+    y = rng.integers(0, 3, n)
+    X = rng.lognormal(0.2 * y[:, None], 0.7, (n, d))
+    X[:50, 1] = np.nan
+    X[60, 2] = np.nan
+    fits = [fastnb.LogNormalNB(var_smoothing=0.0, n_threads=t).fit(X, y) for t in (1, 2)]
+    assert_array_equal(fits[0].mu_, fits[1].mu_)
+    assert_array_equal(fits[0].sigma_, fits[1].sigma_)
+    for c in range(3):
+        logs = np.log(X[y == c])
+        assert_allclose(fits[0].mu_[c], np.nanmean(logs, axis=0), rtol=1e-12)
+        assert_allclose(fits[0].sigma_[c], np.nanstd(logs, axis=0), rtol=1e-10)

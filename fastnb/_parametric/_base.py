@@ -17,6 +17,7 @@ from .. import _invariants as rules
 from .._base import _BaseNB
 from .._dispatch import load_kernels
 from .._forgetting import check_half_life_param, decay_factor, row_weights
+from .._jll_terms import ParametricTerms
 from .._params import (
     check_bool_param,
     check_n_threads,
@@ -73,6 +74,61 @@ def merge_means(count_a, means_a, count_b, means_b, ssd=None):
     return total, merged, merged_ssd
 
 
+# The docstring sections the four models share. A line of a model's docstring
+# that is one of these keys (indented as the section) is replaced by its text,
+# indented alike, when the class is made (_ParametricNB.__init_subclass__).
+SHARED_DOCS = {
+    "{priors}": """\
+priors : array-like of shape (n_classes,), default=None
+    Prior probabilities of the classes. If given, they are not adjusted
+    according to the data.""",
+    "{n_threads, grow_classes, half_life}": """\
+n_threads : int, default=None
+    Threads for the kernels: None or -1 means all usable cores, -2 all but
+    one, and so on. Results are the same bits whatever the number of threads.
+grow_classes : bool, default=False
+    Whether ``partial_fit`` may meet classes it was not told of (see
+    :class:`~fastnb.GaussianNB`).
+half_life : float, default=None
+    Exponential forgetting, in rows (see :class:`~fastnb.GaussianNB`): the
+    statistics are exact under the decayed weights. None (or ``inf``)
+    forgets nothing.""",
+    "{class attributes}": """\
+class_count_ : ndarray of shape (n_classes,)
+    Weighted number of training samples observed in each class.
+class_prior_ : ndarray of shape (n_classes,)
+    Probability of each class.
+classes_ : ndarray of shape (n_classes,)
+    Class labels known to the classifier.""",
+    "{Notes on positive values}": """\
+Notes
+-----
+Fit refuses (``ValueError``) zero, negative values and infinity; NaN is a
+missing value, left out of its feature's statistics and of a row's score.
+At predict time a value that is not positive counts as missing too: every
+answer is finite.""",
+    "{feature attributes}": """\
+n_features_in_ : int
+    Number of features seen during fit.
+feature_names_in_ : ndarray of shape (n_features_in_,)
+    Names of features seen during fit, when X has string column names.""",
+}
+
+
+def with_shared_docs(doc):
+    """``doc`` with each line that is a key of SHARED_DOCS replaced by its
+    text, at the line's indentation."""
+    lines = []
+    for line in doc.split("\n"):
+        shared = SHARED_DOCS.get(line.strip())
+        if shared is None:
+            lines.append(line)
+            continue
+        indent = line[:len(line) - len(line.lstrip())]
+        lines.extend(indent + part for part in shared.split("\n"))
+    return "\n".join(lines)
+
+
 # The parameters of the parametric models read only when their statistics are
 # turned into parameters (each adds its smoothing).
 PARAMETRIC_FINALISING = frozenset({"priors", "n_threads", "grow_classes"})
@@ -98,6 +154,24 @@ class _ParametricNB(_BaseNB):
     _SUPPORT = ""
 
     _SAVE_CHECKS_DERIVED_STATE = True
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.__doc__:
+            cls.__doc__ = with_shared_docs(cls.__doc__)
+
+    def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None,
+                 grow_classes=False, half_life=None):
+        self.var_smoothing = var_smoothing
+        self._set_shared_params(priors, n_threads, grow_classes, half_life)
+
+    def _set_shared_params(self, priors, n_threads, grow_classes, half_life):
+        """The constructor parameters every parametric model takes (the
+        smoothing's name differs: PoissonNB's is ``alpha``)."""
+        self.priors = priors
+        self.n_threads = n_threads
+        self.grow_classes = grow_classes
+        self.half_life = half_life
 
     # -- fitting ---------------------------------------------------------------------
     def _included_log_prior(self):
@@ -373,6 +447,14 @@ class _ParametricNB(_BaseNB):
         return merged
 
     # -- prediction ------------------------------------------------------------------
+    def _jll_terms(self):
+        """The model's ``ParametricTerms`` (fastnb/_jll_terms.py): the
+        predictor's own coefficients."""
+        self._check_fitted()
+        a, b, const = self._coef
+        return ParametricTerms(family=self._capabilities.terms,
+                               log_prior=self._log_prior, a=a, b=b, const=const)
+
     def _check_predict_X(self, X):
         self._check_fitted()
         if hasattr(self, "feature_names_in_") or not isinstance(X, np.ndarray):

@@ -20,32 +20,17 @@ class ExponentialNB(_ParametricNB):
 
     Parameters
     ----------
-    priors : array-like of shape (n_classes,), default=None
-        Prior probabilities of the classes. If given, they are not adjusted
-        according to the data.
+    {priors}
     var_smoothing : float, default=1e-9
         Portion of the largest mean of all features (all classes together)
         that is added to every scale, so that a class whose values of a feature
         are all 0 does not get a scale of 0. 0 gives the maximum-likelihood
         scales (and refuses such data).
-    n_threads : int, default=None
-        Threads for the kernels: None or -1 means all usable cores, -2 all but
-        one, and so on. Results are the same bits whatever the number of threads.
-    grow_classes : bool, default=False
-        Whether ``partial_fit`` may meet classes it was not told of (see
-        :class:`~fastnb.GaussianNB`).
-    half_life : float, default=None
-        Exponential forgetting, in rows (see :class:`~fastnb.GaussianNB`).
-        None (or ``inf``) forgets nothing.
+    {n_threads, grow_classes, half_life}
 
     Attributes
     ----------
-    class_count_ : ndarray of shape (n_classes,)
-        Weighted number of training samples observed in each class.
-    class_prior_ : ndarray of shape (n_classes,)
-        Probability of each class.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels known to the classifier.
+    {class attributes}
     epsilon_ : float
         What is added to every scale: ``var_smoothing`` times the largest mean
         of a feature over all classes (1 when every mean is 0).
@@ -53,10 +38,7 @@ class ExponentialNB(_ParametricNB):
         The scale (mean) of each feature per class, plus ``epsilon_``. A class
         that saw no value of a feature (all missing) takes the mean of all
         classes.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during fit, when X has string column names.
+    {feature attributes}
 
     Notes
     -----
@@ -79,8 +61,6 @@ class ExponentialNB(_ParametricNB):
            [3.5 , 0.15]])
     """
 
-    # (a ColumnwiseNB sub-model; not yet an ONNX export or explained by
-    # fastnb.inspection: the capability table says so)
     _capabilities = Capabilities(
         reads="positive", terms="exponential", prior_param="priors",
         finalising_params=PARAMETRIC_FINALISING | {"var_smoothing"}, nonnegative=True,
@@ -98,14 +78,6 @@ class ExponentialNB(_ParametricNB):
         "feature_count": (("k", "d"), ("finite", "nonneg")),
         "mean_x": (("k", "d"), ("finite", "nonneg")),
     }
-
-    def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None,
-                 grow_classes=False, half_life=None):
-        self.priors = priors
-        self.var_smoothing = var_smoothing
-        self.n_threads = n_threads
-        self.grow_classes = grow_classes
-        self.half_life = half_life
 
     def _derive(self, stats):
         pooled = self._pooled(stats)

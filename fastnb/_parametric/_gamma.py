@@ -28,9 +28,7 @@ class GammaNB(_ParametricNB):
 
     Parameters
     ----------
-    priors : array-like of shape (n_classes,), default=None
-        Prior probabilities of the classes. If given, they are not adjusted
-        according to the data.
+    {priors}
     var_smoothing : float, default=1e-9
         Portion of the largest ``log(mean x) - mean(log x)`` of all features
         (all classes together) that is added to each class's before its shape
@@ -38,24 +36,11 @@ class GammaNB(_ParametricNB):
         0 for a constant feature: the smoothing keeps the shape of a feature
         constant within a class finite. 0 gives the maximum-likelihood fit
         (a constant feature then gets a shape of about 5e14).
-    n_threads : int, default=None
-        Threads for the kernels: None or -1 means all usable cores, -2 all but
-        one, and so on. Results are the same bits whatever the number of threads.
-    grow_classes : bool, default=False
-        Whether ``partial_fit`` may meet classes it was not told of (see
-        :class:`~fastnb.GaussianNB`).
-    half_life : float, default=None
-        Exponential forgetting, in rows (see :class:`~fastnb.GaussianNB`).
-        None (or ``inf``) forgets nothing.
+    {n_threads, grow_classes, half_life}
 
     Attributes
     ----------
-    class_count_ : ndarray of shape (n_classes,)
-        Weighted number of training samples observed in each class.
-    class_prior_ : ndarray of shape (n_classes,)
-        Probability of each class.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels known to the classifier.
+    {class attributes}
     epsilon_ : float
         What is added to each ``log(mean x) - mean(log x)``: ``var_smoothing``
         times the largest over the features of all classes together (1 when
@@ -65,17 +50,9 @@ class GammaNB(_ParametricNB):
         feature (all missing) takes the fit of all classes together.
     scale_ : ndarray of shape (n_classes, n_features)
         The scale of each feature per class.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during fit, when X has string column names.
+    {feature attributes}
 
-    Notes
-    -----
-    Fit refuses (``ValueError``) zero, negative values and infinity; NaN is a
-    missing value, left out of its feature's statistics and of a row's score.
-    At predict time a value that is not positive counts as missing too: every
-    answer is finite.
+    {Notes on positive values}
 
     Examples
     --------
@@ -92,8 +69,6 @@ class GammaNB(_ParametricNB):
     True
     """
 
-    # (a ColumnwiseNB sub-model; not yet an ONNX export or explained by
-    # fastnb.inspection: the capability table says so)
     _capabilities = Capabilities(
         reads="positive", terms="gamma", prior_param="priors",
         finalising_params=PARAMETRIC_FINALISING | {"var_smoothing"}, nonnegative=True,
@@ -112,14 +87,6 @@ class GammaNB(_ParametricNB):
         "mean_x": (("k", "d"), ("finite", "nonneg")),
         "mean_log_x": (("k", "d"), ("finite",)),
     }
-
-    def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None,
-                 grow_classes=False, half_life=None):
-        self.priors = priors
-        self.var_smoothing = var_smoothing
-        self.n_threads = n_threads
-        self.grow_classes = grow_classes
-        self.half_life = half_life
 
     @classmethod
     def _check_family_state(cls, arrays):

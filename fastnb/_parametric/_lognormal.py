@@ -22,32 +22,17 @@ class LogNormalNB(_ParametricNB):
 
     Parameters
     ----------
-    priors : array-like of shape (n_classes,), default=None
-        Prior probabilities of the classes. If given, they are not adjusted
-        according to the data.
+    {priors}
     var_smoothing : float, default=1e-9
         Portion of the largest variance of log x of all features (all classes
         together) that is added to the variances, so that a feature constant
         within a class does not get a variance of 0. 0 gives the
         maximum-likelihood fit (and refuses such data).
-    n_threads : int, default=None
-        Threads for the kernels: None or -1 means all usable cores, -2 all but
-        one, and so on. Results are the same bits whatever the number of threads.
-    grow_classes : bool, default=False
-        Whether ``partial_fit`` may meet classes it was not told of (see
-        :class:`~fastnb.GaussianNB`).
-    half_life : float, default=None
-        Exponential forgetting, in rows (see :class:`~fastnb.GaussianNB`).
-        None (or ``inf``) forgets nothing.
+    {n_threads, grow_classes, half_life}
 
     Attributes
     ----------
-    class_count_ : ndarray of shape (n_classes,)
-        Weighted number of training samples observed in each class.
-    class_prior_ : ndarray of shape (n_classes,)
-        Probability of each class.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels known to the classifier.
+    {class attributes}
     epsilon_ : float
         What is added to the variances of log x: ``var_smoothing`` times the
         largest variance of log x over the features of all classes together
@@ -58,17 +43,9 @@ class LogNormalNB(_ParametricNB):
     sigma_ : ndarray of shape (n_classes, n_features)
         The standard deviation of log x of each feature per class (the square
         root of its variance plus ``epsilon_``).
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during fit, when X has string column names.
+    {feature attributes}
 
-    Notes
-    -----
-    Fit refuses (``ValueError``) zero, negative values and infinity; NaN is a
-    missing value, left out of its feature's statistics and of a row's score.
-    At predict time a value that is not positive counts as missing too: every
-    answer is finite.
+    {Notes on positive values}
 
     Examples
     --------
@@ -85,8 +62,6 @@ class LogNormalNB(_ParametricNB):
            [3.1, 0. ]])
     """
 
-    # (a ColumnwiseNB sub-model; not yet an ONNX export or explained by
-    # fastnb.inspection: the capability table says so)
     _capabilities = Capabilities(
         reads="positive", terms="lognormal", prior_param="priors",
         finalising_params=PARAMETRIC_FINALISING | {"var_smoothing"}, nonnegative=True,
@@ -109,14 +84,6 @@ class LogNormalNB(_ParametricNB):
         "mean_log_x": (("k", "d"), ("finite",)),
         "ssd_log_x": (("k", "d"), ("finite", "nonneg")),
     }
-
-    def __init__(self, *, priors=None, var_smoothing=1e-9, n_threads=None,
-                 grow_classes=False, half_life=None):
-        self.priors = priors
-        self.var_smoothing = var_smoothing
-        self.n_threads = n_threads
-        self.grow_classes = grow_classes
-        self.half_life = half_life
 
     @staticmethod
     def _variances(count, ssd):

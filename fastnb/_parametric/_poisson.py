@@ -20,41 +20,22 @@ class PoissonNB(_ParametricNB):
 
     Parameters
     ----------
-    priors : array-like of shape (n_classes,), default=None
-        Prior probabilities of the classes. If given, they are not adjusted
-        according to the data.
+    {priors}
     alpha : float, default=1e-9
         Added to every fitted rate: a class that never saw a non-zero value of
         a feature gets the rate ``alpha`` rather than 0, under which any
         non-zero count would be impossible (a score of -inf). 0 gives the
         maximum-likelihood rates.
-    n_threads : int, default=None
-        Threads for the kernels: None or -1 means all usable cores, -2 all but
-        one, and so on. Results are the same bits whatever the number of threads.
-    grow_classes : bool, default=False
-        Whether ``partial_fit`` may meet classes it was not told of (see
-        :class:`~fastnb.GaussianNB`).
-    half_life : float, default=None
-        Exponential forgetting, in rows (see :class:`~fastnb.GaussianNB`): the
-        weighted means are exact under the decayed weights. None (or ``inf``)
-        forgets nothing.
+    {n_threads, grow_classes, half_life}
 
     Attributes
     ----------
-    class_count_ : ndarray of shape (n_classes,)
-        Weighted number of training samples observed in each class.
-    class_prior_ : ndarray of shape (n_classes,)
-        Probability of each class.
-    classes_ : ndarray of shape (n_classes,)
-        Class labels known to the classifier.
+    {class attributes}
     lambda_ : ndarray of shape (n_classes, n_features)
         The rate of each feature per class (its weighted mean, plus ``alpha``).
         A class that saw no value of a feature (all missing) takes the mean of
         all classes.
-    n_features_in_ : int
-        Number of features seen during fit.
-    feature_names_in_ : ndarray of shape (n_features_in_,)
-        Names of features seen during fit, when X has string column names.
+    {feature attributes}
 
     Notes
     -----
@@ -78,8 +59,6 @@ class PoissonNB(_ParametricNB):
            [6.  , 5.  ]])
     """
 
-    # (a ColumnwiseNB sub-model; not yet an ONNX export or explained by
-    # fastnb.inspection: the capability table says so)
     _capabilities = Capabilities(
         reads="positive", terms="poisson", prior_param="priors",
         finalising_params=PARAMETRIC_FINALISING | {"alpha"}, nonnegative=True,
@@ -100,11 +79,8 @@ class PoissonNB(_ParametricNB):
 
     def __init__(self, *, priors=None, alpha=1e-9, n_threads=None,
                  grow_classes=False, half_life=None):
-        self.priors = priors
         self.alpha = alpha
-        self.n_threads = n_threads
-        self.grow_classes = grow_classes
-        self.half_life = half_life
+        self._set_shared_params(priors, n_threads, grow_classes, half_life)
 
     def _derive(self, stats):
         means = self._filled_means(stats, self._pooled(stats), {"mean_x": 0.0})

@@ -62,8 +62,9 @@ def contributions(model, X, *, by_estimator=False):
     (up to the rounding of the sums' order). The base is what the model gives
     every row:
 
-    - GaussianNB, MultinomialNB, ComplementNB, CategoricalNB, KernelDensityNB:
-      the class's log prior (ComplementNB: its bias, the log prior with one class, else 0);
+    - GaussianNB, MultinomialNB, ComplementNB, CategoricalNB, PoissonNB,
+      ExponentialNB, GammaNB, LogNormalNB, KernelDensityNB: the class's log prior
+      (ComplementNB: its bias, the log prior with one class, else 0);
     - BernoulliNB: the log prior plus ``sum_j log(1 - p_cj)``, what every feature
       adds when absent; a present feature then contributes
       ``log p_cj - log(1 - p_cj)``;
@@ -73,14 +74,16 @@ def contributions(model, X, *, by_estimator=False):
     A feature's contribution is its term of the likelihood: a zero count adds
     nothing to MultinomialNB and ComplementNB, a missing value (NaN) adds nothing
     to the likelihood (for BernoulliNB its contribution takes back the absent
-    term its base holds, ``-log(1 - p_cj)``), and an unseen category adds the
-    smoothed probability CategoricalNB gives it.
+    term its base holds, ``-log(1 - p_cj)``), an unseen category adds the
+    smoothed probability CategoricalNB gives it, and a value out of a
+    parametric model's support (a negative value; zero for GammaNB and
+    LogNormalNB) adds nothing, as in its ``predict``.
 
     Parameters
     ----------
     model : fitted fastnb estimator
-        GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB or
-        ColumnwiseNB.
+        GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB,
+        PoissonNB, ExponentialNB, GammaNB, LogNormalNB or ColumnwiseNB.
     X : array-like of shape (n_samples, n_features), or a SciPy CSR matrix
         The rows to explain, as ``model.predict`` takes them.
     by_estimator : bool, default=False

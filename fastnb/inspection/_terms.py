@@ -25,6 +25,7 @@ from .._base import MODE_JLL
 from .._validation import CSRInput
 
 _kernels = load_kernels("_inspection_kernels")
+_parametric_kernels = load_kernels("_parametric_kernels")
 
 # rows of dense input whose (rows, k, d) terms top() holds at once
 _TOP_BLOCK_CELLS = 1 << 22
@@ -217,6 +218,44 @@ class KernelDensityTerms(_Terms):
     def dense(self):
         out = np.empty((self.n_samples, self.k, self.n_features))
         self.model._dense_terms(self.X, out, self.n_threads)
+        return out
+
+
+class ParametricTerms(_Terms):
+    """PoissonNB, ExponentialNB, GammaNB, LogNormalNB: base = log prior; the
+    term of feature j is the log density (Poisson: mass) of x_j, scipy's
+    ``logpdf``/``logpmf`` (Poisson's with ``-log(x!)``, log-normal's with
+    ``-log x``); a missing value (NaN), or one outside the support predict
+    takes (negative; zero too for the gamma and log-normal), adds nothing."""
+
+    def __init__(self, model, X, checked=None):
+        super().__init__(model, X, checked)
+        _raise_if_infinite(self.X, type(model).__name__)
+        self.terms = model._jll_terms()
+        self.base = self.terms.log_prior
+
+    def dense(self):
+        t = self.terms
+        X = np.asarray(self.X, dtype=np.float64)
+        with np.errstate(invalid="ignore"):
+            observed = (X > 0) if t.positive else (X >= 0)
+        x = np.where(observed, X, 0.0)
+        # (the logs and lgamma the predict kernel computes, value for value)
+        log_x = _parametric_kernels.log_values(
+            np.where(observed, X, 1.0).ravel()).reshape(X.shape)
+        if t.of_log:
+            diff = log_x[:, None, :] - t.a
+            out = -(diff * diff * t.b + t.const)
+        else:
+            out = x[:, None, :] * t.a + t.const
+            if np.any(t.b != 0):
+                out += log_x[:, None, :] * t.b
+        if t.free_term == "log":
+            out -= log_x[:, None, :]
+        elif t.free_term == "log_factorial":
+            out -= _parametric_kernels.log_gamma_values(
+                (x + 1.0).ravel()).reshape(X.shape)[:, None, :]
+        out[np.broadcast_to(~observed[:, None, :], out.shape)] = 0.0
         return out
 
 
@@ -505,6 +544,10 @@ _TERMS = {
     "multinomial": DiscreteTerms,
     "complement": DiscreteTerms,
     "categorical": CategoricalTerms,
+    "poisson": ParametricTerms,
+    "exponential": ParametricTerms,
+    "gamma": ParametricTerms,
+    "lognormal": ParametricTerms,
     "composite": ColumnwiseTerms,
     "kde": KernelDensityTerms,
 }

@@ -76,14 +76,15 @@ def to_onnx(model, X_sample=None, *, target_opset=None, dtype=np.float32, zipmap
     """Export a fitted fastnb model to ONNX, for onnxruntime and other runtimes.
 
     The graph computes the joint log likelihood as the model's ``predict`` does
-    (a missing value, NaN, adds nothing; an unseen category gets the smoothed
-    probability of a zero count), then the probabilities by a log-sum-exp
+    (a missing value, NaN, adds nothing, nor does a value out of a parametric
+    model's support; an unseen category gets the smoothed probability of a
+    zero count), then the probabilities by a log-sum-exp
     softmax and the label by arg-max, with the outputs of skl2onnx's
     classifiers. Needs the ``onnx`` package (``pip install "fastnb[onnx]"``).
 
     Parameters
     ----------
-    model : fitted GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB, KernelDensityNB or ColumnwiseNB
+    model : fitted GaussianNB, BernoulliNB, MultinomialNB, ComplementNB, CategoricalNB, PoissonNB, ExponentialNB, GammaNB, LogNormalNB, KernelDensityNB or ColumnwiseNB
         The model to export.
     X_sample : array-like or DataFrame of shape (n_samples, n_features), default=None
         A few rows of the model's input: when given, its number of columns is

@@ -13,7 +13,12 @@ from onnx import TensorProto
 
 from .._capabilities import ONNX_TERMS, capabilities_of, registered_models
 from .._jll_terms import (
-    CompositeTerms, GaussianTerms, KernelDensityTerms, LinearTerms, LookupTerms,
+    CompositeTerms,
+    GaussianTerms,
+    KernelDensityTerms,
+    LinearTerms,
+    LookupTerms,
+    ParametricTerms,
 )
 from ._graph import ML_DOMAIN
 
@@ -206,6 +211,64 @@ def linear_jll(graph, terms, x, names=None):
     return graph.node("Add", [jll, absent], "jll_observed")
 
 
+# -- parametric terms (PoissonNB, ExponentialNB, GammaNB, LogNormalNB) ----------------
+
+
+def _centred_weights(weights, dtype):
+    """(k, d) weights as (d, k), each feature's row less the mean over the
+    classes of its ordinary weights (linear_jll's centring: a per-row constant,
+    the probabilities are the model's). A weight beyond +-sqrt(the dtype's
+    largest), such as PoissonNB's log rate of a class that saw only zeros under
+    alpha=0 (float64's most negative number), is held at that bound and left
+    out of the mean, which would otherwise round away the other classes'
+    weights: a zero count times it stays 0, and a positive count rules the
+    class out without overflowing the row's sum."""
+    limit = np.sqrt(np.finfo(dtype).max)
+    block = np.array(weights.T, dtype=np.float64)
+    ordinary = np.abs(block) < limit
+    count = ordinary.sum(axis=1, keepdims=True)
+    mean = np.where(ordinary, block, 0.0).sum(axis=1, keepdims=True) / np.maximum(count, 1)
+    block = np.where(ordinary, block - mean, np.clip(block, -limit, limit))
+    return block.astype(dtype)
+
+
+def parametric_jll(graph, terms, x, names=None):
+    """A value is observed where it is in the family's support (finite, x >= 0;
+    x > 0 for the gamma and log-normal), else missing, as in the model's
+    predict (NaN, a negative value, ...: it adds nothing). Poisson,
+    exponential, gamma: jll = x @ A + log x @ B + observed @ C + log prior, the
+    weights centred as linear_jll's, x and log x read as 0 where missing.
+    Log-normal: gaussian_jll of log x, NaN where missing. The class-free terms
+    (Poisson's -log x!, log-normal's -log x) change no probability and no
+    label: they are left out (ONNX has no lgamma)."""
+    zero = graph.const(np.zeros(1), "zero")
+    in_support = graph.node("Greater" if terms.positive else "GreaterOrEqual",
+                            [x, zero], "in_support")
+    finite = graph.node("Less", [x, graph.const(np.array([np.inf]), "infinity")],
+                        "finite")
+    observed = graph.node("And", [in_support, finite], "observed")
+    safe = graph.node("Where", [observed, x, graph.const(np.ones(1), "one")],
+                      "safe_x")
+    log_x = graph.node("Log", [safe], "log_x")   # 0 where missing
+    if terms.of_log:
+        log_observed = graph.node("Where", [observed, log_x, graph.const(
+            np.array([np.nan]), "nan")], "log_observed")
+        return gaussian_jll(graph, GaussianTerms(
+            log_prior=terms.log_prior, theta=terms.a, half_inv_var=terms.b,
+            half_log_2pi_var=terms.const), log_observed, names)
+    values = graph.node("Where", [observed, x, zero], "x_observed")
+    indicator = graph.node("Cast", [observed], "observed_indicator",
+                           to=graph.element_type)
+    jll = graph.node("MatMul", [values, graph.const(
+        _centred_weights(terms.a, graph.dtype), "weights_x")])
+    if np.any(terms.b != 0):
+        jll = graph.node("Add", [jll, graph.node("MatMul", [log_x, graph.const(
+            _centred_weights(terms.b, graph.dtype), "weights_log_x")])])
+    jll = graph.node("Add", [jll, graph.node("MatMul", [indicator, graph.const(
+        _centred_weights(terms.const, graph.dtype), "weights_const")])])
+    return graph.node("Add", [jll, graph.const(terms.log_prior, "log_prior")], "jll")
+
+
 # -- lookup terms (CategoricalNB) ---------------------------------------------------
 
 
@@ -315,6 +378,7 @@ _TYPE_JLL = {
     GaussianTerms: gaussian_jll,
     LinearTerms: linear_jll,
     LookupTerms: lookup_jll,
+    ParametricTerms: parametric_jll,
     CompositeTerms: composite_jll,
     KernelDensityTerms: kernel_density_jll,
 }
