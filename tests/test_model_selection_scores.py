@@ -120,3 +120,30 @@ def test_string_labels_and_ties(rng):
     grid = {"alpha": [0.5, 1.0], "fit_prior": [True, False]}
     both(GridSearchCV, fastnb.MultinomialNB(), grid, X, labels, cv=3, scoring=FAST,
          refit="accuracy", return_train_score=True)
+
+
+@pytest.mark.parametrize("make, grid, data", [
+    (fastnb.MultinomialNB, {"fit_prior": [True, False]}, count_data),
+    (fastnb.GaussianNB, {"priors": [None, [0.2, 0.3, 0.5]]}, gaussian_data),
+])
+def test_memory_does_not_grow_with_the_candidates(make, grid, data, rng):
+    # one fold's data and one model at a time: the peak of a search of 24
+    # candidates is that of 2 (no copy of X, jll or model kept per candidate)
+    import tracemalloc
+
+    X, y = data(rng, n=3000, d=200)
+    many = {**grid, ("alpha" if make is fastnb.MultinomialNB else "var_smoothing"):
+            [float(v) for v in np.logspace(-3, 0, 12)]}
+
+    def peak(grid):
+        tracemalloc.start()
+        try:
+            GridSearchCV(make(), grid, cv=5, scoring=FAST, refit=False,
+                         return_train_score=True).fit(X, y)
+            return tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+
+    peak(grid)  # (imports and caches made once)
+    assert peak(many) < 1.25 * peak(grid) + 2**20
+    assert peak(many) < 3 * X.nbytes
