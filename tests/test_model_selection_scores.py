@@ -3,6 +3,9 @@
 the model's predict and predict_proba never called, and scikit-learn's scorer
 deciding where it would warn or raise."""
 
+import copy
+import pickle
+
 import numpy as np
 import pytest
 import scipy.sparse as sp
@@ -147,3 +150,39 @@ def test_memory_does_not_grow_with_the_candidates(make, grid, data, rng):
     peak(grid)  # (imports and caches made once)
     assert peak(many) < 1.25 * peak(grid) + 2**20
     assert peak(many) < 3 * X.nbytes
+
+
+@pytest.mark.parametrize("make", [fastnb.MultinomialNB, fastnb.ComplementNB,
+                                  lambda: fastnb.BernoulliNB(binarize=1.0)])
+def test_with_params_reusing_a_spare_table(make, rng, table_fits):
+    # the search's derivation of candidate after candidate from one copy of the
+    # table: the same bits as with_params, the fitted model left as it was
+    X, y = count_data(rng, n=200, d=40)
+    X = sp.csr_matrix(X)
+    with table_fits(True):
+        fitted = make().fit(X, y)
+    assert fitted.__dict__.get("_table") is not None
+    before = fitted.predict_joint_log_proba(X)
+    spare = fitted.with_params(alpha=0.3)
+    spare.predict_joint_log_proba(X)
+    for alpha, fit_prior in [(0.01, True), (2.0, False), (0.5, True)]:
+        table = spare._table
+        new = fitted._with_params_reusing(spare, alpha=alpha, fit_prior=fit_prior)
+        assert new._table is table and "_table" not in spare.__dict__
+        reference = fitted.with_params(alpha=alpha, fit_prior=fit_prior)
+        np.testing.assert_array_equal(new.predict_joint_log_proba(X),
+                                      reference.predict_joint_log_proba(X))
+        np.testing.assert_array_equal(new.predict_proba(X[:1]),
+                                      reference.predict_proba(X[:1]))
+        spare = new
+    np.testing.assert_array_equal(fitted.predict_joint_log_proba(X), before)
+    # a spare that is not a copy of this model's table: a copy is made
+    with table_fits(True):
+        other = make().fit(X[:100], y[:100])
+    new = fitted._with_params_reusing(other, alpha=0.2)
+    assert "_table" in other.__dict__ and new._table is not other._table
+    assert new._table is not fitted._table
+    # the weak reference to the source table is neither pickled nor copied
+    copied = pickle.loads(pickle.dumps(new))
+    assert copied._table.copied_from is None and copy.deepcopy(new)._table.copied_from is None
+    np.testing.assert_array_equal(copied.predict_proba(X), new.predict_proba(X))

@@ -412,6 +412,8 @@ class _OneFitPerSplit:
                 # jll on the test (and train) rows of the last candidate that
                 # was predicted, for its siblings that differ in the prior only
                 last = None
+                # the last derived model, whose table the next may take over
+                spare = None
                 for position, (index, derived) in enumerate(members):
                     start = time.time()
                     if fast and last is not None:
@@ -423,7 +425,8 @@ class _OneFitPerSplit:
                             out[index * n_splits + split_index] = result
                             continue
                     try:
-                        model = fitted if position == 0 else fitted.with_params(**derived)
+                        model = (fitted if position == 0
+                                 else self._derive(fitted, spare, derived))
                     except Exception:
                         if self.error_score == "raise":
                             raise
@@ -467,8 +470,19 @@ class _OneFitPerSplit:
                     result.update(n_test_samples=n_test, fit_time=fit_time,
                                   score_time=score_time)
                     out[index * n_splits + split_index] = result
+                    spare = model if position else None
                     del model, scored
         return out
+
+    @staticmethod
+    def _derive(fitted, spare, derived):
+        """``fitted.with_params(**derived)``; a discrete model's takes over the
+        table of ``spare`` (the last candidate derived, which is dropped),
+        instead of copying the fitted model's."""
+        reusing = getattr(fitted, "_with_params_reusing", None)
+        if reusing is None or spare is None:
+            return fitted.with_params(**derived)
+        return reusing(spare, **derived)
 
     def _from_sibling(self, last, derived, test_scorer, train_scorer, start):
         """The result of a candidate that differs from the last one predicted
