@@ -184,5 +184,6 @@ def test_with_params_reusing_a_spare_table(make, rng, table_fits):
     assert new._table is not fitted._table
     # the weak reference to the source table is neither pickled nor copied
     copied = pickle.loads(pickle.dumps(new))
-    assert copied._table.copied_from is None and copy.deepcopy(new)._table.copied_from is None
+    for twin in (copied, copy.deepcopy(new)):
+        assert twin._table.copied_from is None and twin._table.copied_features is None
     np.testing.assert_array_equal(copied.predict_proba(X), new.predict_proba(X))

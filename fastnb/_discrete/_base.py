@@ -440,8 +440,9 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         else:
             table_copy = copy.deepcopy(table)
             table_copy.copied_from = weakref.ref(table)
+            table_copy.copied_features = table_copy.all_features()
             missing_copy = None if missing is None else copy.deepcopy(missing)
-        new._install_table(table_copy, missing_copy, alpha)
+        new._install_table(table_copy, missing_copy, alpha, table_copy.copied_features)
         new.classes_ = self.classes_
         new.class_count_ = np.array(self.class_count_, dtype=np.float64)
         new.class_log_prior_ = new._class_log_prior(new.class_count_)
