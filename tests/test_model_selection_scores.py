@@ -48,6 +48,19 @@ def test_fold_metrics():
     assert fold_metrics(lambda est, X, y: 1.0) is None
 
 
+def test_fold_scorer_leaves_non_finite_rows_to_sklearn():
+    from fastnb.model_selection._fold_scores import FoldScorer
+
+    classes = np.array([0, 1, 2])
+    scorer = FoldScorer(np.array([0, 1, 2]), {None: "accuracy"})
+    assert scorer.scores(np.array([[0., 1, 2], [1, np.nan, 0], [0, 0, 0]]), classes) is None
+    assert scorer.scores(np.array([[0., 1, 2], [1, 3, 0], [-np.inf] * 3]), classes) is None
+    # -inf beside a finite score is a class with no chance; ties take the first
+    assert scorer.scores(np.array([[0., 1, 2], [1, 3, -np.inf], [1, 1, 1]]),
+                         classes) == pytest.approx(1 / 3)
+    assert scorer.scores(np.zeros((3, 3)), classes[:2]) is None  # (shape)
+
+
 @pytest.mark.parametrize("make, grid", [
     (fastnb.MultinomialNB, {"alpha": [0.0, 0.01, 1.0], "force_alpha": [True],
                             "fit_prior": [True, False],

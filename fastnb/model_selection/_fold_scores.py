@@ -74,11 +74,12 @@ class FoldScorer:
             self._encode(classes)
         except TypeError:
             return None  # (labels that do not compare with the classes)
-        top = jll.max(axis=1)
-        if not np.all(np.isfinite(top)) or np.isnan(jll).any():
+        # (argmax takes a row's first NaN as its largest: a NaN row's top is NaN)
+        predicted = jll.argmax(axis=1)
+        top = np.take_along_axis(jll, predicted[:, None], axis=1)[:, 0]
+        if not np.all(np.isfinite(top)):
             return None  # (the predict kernels' own handling of such rows)
-        self._jll, self._top = jll, top
-        self._predicted = jll.argmax(axis=1)
+        self._jll, self._top, self._predicted = jll, top, predicted
         out = {}
         try:
             for key, name in self._metrics.items():
