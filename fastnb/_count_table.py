@@ -189,6 +189,11 @@ class SparseCountTable:
     # (``slot_dirty``, arrays logged by the model's flush): derived data too
     slot_state = None
     slot_dirty = ()
+    # a weak reference to the table this one is a copy of, and the features
+    # with entries (``all_features``), for a model's with_params
+    # (``_with_params_reusing``): not pickled or copied
+    copied_from = None
+    copied_features = None
     # the frame of a model that forgets (``start_frame``): the true counts are
     # ``count_scale`` times the stored ones (class totals too); ``weight_epoch``
     # (d,) stamps each block's weights with the ``epoch`` of the scale they were
@@ -222,7 +227,8 @@ class SparseCountTable:
 
     def __getstate__(self):
         state = dict(self.__dict__)
-        for name in ("predict_state", "slot_state", "slot_dirty"):
+        for name in ("predict_state", "slot_state", "slot_dirty", "copied_from",
+                     "copied_features"):
             state.pop(name, None)
         return state
 

@@ -2,6 +2,7 @@
 the dense and CSR kernels, derived state, persistence and merging."""
 
 import copy
+import weakref
 
 import numpy as np
 
@@ -396,6 +397,16 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         return state
 
     def with_params(self, **params):
+        return self._with_params_reusing(None, **params)
+
+    def _with_params_reusing(self, spare, **params):
+        """``with_params(**params)``; a table-backed model's new model takes over
+        the table of ``spare`` (a model that this one's ``with_params`` made and
+        that the caller drops: it is left without a table) instead of a copy of
+        this one's, its weights and predict caches recomputed: a search derives
+        its candidates one after another from one copy of the table (the copy
+        of 2**20 features' index and entries cost twice the weights' refresh).
+        ``spare`` None, or one whose table is not such a copy, copies."""
         self._check_with_params(params)
         table = self.__dict__.get("_table")
         if table is None:
@@ -413,8 +424,25 @@ class _BaseDiscreteNB(_TableMixin, _PredictMixin, _BaseNB):
         resolve_priors(new.class_prior, k, name="class_prior", sum_to_one=False)
         self._settle_table()
         missing = self._missing_table
-        new._install_table(copy.deepcopy(table),
-                           None if missing is None else copy.deepcopy(missing), alpha)
+        spare_table = None if spare is None else spare.__dict__.get("_table")
+        if (type(spare) is type(self) and spare_table is not None
+                and spare_table.copied_from is not None
+                and spare_table.copied_from() is table
+                and table.weight_epoch is None and spare_table.n_pending == 0
+                and spare_table.version == table.version
+                and (missing is None) == (spare._missing_table is None)):
+            # (counts never change in a model that is only predicted without
+            # forgetting; its weights and caches are derived, recomputed here)
+            table_copy, missing_copy = spare_table, spare._missing_table
+            del spare.__dict__["_table"]
+            table_copy.predict_state = None
+            table_copy.forget_slots()
+        else:
+            table_copy = copy.deepcopy(table)
+            table_copy.copied_from = weakref.ref(table)
+            table_copy.copied_features = table_copy.all_features()
+            missing_copy = None if missing is None else copy.deepcopy(missing)
+        new._install_table(table_copy, missing_copy, alpha, table_copy.copied_features)
         new.classes_ = self.classes_
         new.class_count_ = np.array(self.class_count_, dtype=np.float64)
         new.class_log_prior_ = new._class_log_prior(new.class_count_)

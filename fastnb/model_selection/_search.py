@@ -33,6 +33,8 @@ import warnings
 from collections import Counter, defaultdict
 from traceback import format_exc
 
+import numpy as np
+
 from sklearn import get_config
 from sklearn.base import clone
 from sklearn.exceptions import FitFailedWarning
@@ -44,7 +46,9 @@ from sklearn.utils import _safe_indexing
 from sklearn.utils.validation import indexable
 
 from .._base import _BaseNB
+from .._discrete import BernoulliNB, MultinomialNB
 from .._persist import _same_value
+from ._fold_scores import FoldScorer, fold_metrics
 
 __all__ = ["GridSearchCV", "RandomizedSearchCV"]
 
@@ -202,6 +206,60 @@ def _insert_error_scores(results, error_score):
                 result["train_scores"] = dict.fromkeys(successful, error_score)
 
 
+# The models whose joint log likelihood is the log prior plus terms that the
+# prior parameters leave unchanged: a candidate that differs from the last one
+# predicted in these parameters only is scored from its jll, the prior swapped
+_PRIOR_ONLY_MODELS = (MultinomialNB, BernoulliNB)
+_PRIOR_PARAMS = ("fit_prior", "class_prior")
+
+
+class _Predicted:
+    """A candidate's joint log likelihood on a split's test rows (and train
+    rows, if scored), with what a sibling that differs from it in the prior
+    parameters only needs: its class counts, log prior and other parameters."""
+
+    @classmethod
+    def of(cls, model, derived, X_test, X_train):
+        """The model's predictions, or None if a predict raises (its scorer
+        then raises the same way, and the search treats that as it does)."""
+        try:
+            test_jll = model.predict_joint_log_proba(X_test)
+            train_jll = None if X_train is None else model.predict_joint_log_proba(X_train)
+        except Exception:
+            return None
+        new = cls()
+        new.test_jll, new.train_jll = test_jll, train_jll
+        new.model_type, new.params = type(model), model.get_params(deep=False)
+        new.classes = model.classes_
+        new.class_count = getattr(model, "class_count_", None)
+        new.prior = getattr(model, "class_log_prior_", None)
+        new.others = {name: value for name, value in derived.items()
+                      if name not in _PRIOR_PARAMS}
+        return new
+
+    def prior_for(self, derived):
+        """The log prior of the candidate with the statistics-free parameters
+        ``derived`` if it differs from this one in the prior parameters only (its
+        jll is then this one's with the prior swapped), else None."""
+        if (self.model_type not in _PRIOR_ONLY_MODELS or self.prior is None
+                or not np.all(np.isfinite(self.prior))):
+            return None
+        others = {name: value for name, value in derived.items()
+                  if name not in _PRIOR_PARAMS}
+        if others.keys() != self.others.keys() or not all(
+                _same_value(value, self.others[name]) for name, value in others.items()):
+            return None
+        try:
+            sibling = self.model_type(**copy.deepcopy({**self.params, **derived}))
+            sibling._validate_params()
+            prior = sibling._class_log_prior(self.class_count)
+        except Exception:
+            return None  # (the candidate's with_params reports it)
+        if prior.shape != self.prior.shape or not np.all(np.isfinite(prior)):
+            return None
+        return prior
+
+
 class _OneFitPerSplit:
     """The ``fit`` of both searches: scikit-learn's, evaluating candidates by one
     fit per split and group of candidates that need the same fit."""
@@ -306,6 +364,7 @@ class _OneFitPerSplit:
         out = [None] * (len(candidates) * n_splits)
         groups = _groups(base, candidates)
         on_final_step = isinstance(base, Pipeline) and _scores_on_final_step(self.scoring)
+        fast_metrics = fold_metrics(self.scoring)
         for split_index, (train, test) in enumerate(splits):
             X_train, y_train = _safe_indexing(X, train), _safe_indexing(y, train)
             X_test, y_test = _safe_indexing(X, test), _safe_indexing(y, test)
@@ -345,10 +404,29 @@ class _OneFitPerSplit:
                                     if self.return_train_score else None)
                 else:
                     scored_test, scored_train = X_test, X_train
+                fast = fast_metrics is not None and (
+                    not isinstance(estimator, Pipeline) or on_final_step)
+                test_scorer = FoldScorer(y_test, fast_metrics) if fast else None
+                train_scorer = (FoldScorer(y_train, fast_metrics)
+                                if fast and self.return_train_score else None)
+                # jll on the test (and train) rows of the last candidate that
+                # was predicted, for its siblings that differ in the prior only
+                last = None
+                # the last derived model, whose table the next may take over
+                spare = None
                 for position, (index, derived) in enumerate(members):
                     start = time.time()
+                    if fast and last is not None:
+                        result = self._from_sibling(last, derived, test_scorer,
+                                                    train_scorer, start)
+                        if result is not None:
+                            result.update(n_test_samples=n_test, fit_time=(
+                                group_fit_time + result["fit_time"]))
+                            out[index * n_splits + split_index] = result
+                            continue
                     try:
-                        model = fitted if position == 0 else fitted.with_params(**derived)
+                        model = (fitted if position == 0
+                                 else self._derive(fitted, spare, derived))
                     except Exception:
                         if self.error_score == "raise":
                             raise
@@ -365,18 +443,69 @@ class _OneFitPerSplit:
                     fit_time = group_fit_time + time.time() - start
                     start = time.time()
                     result = {"fit_error": None}
-                    result["test_scores"] = _score(scorer, scored, scored_test, y_test,
-                                                   self.error_score, multimetric)
+                    last = None
+                    if fast:
+                        last = _Predicted.of(model, derived, scored_test,
+                                             scored_train if train_scorer else None)
+                        if last is not None:
+                            result["test_scores"] = test_scorer.scores(
+                                last.test_jll, model.classes_)
+                            if result["test_scores"] is None:
+                                last = None
+                    if last is None:
+                        result["test_scores"] = _score(scorer, scored, scored_test,
+                                                       y_test, self.error_score,
+                                                       multimetric)
                     score_time = time.time() - start
                     if self.return_train_score:
-                        result["train_scores"] = _score(
-                            scorer, scored, scored_train, y_train, self.error_score,
-                            multimetric)
+                        train_scores = None
+                        if last is not None:
+                            train_scores = train_scorer.scores(last.train_jll,
+                                                               model.classes_)
+                        if train_scores is None:
+                            last = None
+                            train_scores = _score(scorer, scored, scored_train,
+                                                  y_train, self.error_score, multimetric)
+                        result["train_scores"] = train_scores
                     result.update(n_test_samples=n_test, fit_time=fit_time,
                                   score_time=score_time)
                     out[index * n_splits + split_index] = result
+                    spare = model if position else None
                     del model, scored
         return out
+
+    @staticmethod
+    def _derive(fitted, spare, derived):
+        """``fitted.with_params(**derived)``; a discrete model's takes over the
+        table of ``spare`` (the last candidate derived, which is dropped),
+        instead of copying the fitted model's."""
+        reusing = getattr(fitted, "_with_params_reusing", None)
+        if reusing is None or spare is None:
+            return fitted.with_params(**derived)
+        return reusing(spare, **derived)
+
+    def _from_sibling(self, last, derived, test_scorer, train_scorer, start):
+        """The result of a candidate that differs from the last one predicted
+        (``last``, a ``_Predicted``) in the prior only, from its jll with the
+        prior swapped; None if it is not such a candidate or its scores need
+        scikit-learn's scorer. Its fit time is the prior's computation."""
+        prior = last.prior_for(derived)
+        if prior is None:
+            return None
+        fit_time = time.time() - start
+        start = time.time()
+        test_scores = test_scorer.scores((last.test_jll - last.prior) + prior,
+                                         last.classes)
+        if test_scores is None:
+            return None
+        result = {"fit_error": None, "test_scores": test_scores}
+        if train_scorer is not None:
+            result["train_scores"] = train_scorer.scores(
+                (last.train_jll - last.prior) + prior, last.classes)
+            if result["train_scores"] is None:
+                return None
+        result.update(fit_time=fit_time, score_time=time.time() - start)
+        return result
 
     @staticmethod
     def _with_defaults(base, fit_params, members):

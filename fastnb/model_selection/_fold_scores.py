@@ -1,0 +1,129 @@
+"""Scores of a search's candidates from one joint log likelihood each.
+
+scikit-learn's scorers call the estimator's ``predict`` and ``predict_proba``
+(two predicts over the fold) and validate their inputs (``log_loss`` alone
+one-hot encodes the fold's labels a call). For the common scorer names a
+candidate's scores are simple functions of its joint log likelihood ``jll``
+on the fold: the labels are its arg-max (the first on ties, as the predict
+kernels take it), the probabilities its soft-max. ``FoldScorer`` encodes a
+fold's labels once and computes those scores from a candidate's ``jll``,
+exactly as scikit-learn's functions would from the model's outputs; where
+scikit-learn would warn or raise (a class of the model missing from the fold
+under log loss, a label predicted that the fold lacks under balanced accuracy,
+a non-finite row), it returns None and the search calls the scorer itself.
+"""
+
+import numpy as np
+
+# scorer name -> the ``FoldScorer`` method that computes it
+_METRICS = {"accuracy": "_accuracy", "balanced_accuracy": "_balanced_accuracy",
+            "neg_log_loss": "_neg_log_loss"}
+
+
+def fold_metrics(scoring):
+    """{key of the search's scores: scorer name} when every metric of
+    ``scoring`` is one ``FoldScorer`` computes (key None: a single metric, a
+    float score), else None. ``scoring=None`` is the estimator's ``score``:
+    a fastnb model's (or a pipeline's, through its last step) is the accuracy."""
+    if scoring is None:
+        return {None: "accuracy"}
+    if isinstance(scoring, str):
+        names = {None: scoring}
+    elif isinstance(scoring, (list, tuple, set)):
+        names = {name: name for name in scoring}
+    elif isinstance(scoring, dict):
+        names = dict(scoring)
+    else:
+        return None
+    if not all(isinstance(name, str) and name in _METRICS for name in names.values()):
+        return None
+    return names
+
+
+class FoldScorer:
+    """The scores of candidates on one fold's labels ``y`` (see the module)."""
+
+    def __init__(self, y, metrics):
+        self._y = np.asarray(y)
+        self._metrics = metrics
+        self._classes = None
+
+    def _encode(self, classes):
+        """The fold's labels as indices into ``classes`` (a model's sorted
+        ``classes_``), once per classes array."""
+        if self._classes is classes:
+            return
+        y, k = self._y, classes.shape[0]
+        at = np.minimum(np.searchsorted(classes, y), k - 1)
+        known = classes[at] == y
+        self._codes = at
+        self._all_known = bool(known.all())
+        self._known = known
+        self._count = np.bincount(at[known], minlength=k)
+        self._classes = classes
+
+    def scores(self, jll, classes):
+        """The candidate's scores (a float, or a dict by the metrics' keys) from
+        its joint log likelihood on the fold, or None where scikit-learn's
+        scorer must decide."""
+        if classes.shape[0] < 2 or jll.shape != (self._y.shape[0], classes.shape[0]):
+            return None
+        if self._y.shape[0] == 0:
+            return None
+        try:
+            self._encode(classes)
+        except TypeError:
+            return None  # (labels that do not compare with the classes)
+        # (argmax takes a row's first NaN as its largest: a NaN row's top is NaN)
+        predicted = jll.argmax(axis=1)
+        top = np.take_along_axis(jll, predicted[:, None], axis=1)[:, 0]
+        if not np.all(np.isfinite(top)):
+            return None  # (the predict kernels' own handling of such rows)
+        self._jll, self._top, self._predicted = jll, top, predicted
+        out = {}
+        try:
+            for key, name in self._metrics.items():
+                score = getattr(self, _METRICS[name])()
+                if score is None:
+                    return None
+                out[key] = score
+        finally:
+            del self._jll, self._top, self._predicted
+        return out[None] if None in out else out
+
+    def _correct(self):
+        return self._known & (self._codes == self._predicted)
+
+    def _accuracy(self):
+        # accuracy_score: the average of y_true == y_pred
+        return float(np.average(self._correct()))
+
+    def _balanced_accuracy(self):
+        # balanced_accuracy_score: the mean recall of the classes of y_true,
+        # over the sorted union of the labels (a label predicted that y_true
+        # lacks makes scikit-learn warn: its scorer decides)
+        if not self._all_known or not np.all(self._count[self._predicted] > 0):
+            return None
+        k = self._classes.shape[0]
+        hits = np.bincount(self._codes[self._correct()], minlength=k)
+        present = self._count > 0
+        per_class = hits[present] / self._count[present]
+        return float(np.mean(per_class))
+
+    def _neg_log_loss(self):
+        # -log_loss(y_true, predict_proba): labels from y_true, which must hold
+        # every class of the model; a binary model's scorer passes the second
+        # column p, and log_loss takes 1 - p for the first
+        if not self._all_known or not np.all(self._count > 0):
+            return None
+        jll, top = self._jll, self._top
+        rows = np.arange(jll.shape[0])
+        log_norm = top + np.log(np.exp(jll - top[:, None]).sum(axis=1))
+        if jll.shape[1] == 2:
+            positive = np.exp(jll[:, 1] - log_norm)
+            true_proba = np.where(self._codes == 1, positive, 1 - positive)
+        else:
+            true_proba = np.exp(jll[rows, self._codes] - log_norm)
+        eps = np.finfo(np.float64).eps
+        loss = -np.log(np.clip(true_proba, eps, 1 - eps))
+        return -1 * float(np.average(loss))
