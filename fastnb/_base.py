@@ -17,7 +17,16 @@ from . import _capabilities, _persist, _runtime
 from ._threads import threads_for
 from ._version import __version__
 from ._encoding import encode_labels, encode_with_classes
-from ._validation import check_feature_names, not_fitted_error
+from ._forgetting import row_weights
+from ._params import resolve_priors
+from ._validation import (
+    check_dense_X,
+    check_feature_names,
+    check_sample_weight,
+    check_y,
+    feature_names_of,
+    not_fitted_error,
+)
 
 __all__ = ["_BaseNB"]
 
@@ -396,6 +405,30 @@ class _BaseNB:
             if not first_call:
                 self._check_same_classes(classes)
         return first_call
+
+    def _begin_dense_fit(self, X, y, classes, sample_weight, refit, check_X=None):
+        """The start of a fit of a model of dense numbers (GaussianNB, the
+        parametric models, KernelDensityNB): ``_begin_fit``, then X checked
+        (``check_X(X, name)``, default ``check_dense_X``), y, the rows' weights
+        (sample weights, decayed under ``half_life``), the classes and each row's
+        class index, and the fixed priors resolved for those classes.
+
+        Returns (first_call, feature_names, X, weights, fitted_classes, codes,
+        priors).
+        """
+        first_call = self._begin_fit(classes, refit)
+        name = type(self).__name__
+        feature_names = feature_names_of(X)
+        X = (check_X or check_dense_X)(X, name)
+        n_samples, n_features = X.shape
+        y = check_y(y, n_samples, name)
+        weights = row_weights(self.half_life, check_sample_weight(sample_weight, n_samples),
+                              n_samples)
+        fitted_classes, codes = self._encode_targets(
+            y, classes, refit=refit, first_call=first_call, n_features=n_features)
+        priors = resolve_priors(self.priors, fitted_classes.shape[0], name="priors",
+                                sum_to_one=True)
+        return first_call, feature_names, X, weights, fitted_classes, codes, priors
 
     def _encode_targets(self, y, classes, *, refit, first_call, n_features):
         """The classes of a fit and the class index of each label of y.

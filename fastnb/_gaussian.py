@@ -15,15 +15,10 @@ from ._params import (
 from ._base import _BaseNB
 from ._capabilities import Capabilities
 from ._jll_terms import GaussianTerms
-from ._forgetting import check_half_life_param, decay_factor, forgets, row_weights
+from ._forgetting import check_half_life_param, decay_factor, forgets
 from ._persist import union_classes
 from ._threads import threads_for
-from ._validation import (
-    check_dense_X,
-    check_sample_weight,
-    check_y,
-    feature_names_of,
-)
+from ._validation import check_dense_X
 
 __all__ = ["GaussianNB"]
 
@@ -237,19 +232,12 @@ class GaussianNB(_BaseNB):
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, run the kernel, and only then update the model (atomically)."""
-        first_call = self._begin_fit(classes, refit)
-        name = type(self).__name__
-        feature_names = feature_names_of(X)
-        X = X if _in_place(X) else check_dense_X(X, name)
+        first_call, feature_names, X, weights, fitted_classes, codes, priors = \
+            self._begin_dense_fit(X, y, classes, sample_weight, refit,
+                                  check_X=lambda X, name: X if _in_place(X)
+                                  else check_dense_X(X, name))
         n_samples, n_features = X.shape
-        y = check_y(y, n_samples, name)
-        weights = row_weights(self.half_life, check_sample_weight(sample_weight, n_samples),
-                              n_samples)
-
-        fitted_classes, codes = self._encode_targets(
-            y, classes, refit=refit, first_call=first_call, n_features=n_features)
         n_classes = fitted_classes.shape[0]
-        priors = resolve_priors(self.priors, n_classes, name="priors", sum_to_one=True)
 
         # With weights, epsilon still comes from the unweighted variance of X (as in
         # scikit-learn), so the kernel keeps one extra all-rows slot for it. Under

@@ -16,7 +16,7 @@ import numpy as np
 from .. import _invariants as rules
 from .._base import _BaseNB
 from .._dispatch import load_kernels
-from .._forgetting import check_half_life_param, decay_factor, row_weights
+from .._forgetting import check_half_life_param, decay_factor
 from .._jll_terms import ParametricTerms
 from .._params import (
     check_bool_param,
@@ -27,7 +27,7 @@ from .._params import (
 )
 from .._persist import union_classes
 from .._threads import threads_for
-from .._validation import check_dense_X, check_sample_weight, check_y, feature_names_of
+from .._validation import check_dense_X
 
 __all__ = ["_ParametricNB", "kernels"]
 
@@ -252,18 +252,10 @@ class _ParametricNB(_BaseNB):
 
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, run the kernel, and only then update the model (atomically)."""
-        first_call = self._begin_fit(classes, refit)
-        name = type(self).__name__
-        feature_names = feature_names_of(X)
-        X = check_dense_X(X, name)
+        first_call, feature_names, X, weights, fitted_classes, codes, priors = \
+            self._begin_dense_fit(X, y, classes, sample_weight, refit)
         n_samples, n_features = X.shape
-        y = check_y(y, n_samples, name)
-        weights = row_weights(self.half_life, check_sample_weight(sample_weight, n_samples),
-                              n_samples)
-        fitted_classes, codes = self._encode_targets(
-            y, classes, refit=refit, first_call=first_call, n_features=n_features)
         n_classes = fitted_classes.shape[0]
-        priors = resolve_priors(self.priors, n_classes, name="priors", sum_to_one=True)
         n_threads = threads_for(self.n_threads, n_samples * n_features, "gaussian_fit")
         n_chunks = _fit_chunk_count(n_samples, n_classes, n_features)
         row_count, count, first, second, status = kernels.parametric_fit(
