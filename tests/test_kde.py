@@ -4,6 +4,7 @@ bandwidth rules; batch splits, merge and forgetting against one fit; weights,
 NaN, float32, threads, out-of-grid values, bad input and saved state."""
 
 import io
+import pickle
 
 import numpy as np
 import pytest
@@ -339,3 +340,48 @@ def test_save_load_and_untrusted_state(rng):
         cls._check_state_invariants(model.classes_, arrays, X.shape[1])
     with pytest.raises(ValueError, match="n_bins"):
         cls(n_bins=64)._restore(model.classes_, state, X.shape[1], None)
+
+
+def test_the_grid_is_computed_on_first_use_only(rng, monkeypatch):
+    # partial_fit's cost follows its batch: it updates the histograms and
+    # moments, and the log-density grid (k * d * n_bins**2 exponentials) is
+    # derived again on the first prediction after a change, once.
+    from fastnb._kde import _estimator
+
+    calls = []
+    compute = _estimator._log_density_grid
+    monkeypatch.setattr(_estimator, "_log_density_grid",
+                        lambda *args: calls.append(1) or compute(*args))
+    X, y = sample(rng, n=2000)
+    model = fastnb.KernelDensityNB().fit(X[:1000], y[:1000])
+    for start in range(1000, 2000, 100):
+        model.partial_fit(X[start:start + 100], y[start:start + 100])
+    assert calls == []
+    first = model.predict_joint_log_proba(X)
+    model.predict_proba(X)
+    model.predict(X)
+    assert len(calls) == 1
+    model.partial_fit(X[:100], y[:100])
+    assert len(calls) == 1
+    assert not np.array_equal(model.predict_joint_log_proba(X), first)
+    assert len(calls) == 2
+    # computing it is not a change of the model's state
+    fresh = fastnb.KernelDensityNB().fit(X, y)
+    computed = fastnb.KernelDensityNB().fit(X, y)
+    computed.predict(X)
+    assert pickle.dumps(vars(fresh)) == pickle.dumps(vars(computed))
+    assert_array_equal(pickle.loads(pickle.dumps(computed)).predict_joint_log_proba(X),
+                       computed.predict_joint_log_proba(X))
+
+
+def test_threads_predicting_on_a_new_model_agree(rng):
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y = sample(rng, n=3000, d=8, k=3)
+    expected = fastnb.KernelDensityNB(n_bins=1024).fit(X, y).predict_joint_log_proba(X)
+    for _ in range(5):
+        model = fastnb.KernelDensityNB(n_bins=1024).fit(X, y)
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda _: model.predict_joint_log_proba(X), range(4)))
+        for result in results:
+            assert_array_equal(result, expected)
