@@ -385,3 +385,19 @@ def test_threads_predicting_on_a_new_model_agree(rng):
             results = list(pool.map(lambda _: model.predict_joint_log_proba(X), range(4)))
         for result in results:
             assert_array_equal(result, expected)
+
+
+def test_predict_sums_the_inspection_terms_bit_for_bit(rng):
+    # predict scores rows in blocks of 64 from (value, step) pairs;
+    # kde_dense_terms (inspection) computes each term on its own: the same
+    # bits, in blocks cut anywhere, with NaN and values past the grid.
+    X, y = sample(rng, n=500, d=4, k=3)
+    model = fastnb.KernelDensityNB(n_threads=1).fit(X, y)
+    Z = X[:131] * rng.choice([1.0, 1.0, 3.0, -2.0], size=(131, 4))
+    Z[rng.random(Z.shape) < 0.1] = np.nan
+    terms = np.zeros((131, 3, 4))
+    model._dense_terms(Z, terms, 1)
+    total = np.zeros((131, 3))
+    for j in range(4):
+        total = total + terms[:, :, j]
+    assert_array_equal(model.predict_joint_log_proba(Z), model._log_prior + total)

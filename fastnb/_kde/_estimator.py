@@ -67,7 +67,8 @@ class _LazyDensity:
         self._arrays = None
 
     def arrays(self):
-        """(grid (k, d, n_bins), slope_low (k, d), slope_high (k, d))."""
+        """(grid (k, d, n_bins), slope_low (k, d), slope_high (k, d),
+        pairs (k, d, 2 n_bins))."""
         arrays = self._arrays
         if arrays is None:
             rows, width, h, todo, n_threads = self._inputs
@@ -76,7 +77,11 @@ class _LazyDensity:
             slope_high = np.zeros(todo.shape)
             grid[todo], slope_low[todo], slope_high[todo] = _log_density_grid(
                 rows, width, h, n_threads)
-            arrays = (grid, slope_low, slope_high)
+            # predict's table: (log density, step to the next node's) pairs
+            pairs = np.zeros(grid.shape + (2,))
+            pairs[..., 0] = grid
+            pairs[..., :-1, 1] = grid[..., 1:] - grid[..., :-1]
+            arrays = (grid, slope_low, slope_high, pairs.reshape(grid.shape[:2] + (-1,)))
             self._arrays = arrays
         return arrays
 
@@ -555,9 +560,10 @@ class KernelDensityNB(_ParametricNB):
     def _run_predict_kernel(self, X, mode, labels_out, out):
         n_threads = self._predict_threads(X.shape[0],
                                           self._log_prior.size * X.shape[1])
+        grid, slope_low, slope_high, pairs = self._density.arrays()
         n_infinite = kernels.kde_predict(
-            X, self._inv_width, self._origin, self.grid_start_, self._stop, self._grid,
-            self._slope_low, self._slope_high, self._curvature, self._log_prior, mode,
+            X, self._inv_width, self._origin, self.grid_start_, self._stop, pairs,
+            slope_low, slope_high, self._curvature, self._log_prior, mode,
             labels_out, out, n_threads)
         if n_infinite:
             raise ValueError(f"Input X contains infinity or a value too large for "
