@@ -401,3 +401,29 @@ def test_predict_sums_the_inspection_terms_bit_for_bit(rng):
     for j in range(4):
         total = total + terms[:, :, j]
     assert_array_equal(model.predict_joint_log_proba(Z), model._log_prior + total)
+
+
+@pytest.mark.parametrize("n_bins", [16, 256, 2048])
+def test_truncated_kernel_sum_equals_the_full_sum(rng, n_bins):
+    # kde_log_density sums each node's kernel over the nodes within
+    # TRUNCATION of its largest term (and searches that term outwards):
+    # against the full n_bins**2 sum in numpy, the same to rounding, with
+    # modes far apart (long empty stretches) and a narrow fixed bandwidth.
+    n = 3000
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    X = np.column_stack([rng.normal(size=n) + 40.0 * rng.integers(0, 2, n),
+                         rng.exponential(size=n) * (1 + y)])
+    for bandwidth in ("scott", 0.05):
+        model = fastnb.KernelDensityNB(n_bins=n_bins, bandwidth=bandwidth).fit(X, y)
+        rows, width, h, todo, _ = model._density._inputs
+        nodes = np.arange(n_bins)
+        r2 = (nodes[None, :] - nodes[:, None]).astype(float) ** 2
+        with np.errstate(divide="ignore"):
+            log_hist = np.log(rows)
+        for row, log_row, w, bw, grid in zip(rows, log_hist, width, h, model._grid[todo]):
+            terms = log_row[None, :] - w * w / (2 * bw * bw) * r2
+            top = terms.max(axis=1)
+            full = (top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
+                    - np.log(row.sum() * bw * np.sqrt(2 * np.pi)))
+            assert_allclose(grid, full, rtol=1e-14, atol=1e-14)

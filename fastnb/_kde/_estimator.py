@@ -139,8 +139,10 @@ class KernelDensityNB(_ParametricNB):
         Nodes per feature, in [16, 4096]. The node spacing of feature j is a
         power of two, the smallest whose ``n_bins`` nodes cover every value of
         the feature fitted so far; finer grids cost more on the first
-        prediction after a change (``O(n_classes * n_features * n_bins**2)``)
-        and in memory.
+        prediction after a change (exponentials within about 10 bandwidths of
+        each node, ``O(n_classes * n_features * n_bins**2)`` at worst; each
+        kernel term left out is below 2e-22 of the node's largest) and in
+        memory.
     n_threads : int, default=None
         Threads for the kernels: None or -1 means all usable cores, -2 all but
         one, and so on. Results are the same bits whatever the number of threads.
@@ -400,7 +402,7 @@ class KernelDensityNB(_ParametricNB):
         todo = own | borrow
         # The log-density grid is derived state, computed on first use
         # (_LazyDensity): partial_fit pays for its batch, not for the
-        # k * d * n_bins**2 exponentials. Whether the grid will be finite is
+        # k * d * n_bins * (kernel window) exponentials. Whether the grid will be finite is
         # decided here from its coefficients: with h >= w (so w**2 / (2 h**2)
         # <= 1/2) finite coefficients give a finite grid and finite slopes.
         with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
