@@ -38,7 +38,7 @@ def kde_predict(
     origin: _Float64,
     start: _Float64,
     stop: _Float64,
-    grid: _Float64,
+    pairs: _Float64,
     slope_low: _Float64,
     slope_high: _Float64,
     curvature: _Float64,

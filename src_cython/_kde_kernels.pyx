@@ -21,9 +21,11 @@ shifted by the largest term; and the slope of that log density at the first
 and the last node (the posterior mean of the nodes, less x, over h**2), which
 continues it past the grid as a Gaussian tail.
 
-Predict. One row at a time: a first pass copies it into a per-block scratch
-row (double) and notes infinite values; then each class's score is a sum
-over features of its interpolated grid. No n x d temporary.
+Predict. A block of 64 rows at a time: the block is transposed into
+scratch (double, feature-major) noting infinite values; then per class and
+feature one pass over the block adds the interpolated grid (a
+(value, step) pair per node, one gather and one multiply-add) to the rows'
+scores. No n x d temporary.
 """
 
 from cython.parallel cimport prange
@@ -256,6 +258,18 @@ def kde_fit(
 
 # -- the log-density grid ---------------------------------------------------------------
 
+# The kernel sum at a node keeps only the nodes whose term is within
+# TRUNCATION (natural-log units) of the node's largest term: each dropped
+# term is below exp(-50) ~ 2e-22 of that largest term, so at most 4096 of
+# them change the sum by under 1e-18 relatively (the log density by under
+# 1e-18): no visible change, but the sum runs over a window of
+# ~ 2 sqrt(2 * 50) h / w nodes instead of all n_bins (a Toeplitz product
+# with a truncated kernel). The end nodes' sums (and so the slopes that
+# continue the density past the grid) keep every node. The largest term
+# itself is searched outwards from the node until no weight can beat it.
+cdef double TRUNCATION = 50.0
+
+
 cdef void density_of(
     const double* log_hist,  # IN: n_bins log node weights (-inf: none)
     double scale,            # IN: w**2 / (2 h**2): the exponent per squared node step
@@ -266,17 +280,40 @@ cdef void density_of(
     double* slope_low,       # OUT: the slope at the first node
     double* slope_high,      # OUT: the slope at the last node
 ) noexcept nogil:
-    cdef Py_ssize_t i, b
-    cdef double top, total, moment, r, term, e
+    cdef Py_ssize_t i, b, first, stop
+    cdef double top, total, moment, r, term, e, largest, reach
+    largest = -INFINITY
+    for b in range(n_bins):
+        largest = log_hist[b] if log_hist[b] > largest else largest
     for i in range(n_bins):
-        top = -INFINITY
-        for b in range(n_bins):
-            r = <double>(b - i)
-            term = log_hist[b] - scale * r * r
-            top = term if term > top else top
+        # the largest term, searched outwards from node i: past a distance
+        # where even the largest weight's term is below it, none is larger
+        # (a max: the same value whatever the order)
+        top = log_hist[i]
+        b = 1
+        while b < n_bins:
+            r = <double>b
+            if largest - scale * r * r <= top:
+                break
+            if i - b >= 0:
+                term = log_hist[i - b] - scale * r * r
+                top = term if term > top else top
+            if i + b < n_bins:
+                term = log_hist[i + b] - scale * r * r
+                top = term if term > top else top
+            b += 1
+        # a node further than reach has term <= largest - scale r**2 < top - TRUNCATION
+        reach = sqrt((largest - top + TRUNCATION) / scale)
+        first = 0
+        stop = n_bins
+        if i != 0 and i != n_bins - 1 and reach < <double>n_bins:
+            first = i - <Py_ssize_t>reach - 1
+            first = first if first > 0 else 0
+            stop = i + <Py_ssize_t>reach + 2
+            stop = stop if stop < n_bins else n_bins
         total = 0.0
         moment = 0.0
-        for b in range(n_bins):
+        for b in range(first, stop):
             if log_hist[b] > -INFINITY:
                 r = <double>(b - i)
                 e = exp(log_hist[b] - scale * r * r - top)
@@ -382,13 +419,94 @@ cdef inline double class_score(
     return total
 
 
+# Predict scores a block of BLOCK_ROWS rows at a time: the block's values are
+# first transposed into scratch (feature-major, as double), then for each class
+# and feature one pass over the block's rows adds that feature's term to the
+# rows' scores. The per (class, feature) constants are loaded once per block;
+# the in-grid term is one load of a (value, step) pair (step = the next
+# node's value less this one's) and one multiply-add, the tail a rare branch.
+# (Computing both and selecting, branch-free, was slower: scalar code, since
+# gcc 12 does not vectorise the gather.) Each term is the bits of
+# feature_term's, and a row's features are summed in the same order (j = 0,
+# 1, ...) then added to the log prior: the scores are kde_dense_terms' sums.
+cdef enum:
+    BLOCK_ROWS = 64
+
+
+# The in-grid terms of 4 rows at a time in the AVX2 build (_kde_simd.h).
+cdef extern from "_kde_simd.h":
+    int KDE_SIMD_WIDTH
+    int kde_lowest_bit(unsigned long long) noexcept nogil
+    unsigned long long kde_inside_terms(
+        const double* xs, double* scores, double inv_width, double origin,
+        double top, int last, const double* pairs, Py_ssize_t m4) noexcept nogil
+
+
+cdef inline void add_feature_terms(
+    const double* xs,          # (m,) the block's values of the feature
+    double* scores,            # (m,) the class's scores, added to
+    double inv_width, double origin, double start, double stop,
+    const double* pairs,       # (n_bins, 2) (value, step) of the class and feature
+    double slope_low, double slope_high, double curvature,
+    Py_ssize_t n_bins, Py_ssize_t m,
+) noexcept nogil:
+    cdef Py_ssize_t r
+    cdef Py_ssize_t m4 = 0
+    cdef unsigned long long outside
+    cdef double top = <double>(n_bins - 1)
+    cdef int last = <int>(n_bins - 2)
+    if KDE_SIMD_WIDTH:
+        m4 = m - m % KDE_SIMD_WIDTH
+    outside = kde_inside_terms(xs, scores, inv_width, origin, top, last, pairs, m4)
+    while outside:
+        # (the SIMD rows left to the scalar code, lowest first)
+        r = kde_lowest_bit(outside)
+        outside = outside & (outside - 1)
+        add_term(xs, scores, r, inv_width, origin, start, stop, pairs, slope_low,
+                 slope_high, curvature, n_bins)
+    for r in range(m4, m):
+        add_term(xs, scores, r, inv_width, origin, start, stop, pairs, slope_low,
+                 slope_high, curvature, n_bins)
+
+
+cdef inline void add_term(
+    const double* xs, double* scores, Py_ssize_t r,
+    double inv_width, double origin, double start, double stop,
+    const double* pairs, double slope_low, double slope_high, double curvature,
+    Py_ssize_t n_bins,
+) noexcept nogil:
+    cdef int i        # (int: AVX2 converts doubles to 32-bit indices)
+    cdef double v, t, clamped, u, term
+    cdef double top = <double>(n_bins - 1)
+    cdef int last = <int>(n_bins - 2)
+    v = xs[r]
+    t = v * inv_width - origin
+    clamped = t if t > 0.0 else 0.0
+    clamped = clamped if clamped < top else top
+    i = <int>clamped
+    i = i if i < last else last
+    term = pairs[2 * i] + (t - <double>i) * pairs[2 * i + 1]
+    if clamped != t:
+        # past the grid (rare), or NaN / infinite: missing, adds nothing
+        if not (v - v == 0.0):
+            return
+        if t < 0.0:
+            u = v - start
+            term = pairs[0] + slope_low * u - curvature * u * u
+        else:
+            u = v - stop
+            term = pairs[2 * (n_bins - 1)] + slope_high * u - curvature * u * u
+        term = term if term > FLOOR else FLOOR
+    scores[r] = scores[r] + term
+
+
 cdef Py_ssize_t predict_rows(
     const floating[:, ::1] X,
     const double[:, ::1] inv_width,
     const double[:, ::1] origin,
     const double[:, ::1] start,
     const double[:, ::1] stop,
-    const double[:, :, ::1] grid,
+    const double[:, :, ::1] pairs,     # (k, d, 2 n_bins)
     const double[:, ::1] slope_low,
     const double[:, ::1] slope_high,
     const double[:, ::1] curvature,
@@ -396,43 +514,56 @@ cdef Py_ssize_t predict_rows(
     int mode,
     intp_t[::1] labels_out,
     double[:, ::1] out,
-    double* xs,                # SCRATCH: d values
+    double* scratch,           # SCRATCH: BLOCK_ROWS * (d + k) values
     Py_ssize_t row_start, Py_ssize_t row_stop,
 ) noexcept nogil:
-    cdef Py_ssize_t i, c, j
+    cdef Py_ssize_t i, c, j, r, m, first
     cdef Py_ssize_t n_infinite = 0
-    cdef Py_ssize_t k = grid.shape[0]
-    cdef Py_ssize_t d = grid.shape[1]
-    cdef Py_ssize_t n_bins = grid.shape[2]
+    cdef Py_ssize_t k = pairs.shape[0]
+    cdef Py_ssize_t d = pairs.shape[1]
+    cdef Py_ssize_t n_bins = pairs.shape[2] // 2
+    cdef double* xs = scratch                      # (d, BLOCK_ROWS)
+    cdef double* scores = scratch + d * BLOCK_ROWS  # (k, BLOCK_ROWS)
     cdef intp_t* label_out = NULL
     cdef double* row_out = NULL
     cdef double value, best, v
     cdef intp_t best_class
     cdef bint saw_nan
     cdef int infinite
-    for i in range(row_start, row_stop):
-        if mode == MODE_ARGMAX:
-            label_out = &labels_out[i]
-        else:
-            row_out = &out[i, 0]
-        infinite = 0
-        for j in range(d):
-            v = X[i, j]
-            xs[j] = v
-            infinite = infinite | ((v == INFINITY) | (v == -INFINITY))
-        n_infinite += infinite
-        best = -INFINITY
-        best_class = 0
-        saw_nan = False
+    first = row_start
+    while first < row_stop:
+        m = row_stop - first if row_stop - first < BLOCK_ROWS else BLOCK_ROWS
+        for r in range(m):
+            infinite = 0
+            for j in range(d):
+                v = X[first + r, j]
+                xs[j * BLOCK_ROWS + r] = v
+                infinite = infinite | ((v == INFINITY) | (v == -INFINITY))
+            n_infinite += infinite
         for c in range(k):
-            value = log_prior[c] + class_score(
-                xs, &inv_width[c, 0], &origin[c, 0], &start[c, 0], &stop[c, 0],
-                &grid[c, 0, 0], &slope_low[c, 0], &slope_high[c, 0], &curvature[c, 0],
-                n_bins, d)
-            consider_class(value, c, &best, &best_class, &saw_nan)
-            if mode != MODE_ARGMAX:
-                row_out[c] = value
-        finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+            for r in range(m):
+                scores[c * BLOCK_ROWS + r] = 0.0
+            for j in range(d):
+                add_feature_terms(
+                    &xs[j * BLOCK_ROWS], &scores[c * BLOCK_ROWS], inv_width[c, j],
+                    origin[c, j], start[c, j], stop[c, j], &pairs[c, j, 0],
+                    slope_low[c, j], slope_high[c, j], curvature[c, j], n_bins, m)
+        for r in range(m):
+            i = first + r
+            if mode == MODE_ARGMAX:
+                label_out = &labels_out[i]
+            else:
+                row_out = &out[i, 0]
+            best = -INFINITY
+            best_class = 0
+            saw_nan = False
+            for c in range(k):
+                value = log_prior[c] + scores[c * BLOCK_ROWS + r]
+                consider_class(value, c, &best, &best_class, &saw_nan)
+                if mode != MODE_ARGMAX:
+                    row_out[c] = value
+            finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+        first += BLOCK_ROWS
     return n_infinite
 
 
@@ -442,7 +573,8 @@ def kde_predict(
     const double[:, ::1] origin,       # IN: (k, d) first node index
     const double[:, ::1] start,        # IN: (k, d) first node's value
     const double[:, ::1] stop,         # IN: (k, d) last node's value
-    const double[:, :, ::1] grid,      # IN: (k, d, n_bins) log densities at the nodes
+    const double[:, :, ::1] pairs,     # IN: (k, d, 2 n_bins) (log density, step to
+                                       #     the next node's) at each node
     const double[:, ::1] slope_low,    # IN: (k, d)
     const double[:, ::1] slope_high,   # IN: (k, d)
     const double[:, ::1] curvature,    # IN: (k, d) 1 / (2 h**2)
@@ -456,21 +588,22 @@ def kde_predict(
     that hold an infinite value (scored without it)."""
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t k = pairs.shape[0]
     cdef Py_ssize_t block
     cdef Py_ssize_t n_infinite = 0
     cdef Py_ssize_t n_blocks = max(n_threads, 1)
-    cdef Py_ssize_t width_s = block_scratch_bytes(max(d, 1) * 8) // 8
+    cdef Py_ssize_t width_s = block_scratch_bytes(BLOCK_ROWS * (d + k) * 8) // 8
     rows_arr = np.empty((n_blocks, width_s), dtype=np.float64)
     cdef double[:, ::1] rows = rows_arr
     with nogil:
         if n_blocks == 1:
             n_infinite = predict_rows(
-                X, inv_width, origin, start, stop, grid, slope_low, slope_high,
+                X, inv_width, origin, start, stop, pairs, slope_low, slope_high,
                 curvature, log_prior, mode, labels_out, out, &rows[0, 0], 0, n)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 n_infinite += predict_rows(
-                    X, inv_width, origin, start, stop, grid, slope_low, slope_high,
+                    X, inv_width, origin, start, stop, pairs, slope_low, slope_high,
                     curvature, log_prior, mode, labels_out, out, &rows[block, 0],
                     block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n))
     return n_infinite

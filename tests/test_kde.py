@@ -4,6 +4,7 @@ bandwidth rules; batch splits, merge and forgetting against one fit; weights,
 NaN, float32, threads, out-of-grid values, bad input and saved state."""
 
 import io
+import pickle
 
 import numpy as np
 import pytest
@@ -339,3 +340,90 @@ def test_save_load_and_untrusted_state(rng):
         cls._check_state_invariants(model.classes_, arrays, X.shape[1])
     with pytest.raises(ValueError, match="n_bins"):
         cls(n_bins=64)._restore(model.classes_, state, X.shape[1], None)
+
+
+def test_the_grid_is_computed_on_first_use_only(rng, monkeypatch):
+    # partial_fit's cost follows its batch: it updates the histograms and
+    # moments, and the log-density grid (k * d * n_bins**2 exponentials) is
+    # derived again on the first prediction after a change, once.
+    from fastnb._kde import _estimator
+
+    calls = []
+    compute = _estimator._log_density_grid
+    monkeypatch.setattr(_estimator, "_log_density_grid",
+                        lambda *args: calls.append(1) or compute(*args))
+    X, y = sample(rng, n=2000)
+    model = fastnb.KernelDensityNB().fit(X[:1000], y[:1000])
+    for start in range(1000, 2000, 100):
+        model.partial_fit(X[start:start + 100], y[start:start + 100])
+    assert calls == []
+    first = model.predict_joint_log_proba(X)
+    model.predict_proba(X)
+    model.predict(X)
+    assert len(calls) == 1
+    model.partial_fit(X[:100], y[:100])
+    assert len(calls) == 1
+    assert not np.array_equal(model.predict_joint_log_proba(X), first)
+    assert len(calls) == 2
+    # computing it is not a change of the model's state
+    fresh = fastnb.KernelDensityNB().fit(X, y)
+    computed = fastnb.KernelDensityNB().fit(X, y)
+    computed.predict(X)
+    assert pickle.dumps(vars(fresh)) == pickle.dumps(vars(computed))
+    assert_array_equal(pickle.loads(pickle.dumps(computed)).predict_joint_log_proba(X),
+                       computed.predict_joint_log_proba(X))
+
+
+def test_threads_predicting_on_a_new_model_agree(rng):
+    from concurrent.futures import ThreadPoolExecutor
+
+    X, y = sample(rng, n=3000, d=8, k=3)
+    expected = fastnb.KernelDensityNB(n_bins=1024).fit(X, y).predict_joint_log_proba(X)
+    for _ in range(5):
+        model = fastnb.KernelDensityNB(n_bins=1024).fit(X, y)
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(lambda _: model.predict_joint_log_proba(X), range(4)))
+        for result in results:
+            assert_array_equal(result, expected)
+
+
+def test_predict_sums_the_inspection_terms_bit_for_bit(rng):
+    # predict scores rows in blocks of 64 from (value, step) pairs;
+    # kde_dense_terms (inspection) computes each term on its own: the same
+    # bits, in blocks cut anywhere, with NaN and values past the grid.
+    X, y = sample(rng, n=500, d=4, k=3)
+    model = fastnb.KernelDensityNB(n_threads=1).fit(X, y)
+    Z = X[:131] * rng.choice([1.0, 1.0, 3.0, -2.0], size=(131, 4))
+    Z[rng.random(Z.shape) < 0.1] = np.nan
+    terms = np.zeros((131, 3, 4))
+    model._dense_terms(Z, terms, 1)
+    total = np.zeros((131, 3))
+    for j in range(4):
+        total = total + terms[:, :, j]
+    assert_array_equal(model.predict_joint_log_proba(Z), model._log_prior + total)
+
+
+@pytest.mark.parametrize("n_bins", [16, 256, 2048])
+def test_truncated_kernel_sum_equals_the_full_sum(rng, n_bins):
+    # kde_log_density sums each node's kernel over the nodes within
+    # TRUNCATION of its largest term (and searches that term outwards):
+    # against the full n_bins**2 sum in numpy, the same to rounding, with
+    # modes far apart (long empty stretches) and a narrow fixed bandwidth.
+    n = 3000
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    X = np.column_stack([rng.normal(size=n) + 40.0 * rng.integers(0, 2, n),
+                         rng.exponential(size=n) * (1 + y)])
+    for bandwidth in ("scott", 0.05):
+        model = fastnb.KernelDensityNB(n_bins=n_bins, bandwidth=bandwidth).fit(X, y)
+        rows, width, h, todo, _ = model._density._inputs
+        nodes = np.arange(n_bins)
+        r2 = (nodes[None, :] - nodes[:, None]).astype(float) ** 2
+        with np.errstate(divide="ignore"):
+            log_hist = np.log(rows)
+        for row, log_row, w, bw, grid in zip(rows, log_hist, width, h, model._grid[todo]):
+            terms = log_row[None, :] - w * w / (2 * bw * bw) * r2
+            top = terms.max(axis=1)
+            full = (top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
+                    - np.log(row.sum() * bw * np.sqrt(2 * np.pi)))
+            assert_allclose(grid, full, rtol=1e-14, atol=1e-14)

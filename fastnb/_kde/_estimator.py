@@ -42,6 +42,65 @@ def _fit_chunk_count(n_samples, n_classes, n_features, n_bins):
     return int(max(1, min(_FIT_MAX_CHUNKS, by_rows, by_memory)))
 
 
+def _log_density_grid(rows, width, h, n_threads):
+    """kernels.kde_log_density of the histograms ``rows`` (m, n_bins)."""
+    n_threads = threads_for(n_threads, rows.shape[0] * rows.shape[1] ** 2, "gaussian_fit")
+    return kernels.kde_log_density(np.ascontiguousarray(rows), np.ascontiguousarray(width),
+                                   np.ascontiguousarray(h), n_threads)
+
+
+class _LazyDensity:
+    """The log-density grid and its end slopes, derived from the histograms
+    the first time a prediction (or inspection, or ONNX export) needs them.
+
+    It holds the kernel's inputs (the histograms of the (class, feature)
+    pairs that have a density, their node spacing and bandwidth); its state
+    (pickle, equality) is those inputs only, so computing the grid does not
+    change the model's state. Two threads that ask at once may both compute
+    it (the same bits): each result is a new tuple, assigned in one step.
+    """
+
+    __slots__ = ("_inputs", "_arrays")
+
+    def __init__(self, rows, width, h, todo, n_threads):
+        self._inputs = (rows, width, h, todo, n_threads)
+        self._arrays = None
+
+    def arrays(self):
+        """(grid (k, d, n_bins), slope_low (k, d), slope_high (k, d),
+        pairs (k, d, 2 n_bins))."""
+        arrays = self._arrays
+        if arrays is None:
+            rows, width, h, todo, n_threads = self._inputs
+            grid = np.zeros(todo.shape + (rows.shape[-1],))
+            slope_low = np.zeros(todo.shape)
+            slope_high = np.zeros(todo.shape)
+            grid[todo], slope_low[todo], slope_high[todo] = _log_density_grid(
+                rows, width, h, n_threads)
+            # predict's table: (log density, step to the next node's) pairs
+            pairs = np.zeros(grid.shape + (2,))
+            pairs[..., 0] = grid
+            pairs[..., :-1, 1] = grid[..., 1:] - grid[..., :-1]
+            arrays = (grid, slope_low, slope_high, pairs.reshape(grid.shape[:2] + (-1,)))
+            self._arrays = arrays
+        return arrays
+
+    def __getstate__(self):
+        return self._inputs
+
+    def __setstate__(self, inputs):
+        self._inputs = inputs
+        self._arrays = None
+
+    def __eq__(self, other):
+        if not isinstance(other, _LazyDensity):
+            return NotImplemented
+        a, b = self._inputs, other._inputs
+        return a[4] == b[4] and all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4]))
+
+    __hash__ = None
+
+
 class KernelDensityNB(_ParametricNB):
     """Kernel density Naive Bayes: a Gaussian kernel density estimate per class
     and feature, from a binned histogram of bounded size.
@@ -54,10 +113,11 @@ class KernelDensityNB(_ParametricNB):
     weight is split between its two neighbouring nodes in proportion to its
     distance from them), and the weighted count, mean and centred second
     moment of the values (for the bandwidth rule). The model's size is
-    ``O(n_classes * n_features * n_bins)`` whatever the number of rows. At
-    the end of a fit the log density of each class and feature is computed
-    at every node, in log space (a sum shifted by its largest term), and
-    predict interpolates it linearly in one fused kernel.
+    ``O(n_classes * n_features * n_bins)`` whatever the number of rows. The
+    log density of each class and feature at every node (in log space, a sum
+    shifted by its largest term) is derived from the histograms on the first
+    prediction after a ``fit``, ``partial_fit`` or load, so a ``partial_fit``
+    costs its batch; predict interpolates it linearly in one fused kernel.
 
     Parameters
     ----------
@@ -78,8 +138,11 @@ class KernelDensityNB(_ParametricNB):
     n_bins : int, default=256
         Nodes per feature, in [16, 4096]. The node spacing of feature j is a
         power of two, the smallest whose ``n_bins`` nodes cover every value of
-        the feature fitted so far; finer grids cost more at the end of a fit
-        (``O(n_classes * n_features * n_bins**2)``) and in memory.
+        the feature fitted so far; finer grids cost more on the first
+        prediction after a change (exponentials within about 10 bandwidths of
+        each node, ``O(n_classes * n_features * n_bins**2)`` at worst; each
+        kernel term left out is below 2e-22 of the node's largest) and in
+        memory.
     n_threads : int, default=None
         Threads for the kernels: None or -1 means all usable cores, -2 all but
         one, and so on. Results are the same bits whatever the number of threads.
@@ -314,7 +377,7 @@ class KernelDensityNB(_ParametricNB):
         count = stats["feature_count"]
         own = (count > 0) & (hist.sum(axis=2) > 0)
         h = self._bandwidths(count, stats["ssd_x"], np.ldexp(1.0, level))
-        rows = hist.copy()
+        rows = hist
         borrow = ~own
         if borrow.any():
             # a class without values of a feature: the density of all classes,
@@ -336,25 +399,23 @@ class KernelDensityNB(_ParametricNB):
             h = np.where(borrow, pooled_h, h)
             rows = np.where(borrow[..., None], pooled_hist, rows)
         width = np.ldexp(1.0, level)
-        k, d = count.shape
-        grid = np.zeros((k, d, n_bins))
-        slope_low = np.zeros((k, d))
-        slope_high = np.zeros((k, d))
         todo = own | borrow
-        n_threads = threads_for(self.n_threads, int(todo.sum()) * n_bins * n_bins,
-                                "gaussian_fit")
-        grid_rows, low_rows, high_rows = kernels.kde_log_density(
-            np.ascontiguousarray(rows[todo]), np.ascontiguousarray(width[todo]),
-            np.ascontiguousarray(h[todo]), n_threads)
-        grid[todo], slope_low[todo], slope_high[todo] = grid_rows, low_rows, high_rows
-        with np.errstate(over="ignore", divide="ignore"):
+        # The log-density grid is derived state, computed on first use
+        # (_LazyDensity): partial_fit pays for its batch, not for the
+        # k * d * n_bins * (kernel window) exponentials. Whether the grid will be finite is
+        # decided here from its coefficients: with h >= w (so w**2 / (2 h**2)
+        # <= 1/2) finite coefficients give a finite grid and finite slopes.
+        with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
             curvature = np.where(todo, 0.5 / (h * h), 0.0)
-        derived = (grid, slope_low, slope_high, curvature)
-        if not all(np.all(np.isfinite(v)) for v in derived):
+            coefficients = (width * width / (2.0 * h * h), width / (h * h),
+                            np.log(rows.sum(axis=2) * h))
+        if not (np.all(np.isfinite(curvature))
+                and all(np.all(np.isfinite(v[todo])) for v in coefficients)):
             raise ValueError(
                 f"{type(self).__name__}'s densities are not finite on this data "
                 "(values too large or too small for float64); the model is left "
                 "as it was.")
+        density = _LazyDensity(rows[todo], width[todo], h[todo], todo, self.n_threads)
         # All validation is done: commit the new state.
         self.classes_ = classes
         self.class_count_ = row_count
@@ -365,10 +426,9 @@ class KernelDensityNB(_ParametricNB):
         self._stop = (origin + (n_bins - 1)) * width
         for name, value in stats.items():
             setattr(self, f"_stat_{name}", np.ascontiguousarray(value, dtype=np.float64))
-        self._grid = grid
         # (plain array attributes, each its own: a model's state compares and
         # copies member by member)
-        self._slope_low, self._slope_high = slope_low, slope_high
+        self._density = density
         self._curvature = curvature
         self._inv_width = np.ascontiguousarray(np.ldexp(1.0, -level))
         self._origin = np.ascontiguousarray(origin, dtype=np.float64)
@@ -429,7 +489,7 @@ class KernelDensityNB(_ParametricNB):
 
     def _check_derived_state(self):
         """The densities finite; each class's log prior finite or -inf."""
-        rules.derived_finite("histogram", self._grid)
+        rules.derived_finite("histogram", self._curvature)
         rules.derived_finite("class_count_", self._log_prior, allow=("-inf",))
 
     def _merged_with(self, other):
@@ -470,6 +530,19 @@ class KernelDensityNB(_ParametricNB):
         return merged
 
     # -- prediction ------------------------------------------------------------------
+    @property
+    def _grid(self):
+        """(k, d, n_bins) log densities at the nodes (computed on first use)."""
+        return self._density.arrays()[0]
+
+    @property
+    def _slope_low(self):
+        return self._density.arrays()[1]
+
+    @property
+    def _slope_high(self):
+        return self._density.arrays()[2]
+
     def _jll_terms(self):
         """The model's ``KernelDensityTerms`` (fastnb/_jll_terms.py)."""
         self._check_fitted()
@@ -489,9 +562,10 @@ class KernelDensityNB(_ParametricNB):
     def _run_predict_kernel(self, X, mode, labels_out, out):
         n_threads = self._predict_threads(X.shape[0],
                                           self._log_prior.size * X.shape[1])
+        grid, slope_low, slope_high, pairs = self._density.arrays()
         n_infinite = kernels.kde_predict(
-            X, self._inv_width, self._origin, self.grid_start_, self._stop, self._grid,
-            self._slope_low, self._slope_high, self._curvature, self._log_prior, mode,
+            X, self._inv_width, self._origin, self.grid_start_, self._stop, pairs,
+            slope_low, slope_high, self._curvature, self._log_prior, mode,
             labels_out, out, n_threads)
         if n_infinite:
             raise ValueError(f"Input X contains infinity or a value too large for "
