@@ -7,7 +7,7 @@ from .. import _invariants as rules
 from .._capabilities import Capabilities
 from .._dispatch import load_kernels
 from .._jll_terms import KernelDensityTerms
-from .._forgetting import check_half_life_param, decay_factor, row_weights
+from .._forgetting import check_half_life_param, decay_factor
 from .._params import (
     _is_int,
     _is_real,
@@ -19,7 +19,6 @@ from .._params import (
 )
 from .._persist import union_classes
 from .._threads import threads_for
-from .._validation import check_dense_X, check_sample_weight, check_y, feature_names_of
 from .._parametric._base import MEAN_LIMIT, _ParametricNB
 from ._grid import grid_of, union_range, widened
 
@@ -297,20 +296,12 @@ class KernelDensityNB(_ParametricNB):
     # -- fitting ---------------------------------------------------------------------
     def _fit(self, X, y, classes, sample_weight, refit):
         """Validate, run the kernels, and only then update the model (atomically)."""
-        first_call = self._begin_fit(classes, refit)
-        name = type(self).__name__
-        feature_names = feature_names_of(X)
-        X = check_dense_X(X, name)
+        first_call, feature_names, X, weights, fitted_classes, codes, priors = \
+            self._begin_dense_fit(X, y, classes, sample_weight, refit)
         n_samples, n_features = X.shape
-        y = check_y(y, n_samples, name)
-        weights = row_weights(self.half_life, check_sample_weight(sample_weight, n_samples),
-                              n_samples)
-        fitted_classes, codes = self._encode_targets(
-            y, classes, refit=refit, first_call=first_call, n_features=n_features)
         if not first_call:
             self._check_feature_names_match(feature_names)
         n_classes = fitted_classes.shape[0]
-        priors = resolve_priors(self.priors, n_classes, name="priors", sum_to_one=True)
         low, high, seen, n_infinite = kernels.feature_ranges(
             X, codes, weights, n_classes)
         if n_infinite:
