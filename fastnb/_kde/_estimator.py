@@ -463,20 +463,14 @@ class KernelDensityNB(_ParametricNB):
                             "class_count_ of its class")
 
     def _restore(self, classes, arrays, n_features, feature_names):
-        self._validate_params()
-        self._check_state_invariants(classes, arrays, n_features)
+        # (the node count is a parameter: a histogram of another one is refused
+        # before the shared restore reads it)
         n_bins = np.asarray(arrays["histogram"]).shape[2]
         if n_bins != self.n_bins:
+            self._validate_params()
             raise ValueError(f"The histogram has {n_bins} nodes per feature, but "
                              f"n_bins={self.n_bins}.")
-        priors = resolve_priors(self.priors, classes.shape[0], name="priors",
-                                sum_to_one=True)
-        stats = {name: np.array(arrays[name], dtype=np.float64)
-                 for name in self._STATE_SPEC if name != "class_count_"}
-        self._set_fitted_state(classes, priors, np.array(arrays["class_count_"],
-                                                         dtype=np.float64), stats)
-        self._finish_restore(n_features, feature_names)
-        self._check_derived_state()
+        super()._restore(classes, arrays, n_features, feature_names)
 
     def _check_derived_state(self):
         """The densities finite; each class's log prior finite or -inf."""
