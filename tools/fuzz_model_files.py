@@ -61,6 +61,7 @@ The module is importable: ``make_seeds``, ``Mutator``, ``Oracle`` and ``run``.
 import argparse
 import io
 import json
+import math
 import os
 import pickle
 import re
@@ -145,6 +146,18 @@ def make_seeds(folder):
     add("GaussianNB-str-names", model, frame, y,
         _probe_for(model, pd.DataFrame(probe, columns=frame.columns)))
 
+    # The likelihood models: positive values with a NaN (integers for PoissonNB),
+    # and KernelDensityNB on the Gaussian data (its histograms, grids' ranges).
+    positive = rng.gamma(2.0 + y[:, None], 1.0, (60, 4))
+    positive[3, 1] = np.nan
+    positive_probe = np.vstack([positive[:10], np.full((1, 4), np.nan)])
+    add("PoissonNB", fastnb.PoissonNB().fit(np.floor(positive), y), None, y,
+        np.floor(positive_probe))
+    for cls in (fastnb.ExponentialNB, fastnb.GammaNB, fastnb.LogNormalNB):
+        add(cls.__name__, cls().fit(positive, y), None, y, positive_probe)
+    add("KernelDensityNB", fastnb.KernelDensityNB(n_bins=32).fit(X, y), None, y,
+        probe)
+
     # The count models: dense counts and the sparse count table (a CSR fit goes
     # to the table when the model is large beside its non-zeros; the thresholds
     # are lowered here so that a small seed is table-backed, as the test suite's
@@ -212,6 +225,11 @@ def make_seeds(folder):
         [("counts", fastnb.MultinomialNB(), [0, 1]),
          ("gauss", fastnb.GaussianNB(), [2])]).fit(
         np.column_stack([counts[:, :2], X[:, :1]]), str_labels[y])
+    # ColumnwiseNB choosing a family per numeric column (its selection rows)
+    chosen = pd.DataFrame({"amount": positive[:, 0], "count": np.floor(positive[:, 2]),
+                           "level": X[:, 0]})
+    model = fastnb.ColumnwiseNB(numeric="select").fit(chosen, y)
+    add("ColumnwiseNB-select", model, None, y, _probe_for(model, chosen.iloc[:12]))
     add("ColumnwiseNB-explicit-str", explicit, None, y,
         _probe_for(explicit, np.column_stack([counts[:12, :2], X[:12, :1]])))
     return seeds
@@ -306,8 +324,11 @@ HEADER_VALUES = [None, True, False, 0, -1, 1, 2, 2**31, 2**63 - 1, 2**63, 2**64 
                  200000, 100000, 700, 2**26, 2**31 - 1]
 RAW_TOKENS = {"__DEEP_LIST__": "[" * 100000 + "]" * 100000,
               "__DEEP_DICT__": '{"a":' * 50000 + "1" + "}" * 50000}
+# Every registered model (a mutant may name any of them in its header);
+# tests/test_model_file_fuzz.py checks the list against the registry.
 ESTIMATOR_NAMES = ["GaussianNB", "BernoulliNB", "MultinomialNB", "ComplementNB",
-                   "CategoricalNB", "ColumnwiseNB"]
+                   "CategoricalNB", "ColumnwiseNB", "PoissonNB", "ExponentialNB",
+                   "GammaNB", "LogNormalNB", "KernelDensityNB"]
 
 
 class Mutant:
@@ -942,19 +963,38 @@ def _save_round_trip(model, probe, proba, scratch, when):
     return None
 
 
+_lgamma = np.frompyfunc(math.lgamma, 1, 1)
+
+# The parametric models' log densities from their attributes, per (row, class,
+# feature), up to the class-free terms (Poisson's -log x!, log-normal's -log x).
+LIKELIHOOD_JLL = {
+    "PoissonNB": lambda m, x: x * np.log(m.lambda_) - m.lambda_,
+    "ExponentialNB": lambda m, x: -np.log(m.scale_) - x / m.scale_,
+    "GammaNB": lambda m, x: ((m.shape_ - 1) * np.log(x) - x / m.scale_
+                             - m.shape_ * np.log(m.scale_)
+                             - _lgamma(m.shape_).astype(np.float64)),
+    "LogNormalNB": lambda m, x: (-np.log(m.sigma_)
+                                 - (np.log(x) - m.mu_) ** 2 / (2 * m.sigma_ ** 2)),
+}
+
+
 def _disagreement(model, X, proba, atol=1e-6):
     """How far predict_proba is from the probabilities the model's own attributes
     give on the complete rows of ``X`` (scikit-learn's formulas), or ""."""
     name = type(model).__name__
     if name == "CategoricalNB":
         return _categorical_disagreement(model, X, proba, atol)
-    if name not in ("GaussianNB", "MultinomialNB", "ComplementNB", "BernoulliNB"):
-        return ""
+    if name not in ("GaussianNB", "MultinomialNB", "ComplementNB", "BernoulliNB",
+                    *LIKELIHOOD_JLL):
+        return ""  # (KernelDensityNB: its densities are not closed-form attributes)
     X = np.asarray(X, dtype=np.float64)
     rows = ~np.isnan(X).any(axis=1)
     X, proba = X[rows], np.asarray(proba)[rows]
     with np.errstate(all="ignore"):
-        if name == "GaussianNB":
+        if name in LIKELIHOOD_JLL:
+            jll = np.log(model.class_prior_) + LIKELIHOOD_JLL[name](
+                model, X[:, None, :]).sum(axis=2)
+        elif name == "GaussianNB":
             theta, var = np.asarray(model.theta_), np.asarray(model.var_)
             jll = (np.log(model.class_prior_) - 0.5 * np.log(2 * np.pi * var).sum(axis=1)
                    - 0.5 * (((X[:, None, :] - theta) ** 2) / var).sum(axis=2))
