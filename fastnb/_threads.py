@@ -24,6 +24,9 @@ __all__ = ["PARALLEL_MIN_WORK", "openmp_enabled", "effective_n_threads", "show_c
 # tests can force the parallel paths on small data by setting the entries to 0.
 PARALLEL_MIN_WORK = {
     "gaussian_fit": 1 << 20,         # values of X read
+    # values of X read by a fit that takes a log of each (GammaNB, LogNormalNB),
+    # ~4x a Gaussian fit's cost a value: 2 threads pay off on fewer values
+    "log_fit": 1 << 18,
     "count_fit": 1 << 20,            # values (dense) or non-zeros (CSR) read
     "categorical_fit": 1 << 21,      # values of X read
     "predict": 1 << 21,              # multiply-adds: n_samples * n_features * n_classes
