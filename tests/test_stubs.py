@@ -5,20 +5,27 @@ import ast
 import importlib
 import inspect
 import pathlib
+import re
 
 import pytest
 
 import fastnb
 
 PACKAGE = pathlib.Path(fastnb.__file__).resolve().parent
-KERNELS = ["_gaussian_kernels", "_discrete_kernels", "_discrete_predict",
-           "_categorical_count", "_categorical_tables",
-           "_categorical_predict", "_columnwise_kernels", "_sparse_counts",
-           "_sparse_build", "_sparse_update", "_sparse_predict", "_inspection_kernels",
-           "_inspection_informative", "_parametric_kernels", "_kde_kernels"]
+BUILD = pathlib.Path(__file__).resolve().parent.parent / "src_cython" / "meson.build"
+
+
+def _meson_list(name):
+    """The module names of the list ``name = [...]`` in src_cython/meson.build:
+    the build is the one place a compiled module is listed."""
+    match = re.search(rf"^{name} = \[(.*?)\]", BUILD.read_text(), re.M | re.S)
+    return re.findall(r"'(\w+)'", match.group(1))
+
+
+KERNELS = _meson_list("kernel_modules")
 # The kernel modules also have an AVX2+FMA build on x86-64 (fastnb/_dispatch.py).
-COMPILED = KERNELS + [f"{name}_avx2" for name in KERNELS] + [
-    "_runtime", "_labels", "_categorical_keys", "_text_kernels", "cython_kernels"]
+COMPILED = KERNELS + [f"{name}_avx2" for name in KERNELS] + _meson_list(
+    "plain_modules") + ["cython_kernels"]
 
 
 def _stub_names(name, seen=None):
