@@ -13,6 +13,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 import fastnb
+from _model_files import assert_damaged_layouts_refused
 import fastnb._columnwise as columnwise
 from fastnb import (BernoulliNB, CategoricalNB, ColumnwiseNB, ComplementNB, GaussianNB,
                     MultinomialNB)
@@ -360,14 +361,7 @@ def test_damaged_layout_is_a_clear_error(rng, tmp_path):
         "column": lambda d: d["estimators"][0].update(columns=[99]),
         "missing": lambda d: d["estimators"].pop(),
     }
-    for label, damage in damages.items():
-        broken = json.loads(json.dumps(layout))
-        damage(broken)
-        members["layout"] = np.frombuffer(json.dumps(broken).encode(), dtype=np.uint8)
-        with open(tmp_path / "bad.npz", "wb") as handle:
-            np.savez(handle, **members)
-        with pytest.raises(ValueError, match="not a valid fastnb model file"):
-            fastnb.load(tmp_path / "bad.npz")
+    assert_damaged_layouts_refused(members, layout, damages, tmp_path)
 
 
 # -- threads and Dask -----------------------------------------------------------------

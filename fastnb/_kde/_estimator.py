@@ -120,9 +120,7 @@ class KernelDensityNB(_ParametricNB):
 
     Parameters
     ----------
-    priors : array-like of shape (n_classes,), default=None
-        Prior probabilities of the classes. If given, they are not adjusted
-        according to the data.
+    {priors}
     bandwidth : {"scott", "silverman"} or float, default="scott"
         The kernel's standard deviation h, per class and feature. "scott":
         ``h = sigma * n**(-1/5)``, "silverman": ``h = sigma * (3 n / 4)**(-1/5)``
@@ -142,16 +140,7 @@ class KernelDensityNB(_ParametricNB):
         each node, ``O(n_classes * n_features * n_bins**2)`` at worst; each
         kernel term left out is below 2e-22 of the node's largest) and in
         memory.
-    n_threads : int, default=None
-        Threads for the kernels: None or -1 means all usable cores, -2 all but
-        one, and so on. Results are the same bits whatever the number of threads.
-    grow_classes : bool, default=False
-        Whether ``partial_fit`` may meet classes it was not told of (see
-        :class:`~fastnb.GaussianNB`).
-    half_life : float, default=None
-        Exponential forgetting, in rows (see :class:`~fastnb.GaussianNB`): the
-        histograms and moments are exact under the decayed weights. None (or
-        ``inf``) forgets nothing.
+    {n_threads, grow_classes, half_life}
 
     Attributes
     ----------
