@@ -23,7 +23,10 @@ taken before the load was recorded), unless ``--allow-unrecorded-load`` is given
 it is then rendered and marked "load not recorded".
 
 Runs are published by ``side_by_side.py --json benchmarks/results/<date>-<commit>.json``
-(see that script). Every benchmark figure in README.md and docs/benchmarks.rst comes
+(see that script). The README's table and the docs page's main table come from the
+newest full run; a targeted run (``--only``: H1, which runs only when named, or a few
+workloads timed again) taken after it is shown on the docs page after it, with its
+own date, commit and load, and is held to the same rule on load. Every benchmark figure in README.md and docs/benchmarks.rst comes
 from here: nobody types one by hand, and ``tests/test_readme_benchmarks.py`` fails
 when the README's table is not what this renders.
 """
@@ -96,19 +99,45 @@ class NoPublishedRun(LookupError):
     """benchmarks/results/ holds no run to render."""
 
 
-def newest_results(folder=RESULTS):
-    """The newest run in ``folder`` by its recorded date (file names break ties)."""
+def is_targeted(record):
+    """Whether the run timed some workloads only (``side_by_side.py --only``): a
+    targeted run, shown on the docs page after the newest full run, never as the
+    README's table."""
+    return re.search(r"\s--only(?:=|\s)", _command(record)) is not None
+
+
+def _runs(folder):
     runs = []
     for path in sorted(pathlib.Path(folder).glob("*.json")):
         record = json.loads(path.read_text())
         if record.get("format") == "fastnb-benchmark-run":
             runs.append((record["date"], path.name, record))
+    return runs
+
+
+def newest_results(folder=RESULTS):
+    """The newest full run in ``folder`` by its recorded date (file names break
+    ties); the newest targeted run (``is_targeted``) if the folder holds no full
+    run."""
+    runs = _runs(folder)
     if not runs:
         raise NoPublishedRun(
             f"no published run in {folder}: publish one with "
             "`python -P benchmarks/side_by_side.py --repeats 5 --json "
             "benchmarks/results/<date>-<commit>.json --chart docs/benchmarks.png`")
-    return max(runs, key=lambda run: run[:2])[2]
+    full = [run for run in runs if not is_targeted(run[2])]
+    return max(full or runs, key=lambda run: run[:2])[2]
+
+
+def targeted_after(record, folder=RESULTS):
+    """The targeted runs in ``folder`` taken after the full run ``record``,
+    oldest first: the docs page shows their rows after the full run's (a workload
+    that runs only when named, such as H1, or a few workloads timed again
+    after a change, without the hour of a full run)."""
+    if record is None or is_targeted(record):
+        return []
+    return [run for _, _, run in sorted(_runs(folder), key=lambda run: run[:2])
+            if is_targeted(run) and run["date"] > record["date"]]
 
 
 def load_recorded(record):
@@ -258,8 +287,9 @@ _PAGE_HEAD = [
     "",
     "How fast fastnb is next to the libraries it replaces, on workloads a user "
     "meets. Every figure on this page, in the README's table and in the chart is "
-    "rendered by ``benchmarks/render.py`` from one published run, a file of "
-    "``benchmarks/results/``; none is typed by hand.",
+    "rendered by ``benchmarks/render.py`` from the newest full run published in "
+    "``benchmarks/results/`` (and, after its rows, the targeted runs taken since "
+    "it); none is typed by hand.",
     "",
     "What is measured",
     "----------------",
@@ -319,7 +349,9 @@ _REPRODUCE = [
     "",
     "``--with K1`` adds the Spark workload, which starts a JVM (it needs the "
     "``spark`` extra and Java 17; leave it out to time the rest). "
-    "``--only G1,T1`` runs some workloads; ``--quick`` runs small sizes as a "
+    "``--only G1,T1`` runs some workloads: published, such a targeted run is "
+    "shown after the full run's rows, never in the README's table. "
+    "``--quick`` runs small sizes as a "
     "smoke test. The asv suite in ``benchmarks/benchmarks/`` tracks the same "
     "operations over commits (``cd benchmarks && asv run --python=same``).",
     "",
@@ -357,10 +389,10 @@ def _load_line(record):
     return line + f", on {start['cpus']} usable cores"
 
 
-def docs_page(record):
+def docs_page(record, targeted=()):
     """docs/benchmarks.rst: what is measured and how, the machine, every row of
-    the run, how to reproduce (only how to reproduce while no run is published:
-    ``record`` is None)."""
+    the run, the rows of the ``targeted`` runs taken since, how to reproduce
+    (only how to reproduce while no run is published: ``record`` is None)."""
     if record is None:
         return "\n".join(_PAGE_HEAD + [NO_RUN, ""] + _REPRODUCE)
     machine = record["machine"]
@@ -397,16 +429,7 @@ def docs_page(record):
         "-------",
         "",
     ]
-    recorded = load_recorded(record)
-    rows = [[row["workload"], row["operation"], format_time(row["fastnb_s"]),
-             row["baseline"], format_time(row["baseline_s"]),
-             f"{row['speedup']:.1f}x" if row["speedup"] is not None else "",
-             _spread(row), _target(row), _met(row)]
-            + ([f"{row['load']['start'][0]:.2f}"] if recorded else [])
-            for row in record["timings"]]
-    lines += _rst_table(["workload", "operation", "fastnb", "peer", "peer's time",
-                         "speedup", "pairs", "target", "met"]
-                        + (["load"] if recorded else []), rows)
+    lines += _timing_rows(record)
     if record["memory"]:
         lines += ["", "Peak extra memory", "-----------------", "",
                   "Traced by ``tracemalloc`` during one call, against the array the "
@@ -418,8 +441,41 @@ def docs_page(record):
                  "yes" if row["ok"] else "no"] for row in record["memory"]]
         lines += _rst_table(["workload", "operation", "peak extra", "returned array",
                              "allowed", "met"], rows)
+    for run in targeted:
+        lines += _targeted_section(run)
     lines += [""] + _REPRODUCE
     return "\n".join(lines)
+
+
+def _timing_rows(record):
+    recorded = load_recorded(record)
+    rows = [[row["workload"], row["operation"], format_time(row["fastnb_s"]),
+             row["baseline"], format_time(row["baseline_s"]),
+             f"{row['speedup']:.1f}x" if row["speedup"] is not None else "",
+             _spread(row), _target(row), _met(row)]
+            + ([f"{row['load']['start'][0]:.2f}"] if recorded else [])
+            for row in record["timings"]]
+    return _rst_table(["workload", "operation", "fastnb", "peer", "peer's time",
+                       "speedup", "pairs", "target", "met"]
+                      + (["load"] if recorded else []), rows)
+
+
+def _targeted_section(run):
+    """A targeted run's rows, with its own date, commit, command and load."""
+    title = f"Targeted run of {run['date'][:10]}, commit {run['commit'][:10]}"
+    met = [row["ok"] for row in run["timings"] if row["ok"] is not None]
+    met += [row["ok"] for row in run["memory"]]
+    lines = ["", title, "-" * len(title), "",
+             f"- date: {run['date']}",
+             f"- commit: ``{run['commit']}``",
+             f"- command: ``{_command(run)}``",
+             f"- repeats: {run['repeats']}",
+             f"- load: {_load_line(run)}"]
+    if run["quick"]:
+        lines.append("- sizes: ``--quick``, small ones for a smoke test, not the "
+                     "workloads' own")
+    lines += [f"- targets met: {sum(met)} of {len(met)}", ""]
+    return lines + _timing_rows(run)
 
 
 def render_readme(text, record):
@@ -429,13 +485,13 @@ def render_readme(text, record):
     return pattern.sub(lambda _: readme_table(record), text)
 
 
-def check(readme_text, docs_text, record):
-    """The differences between the files and what the record renders, as unified
-    diff lines (empty when both are up to date)."""
+def check(readme_text, docs_text, record, targeted=()):
+    """The differences between the files and what the record (and the targeted
+    runs since) renders, as unified diff lines (empty when both are up to date)."""
     diff = []
     for name, current, rendered in (
             ("README.md", readme_text, render_readme(readme_text, record)),
-            ("docs/benchmarks.rst", docs_text, docs_page(record))):
+            ("docs/benchmarks.rst", docs_text, docs_page(record, targeted))):
         diff += difflib.unified_diff(current.splitlines(), rendered.splitlines(),
                                      f"{name} (as it is)", f"{name} (rendered)",
                                      lineterm="")
@@ -469,21 +525,22 @@ def main(argv=None):
     except NoPublishedRun as error:
         print(error, file=sys.stderr)
         record = None
-    if record is not None:
-        refusal = publish_refusal(record, args.allow_unrecorded_load)
+    targeted = [] if args.results else targeted_after(record)
+    for run in ([] if record is None else [record]) + targeted:
+        refusal = publish_refusal(run, args.allow_unrecorded_load)
         if refusal:
-            print(refusal, file=sys.stderr)
+            print(f"{run['date']} {run['commit'][:10]}: {refusal}", file=sys.stderr)
             return 2
     readme_path, docs_path = pathlib.Path(args.readme), pathlib.Path(args.docs_page)
     readme = readme_path.read_text()
     docs = docs_path.read_text() if docs_path.exists() else ""
     if args.check:
-        diff = check(readme, docs, record)
+        diff = check(readme, docs, record, targeted)
         print("\n".join(diff) if diff else "README.md and docs/benchmarks.rst are "
               "what benchmarks/render.py renders")
         return 1 if diff else 0
     readme_path.write_text(render_readme(readme, record))
-    docs_path.write_text(docs_page(record))
+    docs_path.write_text(docs_page(record, targeted))
     if not args.no_chart and record is not None and record.get("sweep"):
         draw(record)
     return 0

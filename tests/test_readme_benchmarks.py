@@ -92,7 +92,7 @@ def _hand_edit(render, readme):
 
 def test_readme_and_docs_page_are_rendered(render, record):
     readme, docs = _texts()
-    diff = render.check(readme, docs, record)
+    diff = render.check(readme, docs, record, render.targeted_after(record))
     assert not diff, ("README.md or docs/benchmarks.rst is not what "
                       "`python -P benchmarks/render.py` renders:\n" + "\n".join(diff))
 
@@ -330,3 +330,38 @@ def test_own_processes_rows_are_judged_by_the_load_before_them(render, run_file)
     # the same start load without the declaration is a row under load
     del row["load"]["own_processes"], row["load"]["before_own_processes"]
     assert "3.10 at its start" in render.load_problems(run)[0]
+
+
+def test_a_targeted_run_goes_after_the_full_run(render, run_file, tmp_path, capsys):
+    full = json.loads(run_file.read_text())
+    full["command"] = "python -P benchmarks/side_by_side.py --repeats 3"
+    targeted = dict(full, date="2026-01-03T00:00:00Z", commit="fedcba9876543210",
+                    command="python -P benchmarks/side_by_side.py --only H1 --repeats 3",
+                    timings=[_row("H1 text n=1e+05", "GridSearchCV", 0.5,
+                                  "sklearn search", 12.5, 20)])
+    older = dict(targeted, date="2026-01-01T00:00:00Z", commit="0ld")
+    folder = tmp_path / "results"
+    folder.mkdir()
+    for name, run in (("a", full), ("b", targeted), ("c", older)):
+        (folder / f"{name}.json").write_text(json.dumps(run))
+    assert render.is_targeted(targeted) and not render.is_targeted(full)
+    # the newest full run is the record, though a targeted run is newer
+    record = render.newest_results(folder)
+    assert record["commit"] == full["commit"]
+    since = render.targeted_after(record, folder)
+    assert [run["commit"] for run in since] == [targeted["commit"]]
+    page = render.docs_page(record, since)
+    assert page.index("Timings") < page.index("Targeted run of 2026-01-03, commit fedcba9876")
+    assert "H1 text n=1e+05" in page and "25.0x" in page
+    assert "--only H1" in page
+    # the README's table is the full run's alone
+    assert "H1" not in render.readme_table(record)
+    # a targeted run is held to the rule on load too
+    loaded = dict(targeted, timings=[_row("H1 text n=1e+05", "GridSearchCV", 0.5,
+                                          "sklearn search", 12.5, 20, load=9.0)])
+    (folder / "b.json").write_text(json.dumps(loaded))
+    assert render.publish_refusal(render.targeted_after(record, folder)[0])
+    # a folder of targeted runs alone renders the newest of them
+    (folder / "a.json").unlink()
+    assert render.newest_results(folder)["commit"] == targeted["commit"]
+    assert render.targeted_after(render.newest_results(folder), folder) == []
