@@ -32,8 +32,8 @@ from _common cimport (
     consider_class, finish_scores, MODE_ARGMAX, MODE_JLL,
 )
 from _parametric cimport (
-    fastnb_log, fastnb_logs_f64, fastnb_logs_f32, POISSON, EXPONENTIAL, GAMMA, LOGNORMAL, STATUS_INFINITE,
-    STATUS_OUT_OF_SUPPORT, STATUS_NOT_INTEGER, value_status, in_support,
+    fastnb_log, fastnb_logs_f64, fastnb_logs_f32, POISSON, EXPONENTIAL, GAMMA,
+    LOGNORMAL, STATUS_INFINITE, STATUS_OUT_OF_SUPPORT, STATUS_NOT_INTEGER, value_status, in_support,
     log_minus_digamma, gamma_shape,
 )
 from _gaussian cimport (
