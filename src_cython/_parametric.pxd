@@ -1,55 +1,21 @@
 # Parametric point functions (PoissonNB, ExponentialNB, GammaNB, LogNormalNB):
-# the families and status bits, the support of each family, a branch-free log
-# (it vectorises), and the gamma shape solver. _parametric_kernels.pyx loops over
+# the families and status bits, the support of each family, the vectorised log
+# (_log_simd.h), and the gamma shape solver. _parametric_kernels.pyx loops over
 # rows with them.
 
 from libc.math cimport log, sqrt, INFINITY, fabs
 
-cdef extern from *:
-    """
-    #include <stdint.h>
-    #include <string.h>
-    /* log(x) for a finite x > 0, within about 1 ulp: fdlibm's e_log.c (Sun,
-       1993) without its branches, so that a loop of it vectorises (libm's log
-       is a call per value: the whole cost of GammaNB's and LogNormalNB's fit
-       and predict). Plain C arithmetic, compiled without FMA contraction:
-       the same bits in the portable and the AVX2 build. x is split as
-       2**k * m, m in [sqrt(2)/2, sqrt(2)) (a subnormal x scaled by 2**54
-       first), and log(m) = log(1 + f) from s = f / (2 + f) by the minimax
-       polynomial Lg1..Lg7. k becomes a double through the bits of 2**52 + k
-       (AVX2 has no int64 -> double conversion). */
-    static inline double fastnb_log(double x) {
-        const double ln2_hi = 6.93147180369123816490e-01;
-        const double ln2_lo = 1.90821492927058770002e-10;
-        const double Lg1 = 6.666666666666735130e-01, Lg2 = 3.999999999940941908e-01,
-                     Lg3 = 2.857142874366239149e-01, Lg4 = 2.222219843214978396e-01,
-                     Lg5 = 1.818357216161805012e-01, Lg6 = 1.531383769920937332e-01,
-                     Lg7 = 1.479819860511658591e-01;
-        int tiny = x < 2.2250738585072014e-308;
-        double scaled = tiny ? x * 18014398509481984.0 : x;
-        uint64_t bits, exponent, high, up, mbits, kbits;
-        double m, f, s, z, w, t1, t2, R, hfsq, dk, kd;
-        memcpy(&bits, &scaled, 8);
-        exponent = bits >> 52;
-        high = (bits >> 32) & 0x000fffffu;
-        up = (high + 0x95f64u) & 0x100000u;   /* m would be >= sqrt(2): halve */
-        mbits = (bits & 0x000fffffffffffffULL) | ((uint64_t)(up ^ 0x3ff00000u) << 32);
-        memcpy(&m, &mbits, 8);
-        kbits = 0x4330000000000000ULL | (exponent + (up >> 20));
-        memcpy(&kd, &kbits, 8);
-        dk = (kd - 4503599627370496.0) - (tiny ? 1077.0 : 1023.0);
-        f = m - 1.0;
-        s = f / (2.0 + f);
-        z = s * s;
-        w = z * z;
-        t1 = w * (Lg2 + w * (Lg4 + w * Lg6));
-        t2 = z * (Lg1 + w * (Lg3 + w * (Lg5 + w * Lg7)));
-        R = t2 + t1;
-        hfsq = 0.5 * f * f;
-        return dk * ln2_hi - ((hfsq - (s * (hfsq + R) + dk * ln2_lo)) - f);
-    }
-    """
+# log(x) of float64 (_log_simd.h): within about 0.5 ulp, no division, and the
+# same bits from the scalar function and the AVX2 block loop (libm's log is a
+# call per value: the whole cost of GammaNB's and LogNormalNB's fit and
+# predict). fastnb_logs_f64/_f32 write the logs of n values, ``outside`` for a
+# value not finite and > 0 when outside_given.
+cdef extern from "_log_simd.h":
     double fastnb_log(double x) noexcept nogil
+    void fastnb_logs_f64(const double* x, Py_ssize_t n, double* out,
+                         int outside_given, double outside) noexcept nogil
+    void fastnb_logs_f32(const float* x, Py_ssize_t n, double* out,
+                         int outside_given, double outside) noexcept nogil
 
 
 # The families (fastnb/_parametric/_base.py has the same numbers).

@@ -1,7 +1,7 @@
 """Parametric Naive Bayes loop kernels (PoissonNB, ExponentialNB, GammaNB,
 LogNormalNB): a one-pass fit of per-class sufficient statistics, the gamma
 shape solver, and one fused predictor for the four families. The point
-functions (the support of each family, a branch-free log, the gamma shape)
+functions (the support of each family, the vectorised log, the gamma shape)
 are in ``_parametric.pxd``.
 
 Fit. As ``_gaussian_kernels``: the rows are cut into ``n_chunks`` chunks whose
@@ -32,8 +32,8 @@ from _common cimport (
     consider_class, finish_scores, MODE_ARGMAX, MODE_JLL,
 )
 from _parametric cimport (
-    fastnb_log, POISSON, EXPONENTIAL, GAMMA, LOGNORMAL, STATUS_INFINITE,
-    STATUS_OUT_OF_SUPPORT, STATUS_NOT_INTEGER, value_status, in_support,
+    fastnb_log, fastnb_logs_f64, fastnb_logs_f32, POISSON, EXPONENTIAL, GAMMA,
+    LOGNORMAL, STATUS_INFINITE, STATUS_OUT_OF_SUPPORT, STATUS_NOT_INTEGER, value_status, in_support,
     log_minus_digamma, gamma_shape,
 )
 from _gaussian cimport (
@@ -114,18 +114,17 @@ cdef inline int add_row_sums(
 cdef inline void fill_logs(
     const floating* x,     # IN: n contiguous values (whole rows of X)
     Py_ssize_t n,
-    double* logs,          # OUT: n logs; 0 for a value out of the gamma's
-                           # support (or NaN): it adds 0 * 0
+    double* logs,          # OUT: n logs; ``outside`` for a value out of the
+                           # support (or NaN)
+    double outside,
 ) noexcept nogil:
-    """The logs of a block of rows in one long loop, which vectorises with few
-    remainder iterations: GammaNB's fit on 50,000 x 20 took ~5.7 ms with each
-    row's logs in add_row_sums's loop, ~4.6 ms so, its predict ~8 -> ~6.8 ms,
-    LogNormalNB's predict ~7.8 -> ~6.6 ms (one thread). (LogNormalNB's fit was
-    slower so, ~4.9 -> ~6.0 ms: its Welford update keeps the per-row loop.)
-    The caller counts the refused values (prepare_row reads the support)."""
-    cdef Py_ssize_t t
-    for t in range(n):
-        logs[t] = fastnb_log(x[t] if in_support(x[t], GAMMA) else 1.0)
+    """The logs of a block of rows in one long loop (_log_simd.h: 4 at a time
+    in the AVX2 build), with few remainder iterations. The caller counts the
+    refused values (prepare_row reads the support)."""
+    if floating is double:
+        fastnb_logs_f64(x, n, logs, 1, outside)
+    else:
+        fastnb_logs_f32(x, n, logs, 1, outside)
 
 
 cdef inline bint chunk_in_support(
@@ -176,7 +175,6 @@ cdef int accumulate_chunk(
     cdef Py_ssize_t d = X.shape[1]
     cdef Py_ssize_t block_rows = log_block_rows(d)
     cdef double w, v
-    cdef bint ok
     # LOGNORMAL: whether every value of the chunk is in the support (no NaN):
     # then every feature of a class has the class's count, and the row update
     # takes one division a row, not one a value (GaussianNB's fit does so too;
@@ -189,8 +187,12 @@ cdef int accumulate_chunk(
     block_first = row_start
     while block_first < row_stop:
         block_stop = min(block_first + block_rows, row_stop)
+        # (0 adds nothing to the gamma's sums; NaN is missing to the Welford
+        # update)
         if d > 0 and family == GAMMA:
-            fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows)
+            fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows, 0.0)
+        elif d > 0 and family == LOGNORMAL:
+            fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows, NAN)
         for i in range(block_first, block_stop):
             x = &X[i, 0]
             logs = &log_rows[(i - block_first) * d]
@@ -199,12 +201,10 @@ cdef int accumulate_chunk(
             w = 1.0 if weights == NULL else weights[i]
             row_count[slot] += w
             if family == LOGNORMAL:
-                logs = log_rows
-                for j in range(d):
-                    v = x[j]
-                    ok = in_support(v, family)
-                    n_refused += (v == v) & (not ok)
-                    logs[j] = fastnb_log(v) if ok else NAN
+                if not complete:
+                    for j in range(d):
+                        v = x[j]
+                        n_refused += (v == v) & (not in_support(v, family))
                 if w > 0.0 and complete:
                     # (the slot's count in its first feature's, until the end)
                     welford_update_row(logs, w, &count[base], &shift[base],
@@ -421,7 +421,19 @@ def log_minus_digamma_values(const double[::1] a):
 
 
 def log_values(const double[::1] x):
-    """log(x) for each finite x > 0 of a flat array, as the kernels compute it."""
+    """log(x) for each value of a flat array, as the kernels compute it (the
+    block loop: 4 values at a time in the AVX2 build)."""
+    out_arr = np.empty(x.shape[0], dtype=np.float64)
+    cdef double[::1] out = out_arr
+    if x.shape[0] > 0:
+        with nogil:
+            fastnb_logs_f64(&x[0], x.shape[0], &out[0], 0, 0.0)
+    return out_arr
+
+
+def log_values_scalar(const double[::1] x):
+    """log(x) for each value of a flat array, one value at a time (the same
+    bits as ``log_values``)."""
     return point_values(x, LOG)
 
 
@@ -573,7 +585,7 @@ cdef Py_ssize_t predict_rows(
     while block_first < row_stop:
         block_stop = min(block_first + block_rows, row_stop)
         if d > 0 and (family == GAMMA or family == LOGNORMAL):
-            fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows)
+            fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows, 0.0)
         for i in range(block_first, block_stop):
             if mode == MODE_ARGMAX:
                 label_out = &labels_out[i]

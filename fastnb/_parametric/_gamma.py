@@ -75,6 +75,7 @@ class GammaNB(_ParametricNB):
         sub_model=True)
     _FAMILY = kernels.FAMILIES["gamma"]
     _MEANS = ("mean_x", "mean_log_x")
+    _PREDICT_WORK_KIND = "log_predict"     # (a log of each value)
     _SUPPORT = "positive values (x > 0)"
 
     # The sufficient statistics. Load checks: class_count_ sums to a positive

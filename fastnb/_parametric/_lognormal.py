@@ -68,6 +68,7 @@ class LogNormalNB(_ParametricNB):
         sub_model=True)
     _FAMILY = kernels.FAMILIES["lognormal"]
     _MEANS = ("mean_log_x",)
+    _PREDICT_WORK_KIND = "log_predict"     # (a log of each value)
     _HAS_SSD = True
     _SSD = "ssd_log_x"
     _SUPPORT = "positive values (x > 0)"
