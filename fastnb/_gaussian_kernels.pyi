@@ -16,6 +16,7 @@ def gaussian_fit(
     missing: bool,
     n_chunks: int,
     n_threads: int,
+    rows: NDArray[np.intp] | None = None,
 ) -> tuple[_Float64, _Float64, _Float64, _Float64]: ...
 def merge_moments(
     count_a: _Float64,

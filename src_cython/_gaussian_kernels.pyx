@@ -71,6 +71,7 @@ cdef inline floating* scratch_row(floating[:, ::1] scratch, Py_ssize_t block) no
 
 cdef void accumulate_chunk(
     const floating[:, :] X,
+    const intp_t* rows,         # IN: the row of X of each logical row, or NULL: row i
     floating* gathered,         # SCRATCH: d values when X's rows are strided, else NULL
     const intp_t[::1] codes,
     const double* weights,      # NULL when unweighted
@@ -90,7 +91,7 @@ cdef void accumulate_chunk(
     cdef double w
     cdef const floating* x
     for i in range(row_start, row_stop):
-        x = row_of(X, i, gathered)
+        x = row_of(X, i if rows == NULL else rows[i], gathered)
         slot = codes[i]
         w = 1.0 if weights == NULL else weights[i]
         if missing:
@@ -123,6 +124,8 @@ cdef void accumulate_chunk(
 
 cdef void accumulate_chunks(
     const floating[:, :] X,
+    const intp_t* rows,
+    Py_ssize_t n,               # logical rows: len(rows), or X's rows
     floating* gathered,
     const intp_t[::1] codes,
     const double* weights,
@@ -138,10 +141,9 @@ cdef void accumulate_chunks(
     double[:, ::1] chunk_ssd,
 ) noexcept nogil:
     cdef Py_ssize_t chunk
-    cdef Py_ssize_t n = X.shape[0]
     for chunk in range(first_chunk, stop_chunk):
         accumulate_chunk(
-            X, gathered, codes, weights, global_slot, missing,
+            X, rows, gathered, codes, weights, global_slot, missing,
             block_start(chunk, n_chunks, n), block_start(chunk + 1, n_chunks, n),
             &chunk_rows[chunk, 0], &chunk_count[chunk, 0], &chunk_shift[chunk, 0],
             &chunk_mean[chunk, 0], &chunk_ssd[chunk, 0], chunk_rows.shape[1],
@@ -157,6 +159,7 @@ def gaussian_fit(
     bint missing,
     Py_ssize_t n_chunks,
     int n_threads,
+    const intp_t[::1] rows=None,       # IN: (n,) the rows of X to fit, or None: all
 ):
     """Per-class weighted counts, means and centred sums of squares in one pass.
 
@@ -167,13 +170,30 @@ def gaussian_fit(
     each feature's moments: ``row_count`` broadcast, or with ``missing=True`` the
     weight of the rows where that feature is not NaN. ``n_chunks`` fixes the block
     decomposition: the result does not depend on ``n_threads``.
+
+    ``rows``, when given, makes logical row i the row ``X[rows[i]]`` (``codes``
+    and ``sample_weight`` are then of the logical rows): the chunks are cut by
+    position in ``rows``, so the result is the same bits as a fit of the copy
+    ``X[rows]``, without making it (a search's training rows).
     """
     cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t n = X.shape[0] if rows is None else rows.shape[0]
+    cdef const intp_t* row_index = NULL
+    cdef Py_ssize_t i
     cdef Py_ssize_t n_slots = n_classes + (1 if track_unweighted else 0)
     cdef Py_ssize_t global_slot = n_classes if track_unweighted else -1
     cdef Py_ssize_t chunk, slot, block, n_blocks
     cdef const double* weights = NULL
 
+    if rows is not None:
+        for i in range(n):
+            if rows[i] < 0 or rows[i] >= X.shape[0]:
+                raise ValueError(f"rows[{i}] = {rows[i]} is not a row of X "
+                                 f"({X.shape[0]} rows).")
+        if n > 0:
+            row_index = &rows[0]
+    if codes.shape[0] != n or (sample_weight is not None and sample_weight.shape[0] != n):
+        raise ValueError("codes and sample_weight must have one value per row fitted.")
     if sample_weight is not None:
         weights = &sample_weight[0]
     if n_chunks < 1:
@@ -206,13 +226,13 @@ def gaussian_fit(
 
     with nogil:
         if n_blocks == 1:
-            accumulate_chunks(X, scratch_row(gathered, 0), codes, weights,
+            accumulate_chunks(X, row_index, n, scratch_row(gathered, 0), codes, weights,
                               global_slot, missing, n_chunks,
                               0, n_chunks, chunk_rows, chunk_count, chunk_shift,
                               chunk_mean, chunk_ssd)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
-                accumulate_chunks(X, scratch_row(gathered, block), codes,
+                accumulate_chunks(X, row_index, n, scratch_row(gathered, block), codes,
                                   weights, global_slot, missing, n_chunks,
                                   block_start(block, n_blocks, n_chunks),
                                   block_start(block + 1, n_blocks, n_chunks),
