@@ -12,7 +12,7 @@ from ._params import (
     check_prior_param,
     resolve_priors,
 )
-from ._base import _BaseNB
+from ._base import MODE_ARGMAX, MODE_JLL, _BaseNB
 from ._capabilities import Capabilities
 from ._jll_terms import GaussianTerms
 from ._forgetting import check_half_life_param, decay_factor, forgets, row_weights
@@ -542,6 +542,43 @@ class GaussianNB(_BaseNB):
         if X.shape[1] != self.n_features_in_:
             self._check_n_features(X, reset=False)
         return X
+
+    def _predict_candidates(self, models, X, labels_only):
+        """The joint log likelihoods on X of ``models`` (this model's
+        ``with_params``: its means, other variances and priors) in one pass
+        over X, each candidate's the bits its own ``predict_joint_log_proba``
+        gives (the same terms, summed in the same order).
+
+        Returns (out, suspect): out is (g, n, k) float64, or with
+        ``labels_only`` each candidate's ``predict`` as class indices, (g, n)
+        intp; suspect (g,) counts each candidate's rows with no finite best
+        score, whose output its own predict is left to decide (it raises on
+        infinite X).
+        """
+        X = self._check_predict_X(X)
+        for model in models:
+            if not (model.theta_ is self.theta_ or np.array_equal(model.theta_, self.theta_)):
+                raise ValueError("The candidates must share this model's means.")
+        n, g, k = X.shape[0], len(models), self.classes_.shape[0]
+
+        def stacked(name, width):
+            return np.ascontiguousarray(np.stack([getattr(m, name) for m in models])
+                                        .reshape(g, k, width), dtype=np.float64)
+
+        d = self.theta_.shape[1]
+        terms = (stacked("_half_inv_var", d), stacked("_half_log_2pi_var", d),
+                 stacked("_log_norm", 1)[:, :, 0].copy(),
+                 stacked("_log_prior", 1)[:, :, 0].copy())
+        n_threads = self._predict_threads(n, self.var_.size * g)
+        if labels_only:
+            out = np.empty((g, n), dtype=np.intp)
+            suspect = _kernels.gaussian_predict_candidates(
+                X, self.theta_, *terms, MODE_ARGMAX, out, None, n_threads)
+        else:
+            out = np.empty((g, n, k), dtype=np.float64)
+            suspect = _kernels.gaussian_predict_candidates(
+                X, self.theta_, *terms, MODE_JLL, None, out, n_threads)
+        return out, suspect
 
     def _run_predict_kernel(self, X, mode, labels_out, out):
         n_threads = self._predict_threads(X.shape[0], self.var_.size)

@@ -31,10 +31,15 @@ Predict. One row at a time, one class at a time, with no n x d temporary;
 
 from cython.parallel cimport prange
 
-from _common cimport intp_t, floating, block_start, block_scratch_bytes, MODE_ARGMAX
+from libc.math cimport INFINITY
+
+from _common cimport (
+    intp_t, floating, block_start, block_scratch_bytes, sum_of_8, consider_class,
+    finish_scores, MODE_ARGMAX,
+)
 from _gaussian cimport (
     welford_update_row, welford_update_row_missing, unshift_mean,
-    chan_merge_feature_moments, gaussian_predict_row,
+    chan_merge_feature_moments, gaussian_predict_row, gaussian_class_jll_missing,
 )
 
 import numpy as np
@@ -361,3 +366,148 @@ def gaussian_predict(
                     block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n),
                 )
     return n_suspect
+
+
+# -- predict under several var_smoothing values at once ---------------------------------
+#
+# The candidates of a search that differ only in var_smoothing (and the priors)
+# share theta and differ in every variance, so each candidate's predict is a full
+# pass: (x - theta)**2 * half_inv_var summed over features. Here each row's
+# squared deviations from one class's means are computed once, and every
+# candidate's sum over them is one multiply-add per feature, with the eight
+# accumulators and the tree of ``gaussian_class_jll``: each candidate's score
+# is the one ``gaussian_predict`` gives it, term for term.
+
+cdef void predict_candidate_rows(
+    const floating[:, :] X,
+    floating* gathered,                    # SCRATCH: d values when strided, else NULL
+    double* squares,                       # SCRATCH: d values
+    double* best,                          # SCRATCH: (g,) running maxima
+    intp_t* best_class,                    # SCRATCH: (g,)
+    intp_t* saw_nan,                       # SCRATCH: (g,)
+    intp_t* suspect,                       # OUT: (g,) rows with no finite best, added
+    const double[:, ::1] theta,
+    const double[:, :, ::1] half_inv_var,
+    const double[:, :, ::1] half_log_2pi_var,
+    const double[:, ::1] log_norm,
+    const double[:, ::1] log_prior,
+    int mode,
+    intp_t[:, ::1] labels_out,
+    double[:, :, ::1] out,
+    Py_ssize_t row_start,
+    Py_ssize_t row_stop,
+) noexcept nogil:
+    cdef Py_ssize_t i, c, v, j, t, d_blocked
+    cdef Py_ssize_t g = half_inv_var.shape[0]
+    cdef Py_ssize_t k = theta.shape[0]
+    cdef Py_ssize_t d = theta.shape[1]
+    cdef double acc[8]
+    cdef double diff, value
+    cdef bint nan_seen
+    cdef const floating* x
+    cdef const double* weights
+    d_blocked = d - d % 8
+    for i in range(row_start, row_stop):
+        x = row_of(X, i, gathered)
+        for v in range(g):
+            best[v] = -INFINITY
+            best_class[v] = 0
+            saw_nan[v] = 0
+        for c in range(k):
+            for j in range(d):
+                diff = x[j] - theta[c, j]
+                squares[j] = diff * diff
+            for v in range(g):
+                weights = &half_inv_var[v, c, 0]
+                for t in range(8):
+                    acc[t] = 0.0
+                for j in range(0, d_blocked, 8):
+                    for t in range(8):
+                        acc[t] = acc[t] + squares[j + t] * weights[j + t]
+                for j in range(d_blocked, d):
+                    acc[j - d_blocked] = acc[j - d_blocked] + squares[j] * weights[j]
+                value = log_norm[v, c] - sum_of_8(acc)
+                if value != value:
+                    value = gaussian_class_jll_missing(
+                        x, &theta[c, 0], weights, &half_log_2pi_var[v, c, 0],
+                        log_prior[v, c], d)
+                nan_seen = saw_nan[v] != 0
+                consider_class(value, c, &best[v], &best_class[v], &nan_seen)
+                saw_nan[v] = nan_seen
+                if mode != MODE_ARGMAX:
+                    out[v, i, c] = value
+        for v in range(g):
+            suspect[v] += finish_scores(
+                NULL if mode == MODE_ARGMAX else &out[v, i, 0], k, mode,
+                &labels_out[v, i] if mode == MODE_ARGMAX else NULL,
+                best[v], best_class[v], saw_nan[v] != 0)
+
+
+def gaussian_predict_candidates(
+    const floating[:, :] X,                      # IN: (n, d) samples, NaN = missing
+    const double[:, ::1] theta,                  # IN: (k, d) class means, shared
+    const double[:, :, ::1] half_inv_var,        # IN: (g, k, d) each candidate's
+    const double[:, :, ::1] half_log_2pi_var,    # IN: (g, k, d)
+    const double[:, ::1] log_norm,               # IN: (g, k)
+    const double[:, ::1] log_prior,              # IN: (g, k)
+    int mode,                                    # MODE_ARGMAX or MODE_JLL
+    intp_t[:, ::1] labels_out,                   # OUT: (g, n) for MODE_ARGMAX, else None
+    double[:, :, ::1] out,                       # OUT: (g, n, k) for MODE_JLL, else None
+    int n_threads,
+):
+    """``gaussian_predict`` of g models that share their means, in one pass over X.
+
+    Candidate v's scores (or labels) are those ``gaussian_predict`` computes
+    from its own terms (``half_inv_var[v]``, ...), the same sums in the same
+    order. Returns a (g,) intp array: each candidate's number of rows whose best
+    score was not finite. The rows are cut into blocks by position: the result
+    does not depend on ``n_threads``.
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t g = half_inv_var.shape[0]
+    cdef Py_ssize_t k = theta.shape[0]
+    cdef Py_ssize_t block, v
+    cdef Py_ssize_t n_blocks = max(1, min(n_threads, n))
+    if (theta.shape[1] != d or half_inv_var.shape[1] != k or half_inv_var.shape[2] != d
+            or half_log_2pi_var.shape[0] != g or half_log_2pi_var.shape[1] != k
+            or half_log_2pi_var.shape[2] != d or log_norm.shape[0] != g
+            or log_norm.shape[1] != k or log_prior.shape[0] != g
+            or log_prior.shape[1] != k):
+        raise ValueError("The candidates' terms do not match X and theta.")
+    if mode == MODE_ARGMAX:
+        if labels_out is None or labels_out.shape[0] != g or labels_out.shape[1] != n:
+            raise ValueError("labels_out must be a (g, n) intp array.")
+    elif out is None or out.shape[0] != g or out.shape[1] != n or out.shape[2] != k:
+        raise ValueError("out must be a (g, n, k) float64 array.")
+    cdef bint strided = d > 1 and X.strides[1] != sizeof(floating)
+    cdef floating[:, ::1] gathered = row_scratch(n_blocks, d, strided, floating is float)
+    # per block: d squares, g maxima; g classes, g NaN flags, g suspect counts
+    cdef double[:, ::1] double_scratch = np.zeros(
+        (n_blocks, block_scratch_bytes((d + g) * 8) // 8), dtype=np.float64)
+    cdef intp_t[:, ::1] int_scratch = np.zeros(
+        (n_blocks, block_scratch_bytes(3 * g * 8) // 8), dtype=np.intp)
+    suspect_arr = np.zeros(g, dtype=np.intp)
+    cdef intp_t[::1] suspect = suspect_arr
+    if g == 0:
+        return suspect_arr
+    with nogil:
+        if n_blocks == 1:
+            predict_candidate_rows(
+                X, scratch_row(gathered, 0), &double_scratch[0, 0],
+                &double_scratch[0, d], &int_scratch[0, 0], &int_scratch[0, g],
+                &int_scratch[0, 2 * g], theta, half_inv_var, half_log_2pi_var,
+                log_norm, log_prior, mode, labels_out, out, 0, n)
+        else:
+            for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
+                predict_candidate_rows(
+                    X, scratch_row(gathered, block), &double_scratch[block, 0],
+                    &double_scratch[block, d], &int_scratch[block, 0],
+                    &int_scratch[block, g], &int_scratch[block, 2 * g], theta,
+                    half_inv_var, half_log_2pi_var, log_norm, log_prior, mode,
+                    labels_out, out, block_start(block, n_blocks, n),
+                    block_start(block + 1, n_blocks, n))
+        for block in range(n_blocks):
+            for v in range(g):
+                suspect[v] += int_scratch[block, 2 * g + v]
+    return suspect_arr

@@ -49,6 +49,7 @@ from .._base import _BaseNB
 from .._discrete import BernoulliNB, MultinomialNB
 from .._persist import _same_value
 from ._fold_scores import FoldScorer, fold_metrics
+from ._together import scores_together
 
 __all__ = ["GridSearchCV", "RandomizedSearchCV"]
 
@@ -456,12 +457,23 @@ class _OneFitPerSplit:
                 test_scorer = FoldScorer(y_test, fast_metrics) if fast else None
                 train_scorer = (FoldScorer(y_train, fast_metrics)
                                 if fast and self.return_train_score else None)
+                # a GaussianNB group's candidates from one pass over the rows
+                together = (scores_together(fitted, members, scored_test, n_test,
+                                            test_scorer)
+                            if fast and not self.return_train_score else {})
                 # jll on the test (and train) rows of the last candidate that
                 # was predicted, for its siblings that differ in the prior only
                 last = None
                 # the last derived model, whose table the next may take over
                 spare = None
                 for position, (index, derived) in enumerate(members):
+                    if index in together:
+                        scores, derive_time, score_time = together[index]
+                        out[index * n_splits + split_index] = {
+                            "fit_error": None, "test_scores": scores,
+                            "n_test_samples": n_test, "score_time": score_time,
+                            "fit_time": group_fit_time + derive_time}
+                        continue
                     start = time.time()
                     if fast and last is not None:
                         result = self._from_sibling(last, derived, test_scorer,
