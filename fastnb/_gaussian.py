@@ -557,7 +557,8 @@ class GaussianNB(_BaseNB):
         """
         X = self._check_predict_X(X)
         for model in models:
-            if not (model.theta_ is self.theta_ or np.array_equal(model.theta_, self.theta_)):
+            if not (model.theta_ is self.theta_
+                    or np.array_equal(model.theta_, self.theta_)):
                 raise ValueError("The candidates must share this model's means.")
         n, g, k = X.shape[0], len(models), self.classes_.shape[0]
 

@@ -34,7 +34,7 @@ from cython.parallel cimport prange
 from libc.math cimport INFINITY
 
 from _common cimport (
-    intp_t, floating, block_start, block_scratch_bytes, sum_of_8, consider_class,
+    intp_t, floating, block_start, block_scratch_bytes, consider_class,
     finish_scores, MODE_ARGMAX,
 )
 from _gaussian cimport (
@@ -197,7 +197,8 @@ def gaussian_fit(
                                  f"({X.shape[0]} rows).")
         if n > 0:
             row_index = &rows[0]
-    if codes.shape[0] != n or (sample_weight is not None and sample_weight.shape[0] != n):
+    if codes.shape[0] != n or (sample_weight is not None
+                               and sample_weight.shape[0] != n):
         raise ValueError("codes and sample_weight must have one value per row fitted.")
     if sample_weight is not None:
         weights = &sample_weight[0]
@@ -374,13 +375,21 @@ def gaussian_predict(
 # share theta and differ in every variance, so each candidate's predict is a full
 # pass: (x - theta)**2 * half_inv_var summed over features. Here each row's
 # squared deviations from one class's means are computed once, and every
-# candidate's sum over them is one multiply-add per feature, with the eight
-# accumulators and the tree of ``gaussian_class_jll``: each candidate's score
-# is the one ``gaussian_predict`` gives it, term for term.
+# candidate's sum over them is one multiply and one add per feature, with the
+# eight accumulators and the tree of ``gaussian_class_jll``: each candidate's
+# score is the one ``gaussian_predict`` gives it, the same bits (the builds
+# contract no multiply-add into an FMA, src_cython/meson.build).
+
+# Four candidates' sums at a time, in C (the AVX2 build's with intrinsics).
+cdef extern from "_gaussian_simd.h":
+    enum: GAUSSIAN_CANDIDATES_AT_ONCE
+    void gaussian_candidate_sums(const double* squares, const double* weights,
+                                 Py_ssize_t d, double* sums) noexcept nogil
+
 
 cdef void predict_candidate_rows(
     const floating[:, :] X,
-    floating* gathered,                    # SCRATCH: d values when strided, else NULL
+    floating* gathered,                    # SCRATCH: d values when X's rows are strided
     double* squares,                       # SCRATCH: d values
     double* best,                          # SCRATCH: (g,) running maxima
     intp_t* best_class,                    # SCRATCH: (g,)
@@ -388,6 +397,7 @@ cdef void predict_candidate_rows(
     intp_t* suspect,                       # OUT: (g,) rows with no finite best, added
     const double[:, ::1] theta,
     const double[:, :, ::1] half_inv_var,
+    const double[:, :, :, ::1] weights_of_groups,  # IN: (g / 4, k, 4, d), see below
     const double[:, :, ::1] half_log_2pi_var,
     const double[:, ::1] log_norm,
     const double[:, ::1] log_prior,
@@ -397,16 +407,16 @@ cdef void predict_candidate_rows(
     Py_ssize_t row_start,
     Py_ssize_t row_stop,
 ) noexcept nogil:
-    cdef Py_ssize_t i, c, v, j, t, d_blocked
+    """The rows [row_start, row_stop): per row and class, the squared
+    deviations once, then each group of four candidates' sums over them."""
+    cdef Py_ssize_t i, c, v, j, q, u
     cdef Py_ssize_t g = half_inv_var.shape[0]
     cdef Py_ssize_t k = theta.shape[0]
     cdef Py_ssize_t d = theta.shape[1]
-    cdef double acc[8]
+    cdef double sums[GAUSSIAN_CANDIDATES_AT_ONCE]
     cdef double diff, value
     cdef bint nan_seen
     cdef const floating* x
-    cdef const double* weights
-    d_blocked = d - d % 8
     for i in range(row_start, row_stop):
         x = row_of(X, i, gathered)
         for v in range(g):
@@ -417,25 +427,23 @@ cdef void predict_candidate_rows(
             for j in range(d):
                 diff = x[j] - theta[c, j]
                 squares[j] = diff * diff
-            for v in range(g):
-                weights = &half_inv_var[v, c, 0]
-                for t in range(8):
-                    acc[t] = 0.0
-                for j in range(0, d_blocked, 8):
-                    for t in range(8):
-                        acc[t] = acc[t] + squares[j + t] * weights[j + t]
-                for j in range(d_blocked, d):
-                    acc[j - d_blocked] = acc[j - d_blocked] + squares[j] * weights[j]
-                value = log_norm[v, c] - sum_of_8(acc)
-                if value != value:
-                    value = gaussian_class_jll_missing(
-                        x, &theta[c, 0], weights, &half_log_2pi_var[v, c, 0],
-                        log_prior[v, c], d)
-                nan_seen = saw_nan[v] != 0
-                consider_class(value, c, &best[v], &best_class[v], &nan_seen)
-                saw_nan[v] = nan_seen
-                if mode != MODE_ARGMAX:
-                    out[v, i, c] = value
+            for q in range(weights_of_groups.shape[0]):
+                gaussian_candidate_sums(squares, &weights_of_groups[q, c, 0, 0], d,
+                                        sums)
+                for u in range(GAUSSIAN_CANDIDATES_AT_ONCE):
+                    v = q * GAUSSIAN_CANDIDATES_AT_ONCE + u
+                    if v >= g:
+                        break
+                    value = log_norm[v, c] - sums[u]
+                    if value != value:
+                        value = gaussian_class_jll_missing(
+                            x, &theta[c, 0], &half_inv_var[v, c, 0],
+                            &half_log_2pi_var[v, c, 0], log_prior[v, c], d)
+                    nan_seen = saw_nan[v] != 0
+                    consider_class(value, c, &best[v], &best_class[v], &nan_seen)
+                    saw_nan[v] = nan_seen
+                    if mode != MODE_ARGMAX:
+                        out[v, i, c] = value
         for v in range(g):
             suspect[v] += finish_scores(
                 NULL if mode == MODE_ARGMAX else &out[v, i, 0], k, mode,
@@ -482,6 +490,14 @@ def gaussian_predict_candidates(
         raise ValueError("out must be a (g, n, k) float64 array.")
     cdef bint strided = d > 1 and X.strides[1] != sizeof(floating)
     cdef floating[:, ::1] gathered = row_scratch(n_blocks, d, strided, floating is float)
+    # the candidates in groups of four, each group's inverse variances (k, 4, d)
+    # (the last group padded with zeros, its scores unused)
+    cdef Py_ssize_t per_group = GAUSSIAN_CANDIDATES_AT_ONCE
+    cdef Py_ssize_t n_groups = (g + per_group - 1) // per_group
+    groups = np.zeros((n_groups * per_group, k, d), dtype=np.float64)
+    groups[:g] = half_inv_var
+    cdef const double[:, :, :, ::1] weights_of_groups = np.ascontiguousarray(
+        groups.reshape(n_groups, per_group, k, d).transpose(0, 2, 1, 3))
     # per block: d squares, g maxima; g classes, g NaN flags, g suspect counts
     cdef double[:, ::1] double_scratch = np.zeros(
         (n_blocks, block_scratch_bytes((d + g) * 8) // 8), dtype=np.float64)
@@ -495,17 +511,19 @@ def gaussian_predict_candidates(
         if n_blocks == 1:
             predict_candidate_rows(
                 X, scratch_row(gathered, 0), &double_scratch[0, 0],
-                &double_scratch[0, d], &int_scratch[0, 0], &int_scratch[0, g],
-                &int_scratch[0, 2 * g], theta, half_inv_var, half_log_2pi_var,
+                &double_scratch[0, d],
+                &int_scratch[0, 0], &int_scratch[0, g], &int_scratch[0, 2 * g],
+                theta, half_inv_var, weights_of_groups, half_log_2pi_var,
                 log_norm, log_prior, mode, labels_out, out, 0, n)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 predict_candidate_rows(
                     X, scratch_row(gathered, block), &double_scratch[block, 0],
-                    &double_scratch[block, d], &int_scratch[block, 0],
-                    &int_scratch[block, g], &int_scratch[block, 2 * g], theta,
-                    half_inv_var, half_log_2pi_var, log_norm, log_prior, mode,
-                    labels_out, out, block_start(block, n_blocks, n),
+                    &double_scratch[block, d],
+                    &int_scratch[block, 0], &int_scratch[block, g],
+                    &int_scratch[block, 2 * g], theta, half_inv_var,
+                    weights_of_groups, half_log_2pi_var, log_norm, log_prior,
+                    mode, labels_out, out, block_start(block, n_blocks, n),
                     block_start(block + 1, n_blocks, n))
         for block in range(n_blocks):
             for v in range(g):

@@ -5,7 +5,7 @@ scikit-learn's."""
 
 import numpy as np
 import pytest
-from numpy.testing import assert_allclose, assert_array_equal
+from numpy.testing import assert_array_equal
 
 import fastnb
 from fastnb.model_selection import GridSearchCV
@@ -29,28 +29,28 @@ def candidates(model, k):
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 @pytest.mark.parametrize("nan", [False, True])
 @pytest.mark.parametrize("n_threads", [1, 2])
-@pytest.mark.parametrize("d", [1, 8, 13])
+@pytest.mark.parametrize("d", [1, 8, 12, 13, 35])
 def test_predict_candidates_equals_each_predict(dtype, nan, n_threads, d, rng):
     X, y = data(rng, 3_000, d, dtype, nan)
     model = fastnb.GaussianNB(n_threads=n_threads).fit(X, y)
     models = candidates(model, 3)
-    for X_test in (X[:700], np.asfortranarray(X[:700])):
+    # 701 rows: blocks of four rows and a shorter last one
+    for X_test in (X[:701], np.asfortranarray(X[:701])):
         jll, suspect = model._predict_candidates(models, X_test, False)
         labels, suspect_of_labels = model._predict_candidates(models, X_test, True)
-        assert jll.shape == (len(models), 700, 3) and labels.shape == (len(models), 700)
+        assert jll.shape == (len(models), 701, 3) and labels.shape == (len(models), 701)
         assert_array_equal(suspect, 0)
         assert_array_equal(suspect_of_labels, 0)
         for v, candidate in enumerate(models):
-            # the same terms summed in the same order: equal but for the
-            # compiler's choice of fused multiply-adds (a few ulp of the sum)
-            expected = candidate.predict_joint_log_proba(X_test)
-            assert_allclose(jll[v], expected, rtol=1e-14, atol=0)
+            # the same terms summed in the same order (and no FMA contraction:
+            # src_cython/meson.build): the same bits
+            assert_array_equal(jll[v], candidate.predict_joint_log_proba(X_test))
             assert_array_equal(labels[v], np.searchsorted(candidate.classes_,
                                                            candidate.predict(X_test)))
     other_threads = fastnb.GaussianNB(n_threads=3 - n_threads).fit(X, y)
     assert_array_equal(other_threads._predict_candidates(candidates(other_threads, 3),
-                                                         X[:700], False)[0],
-                       model._predict_candidates(models, X[:700], False)[0])
+                                                         X[:701], False)[0],
+                       model._predict_candidates(models, X[:701], False)[0])
 
 
 def test_predict_candidates_counts_rows_without_a_finite_score(rng):
@@ -110,3 +110,35 @@ def test_candidates_the_pass_cannot_score_take_the_ordinary_path(rng):
     with pytest.warns(Warning):
         both(GridSearchCV, fastnb.GaussianNB(), grid, X[10:], y[10:], cv=3,
              error_score=-1.0, scoring="neg_log_loss", refit=False)
+
+
+def test_the_portable_and_avx2_builds_give_the_same_bits(rng):
+    import importlib
+
+    from fastnb import _runtime
+    from fastnb._base import MODE_JLL
+
+    if not _runtime.cpu_has_avx2_fma():
+        pytest.skip("no AVX2+FMA on this CPU")
+    try:
+        avx2 = importlib.import_module("fastnb._gaussian_kernels_avx2")
+    except ImportError:
+        pytest.skip("a build without the AVX2 variant")
+    portable = importlib.import_module("fastnb._gaussian_kernels")
+    for d in (3, 12, 21):
+        X, y = data(rng, 400, d)
+        model = fastnb.GaussianNB().fit(X, y)
+        models = candidates(model, 3)
+
+        def stacked(name):
+            return np.ascontiguousarray(np.stack([getattr(m, name) for m in models]))
+
+        terms = (stacked("_half_inv_var"), stacked("_half_log_2pi_var"),
+                 stacked("_log_norm"), stacked("_log_prior"))
+        outputs = []
+        for module in (portable, avx2):
+            out = np.empty((len(models), len(X), 3))
+            module.gaussian_predict_candidates(X, model.theta_, *terms, MODE_JLL, None,
+                                               out, 1)
+            outputs.append(out)
+        assert_array_equal(outputs[0], outputs[1])
