@@ -9,7 +9,9 @@
    is the bits its own predict computes. The AVX2 path holds the 32
    accumulators in 8 registers and loads each block of eight squares once for
    the four candidates (gcc 12 kept them in memory, a load and a store per
-   multiply-add); the portable path is the same loops in plain C. */
+   multiply-add), and adds them up in registers too (IEEE addition commutes,
+   so the tree's pairs may be added in either order); the portable path is
+   the same loops in plain C. */
 #ifndef FASTNB_GAUSSIAN_SIMD_H
 #define FASTNB_GAUSSIAN_SIMD_H
 #include <stddef.h>
@@ -23,9 +25,34 @@ static inline double gaussian_sum_of_8(const double* acc) {
 
 #if defined(__AVX2__)
 #include <immintrin.h>
+
+/* Lanes [0, n) of a load, the others 0.0 (n in 1..3): adding 0.0 * 0.0
+   leaves an accumulator as it is (they hold sums of non-negative products,
+   never -0.0), so a lane past the row adds nothing, as in the scalar code. */
+static inline __m256d gaussian_load_first(const double* at, ptrdiff_t n) {
+    const __m256i mask = _mm256_setr_epi64x(n > 0 ? -1 : 0, n > 1 ? -1 : 0,
+                                            n > 2 ? -1 : 0, 0);
+    return _mm256_maskload_pd(at, mask);
+}
+
+/* For two candidates' accumulators (lanes 0-3 in lo, 4-7 in hi): the pair of
+   sums ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7)), sum_of_8's tree. */
+static inline __m128d gaussian_sums_of_two(__m256d lo_u, __m256d hi_u,
+                                           __m256d lo_v, __m256d hi_v) {
+    /* hadd: (u0 + u1, v0 + v1, u2 + u3, v2 + v3) */
+    __m256d lo = _mm256_hadd_pd(lo_u, lo_v);
+    __m256d hi = _mm256_hadd_pd(hi_u, hi_v);
+    __m128d low_sums = _mm_add_pd(_mm256_castpd256_pd128(lo),
+                                  _mm256_extractf128_pd(lo, 1));
+    __m128d high_sums = _mm_add_pd(_mm256_castpd256_pd128(hi),
+                                   _mm256_extractf128_pd(hi, 1));
+    return _mm_add_pd(low_sums, high_sums);
+}
+
 static inline void gaussian_candidate_sums(
         const double* squares, const double* weights, ptrdiff_t d, double* sums) {
     ptrdiff_t d_blocked = d - d % 8;
+    ptrdiff_t rest = d - d_blocked;
     const double* w0 = weights;
     const double* w1 = weights + d;
     const double* w2 = weights + 2 * d;
@@ -34,8 +61,6 @@ static inline void gaussian_candidate_sums(
     __m256d a1l = _mm256_setzero_pd(), a1h = _mm256_setzero_pd();
     __m256d a2l = _mm256_setzero_pd(), a2h = _mm256_setzero_pd();
     __m256d a3l = _mm256_setzero_pd(), a3h = _mm256_setzero_pd();
-    double acc[8 * GAUSSIAN_CANDIDATES_AT_ONCE];
-    ptrdiff_t tail = 0;
     for (ptrdiff_t j = 0; j < d_blocked; j += 8) {
         __m256d sl = _mm256_loadu_pd(squares + j);
         __m256d sh = _mm256_loadu_pd(squares + j + 4);
@@ -48,31 +73,32 @@ static inline void gaussian_candidate_sums(
         a3l = _mm256_add_pd(a3l, _mm256_mul_pd(sl, _mm256_loadu_pd(w3 + j)));
         a3h = _mm256_add_pd(a3h, _mm256_mul_pd(sh, _mm256_loadu_pd(w3 + j + 4)));
     }
-    if (d - d_blocked >= 4) {
-        /* the tail's first four features go to accumulators 0-3: the low halves */
+    /* the last d % 8 features go to accumulators 0, 1, ...: the low halves,
+       then the high ones */
+    if (rest >= 4) {
         __m256d sl = _mm256_loadu_pd(squares + d_blocked);
         a0l = _mm256_add_pd(a0l, _mm256_mul_pd(sl, _mm256_loadu_pd(w0 + d_blocked)));
         a1l = _mm256_add_pd(a1l, _mm256_mul_pd(sl, _mm256_loadu_pd(w1 + d_blocked)));
         a2l = _mm256_add_pd(a2l, _mm256_mul_pd(sl, _mm256_loadu_pd(w2 + d_blocked)));
         a3l = _mm256_add_pd(a3l, _mm256_mul_pd(sl, _mm256_loadu_pd(w3 + d_blocked)));
-        tail = 4;
-    }
-    _mm256_storeu_pd(acc, a0l);
-    _mm256_storeu_pd(acc + 4, a0h);
-    _mm256_storeu_pd(acc + 8, a1l);
-    _mm256_storeu_pd(acc + 12, a1h);
-    _mm256_storeu_pd(acc + 16, a2l);
-    _mm256_storeu_pd(acc + 20, a2h);
-    _mm256_storeu_pd(acc + 24, a3l);
-    _mm256_storeu_pd(acc + 28, a3h);
-    for (ptrdiff_t j = d_blocked + tail; j < d; ++j) {
-        for (int u = 0; u < GAUSSIAN_CANDIDATES_AT_ONCE; ++u) {
-            acc[u * 8 + (j - d_blocked)] += squares[j] * weights[u * d + j];
+        if (rest > 4) {
+            ptrdiff_t at = d_blocked + 4, n = rest - 4;
+            __m256d sh = gaussian_load_first(squares + at, n);
+            a0h = _mm256_add_pd(a0h, _mm256_mul_pd(sh, gaussian_load_first(w0 + at, n)));
+            a1h = _mm256_add_pd(a1h, _mm256_mul_pd(sh, gaussian_load_first(w1 + at, n)));
+            a2h = _mm256_add_pd(a2h, _mm256_mul_pd(sh, gaussian_load_first(w2 + at, n)));
+            a3h = _mm256_add_pd(a3h, _mm256_mul_pd(sh, gaussian_load_first(w3 + at, n)));
         }
+    } else if (rest > 0) {
+        ptrdiff_t at = d_blocked;
+        __m256d sl = gaussian_load_first(squares + at, rest);
+        a0l = _mm256_add_pd(a0l, _mm256_mul_pd(sl, gaussian_load_first(w0 + at, rest)));
+        a1l = _mm256_add_pd(a1l, _mm256_mul_pd(sl, gaussian_load_first(w1 + at, rest)));
+        a2l = _mm256_add_pd(a2l, _mm256_mul_pd(sl, gaussian_load_first(w2 + at, rest)));
+        a3l = _mm256_add_pd(a3l, _mm256_mul_pd(sl, gaussian_load_first(w3 + at, rest)));
     }
-    for (int u = 0; u < GAUSSIAN_CANDIDATES_AT_ONCE; ++u) {
-        sums[u] = gaussian_sum_of_8(acc + u * 8);
-    }
+    _mm_storeu_pd(sums, gaussian_sums_of_two(a0l, a0h, a1l, a1h));
+    _mm_storeu_pd(sums + 2, gaussian_sums_of_two(a2l, a2h, a3l, a3h));
 }
 #else
 static inline void gaussian_candidate_sums(
