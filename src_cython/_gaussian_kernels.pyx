@@ -383,21 +383,25 @@ def gaussian_predict(
 # Four candidates' sums at a time, in C (the AVX2 build's with intrinsics).
 cdef extern from "_gaussian_simd.h":
     enum: GAUSSIAN_CANDIDATES_AT_ONCE
-    void gaussian_candidate_sums(const double* squares, const double* weights,
-                                 Py_ssize_t d, double* sums) noexcept nogil
+    int gaussian_consider_candidates(
+        const double* squares, const double* weights, Py_ssize_t d,
+        const double* log_norm, Py_ssize_t c, double* best, intp_t* best_class,
+        double* values, int keep_values) noexcept nogil
 
 
 cdef void predict_candidate_rows(
     const floating[:, :] X,
     floating* gathered,                    # SCRATCH: d values when X's rows are strided
     double* squares,                       # SCRATCH: d values
-    double* best,                          # SCRATCH: (g,) running maxima
-    intp_t* best_class,                    # SCRATCH: (g,)
-    intp_t* saw_nan,                       # SCRATCH: (g,)
+    double* values,                        # SCRATCH: 4 values
+    double* best,                          # SCRATCH: (g_pad,) running maxima
+    intp_t* best_class,                    # SCRATCH: (g_pad,)
+    intp_t* saw_nan,                       # SCRATCH: (g_pad,)
     intp_t* suspect,                       # OUT: (g,) rows with no finite best, added
     const double[:, ::1] theta,
     const double[:, :, ::1] half_inv_var,
-    const double[:, :, :, ::1] weights_of_groups,  # IN: (g / 4, k, 4, d), see below
+    const double[:, :, :, ::1] weights_of_groups,  # IN: (g_pad / 4, k, 4, d)
+    const double[:, :, ::1] log_norm_of_groups,    # IN: (g_pad / 4, k, 4)
     const double[:, :, ::1] half_log_2pi_var,
     const double[:, ::1] log_norm,
     const double[:, ::1] log_prior,
@@ -408,18 +412,22 @@ cdef void predict_candidate_rows(
     Py_ssize_t row_stop,
 ) noexcept nogil:
     """The rows [row_start, row_stop): per row and class, the squared
-    deviations once, then each group of four candidates' sums over them."""
-    cdef Py_ssize_t i, c, v, j, q, u
+    deviations once, then each group of four candidates' scores from them,
+    taken into their running arg-max four at a time (one at a time when one
+    is NaN: a missing value)."""
+    cdef Py_ssize_t i, c, v, j, q, u, first
     cdef Py_ssize_t g = half_inv_var.shape[0]
+    cdef Py_ssize_t n_groups = weights_of_groups.shape[0]
+    cdef Py_ssize_t g_pad = n_groups * GAUSSIAN_CANDIDATES_AT_ONCE
     cdef Py_ssize_t k = theta.shape[0]
     cdef Py_ssize_t d = theta.shape[1]
-    cdef double sums[GAUSSIAN_CANDIDATES_AT_ONCE]
     cdef double diff, value
     cdef bint nan_seen
+    cdef int keep_values = mode != MODE_ARGMAX
     cdef const floating* x
     for i in range(row_start, row_stop):
         x = row_of(X, i, gathered)
-        for v in range(g):
+        for v in range(g_pad):
             best[v] = -INFINITY
             best_class[v] = 0
             saw_nan[v] = 0
@@ -427,23 +435,29 @@ cdef void predict_candidate_rows(
             for j in range(d):
                 diff = x[j] - theta[c, j]
                 squares[j] = diff * diff
-            for q in range(weights_of_groups.shape[0]):
-                gaussian_candidate_sums(squares, &weights_of_groups[q, c, 0, 0], d,
-                                        sums)
-                for u in range(GAUSSIAN_CANDIDATES_AT_ONCE):
-                    v = q * GAUSSIAN_CANDIDATES_AT_ONCE + u
-                    if v >= g:
-                        break
-                    value = log_norm[v, c] - sums[u]
-                    if value != value:
-                        value = gaussian_class_jll_missing(
-                            x, &theta[c, 0], &half_inv_var[v, c, 0],
-                            &half_log_2pi_var[v, c, 0], log_prior[v, c], d)
-                    nan_seen = saw_nan[v] != 0
-                    consider_class(value, c, &best[v], &best_class[v], &nan_seen)
-                    saw_nan[v] = nan_seen
-                    if mode != MODE_ARGMAX:
-                        out[v, i, c] = value
+            for q in range(n_groups):
+                first = q * GAUSSIAN_CANDIDATES_AT_ONCE
+                if gaussian_consider_candidates(
+                        squares, &weights_of_groups[q, c, 0, 0], d,
+                        &log_norm_of_groups[q, c, 0], c, &best[first],
+                        &best_class[first], values, keep_values):
+                    for u in range(GAUSSIAN_CANDIDATES_AT_ONCE):
+                        v = first + u
+                        if v >= g:
+                            break
+                        value = values[u]
+                        if value != value:
+                            value = gaussian_class_jll_missing(
+                                x, &theta[c, 0], &half_inv_var[v, c, 0],
+                                &half_log_2pi_var[v, c, 0], log_prior[v, c], d)
+                        nan_seen = saw_nan[v] != 0
+                        consider_class(value, c, &best[v], &best_class[v], &nan_seen)
+                        saw_nan[v] = nan_seen
+                        if keep_values:
+                            out[v, i, c] = value
+                elif keep_values:
+                    for u in range(min(<Py_ssize_t>GAUSSIAN_CANDIDATES_AT_ONCE, g - first)):
+                        out[first + u, i, c] = values[u]
         for v in range(g):
             suspect[v] += finish_scores(
                 NULL if mode == MODE_ARGMAX else &out[v, i, 0], k, mode,
@@ -491,18 +505,26 @@ def gaussian_predict_candidates(
     cdef bint strided = d > 1 and X.strides[1] != sizeof(floating)
     cdef floating[:, ::1] gathered = row_scratch(n_blocks, d, strided, floating is float)
     # the candidates in groups of four, each group's inverse variances (k, 4, d)
-    # (the last group padded with zeros, its scores unused)
+    # and log norms (k, 4) (the last group padded with zeros, its scores unused)
     cdef Py_ssize_t per_group = GAUSSIAN_CANDIDATES_AT_ONCE
     cdef Py_ssize_t n_groups = (g + per_group - 1) // per_group
-    groups = np.zeros((n_groups * per_group, k, d), dtype=np.float64)
+    cdef Py_ssize_t g_pad = n_groups * per_group
+    groups = np.zeros((g_pad, k, d), dtype=np.float64)
     groups[:g] = half_inv_var
     cdef const double[:, :, :, ::1] weights_of_groups = np.ascontiguousarray(
         groups.reshape(n_groups, per_group, k, d).transpose(0, 2, 1, 3))
-    # per block: d squares, g maxima; g classes, g NaN flags, g suspect counts
+    norms = np.zeros((g_pad, k), dtype=np.float64)
+    norms[:g] = log_norm
+    cdef const double[:, :, ::1] log_norm_of_groups = np.ascontiguousarray(
+        norms.reshape(n_groups, per_group, k).transpose(0, 2, 1))
+    # per block: d squares, 4 scores, g_pad maxima; g_pad classes, g_pad NaN
+    # flags, g_pad suspect counts
+    cdef Py_ssize_t at_values = d, at_best = d + per_group
     cdef double[:, ::1] double_scratch = np.zeros(
-        (n_blocks, block_scratch_bytes((d + g) * 8) // 8), dtype=np.float64)
+        (n_blocks, block_scratch_bytes((d + per_group + g_pad) * 8) // 8),
+        dtype=np.float64)
     cdef intp_t[:, ::1] int_scratch = np.zeros(
-        (n_blocks, block_scratch_bytes(3 * g * 8) // 8), dtype=np.intp)
+        (n_blocks, block_scratch_bytes(3 * g_pad * 8) // 8), dtype=np.intp)
     suspect_arr = np.zeros(g, dtype=np.intp)
     cdef intp_t[::1] suspect = suspect_arr
     if g == 0:
@@ -511,21 +533,21 @@ def gaussian_predict_candidates(
         if n_blocks == 1:
             predict_candidate_rows(
                 X, scratch_row(gathered, 0), &double_scratch[0, 0],
-                &double_scratch[0, d],
-                &int_scratch[0, 0], &int_scratch[0, g], &int_scratch[0, 2 * g],
-                theta, half_inv_var, weights_of_groups, half_log_2pi_var,
-                log_norm, log_prior, mode, labels_out, out, 0, n)
+                &double_scratch[0, at_values], &double_scratch[0, at_best],
+                &int_scratch[0, 0], &int_scratch[0, g_pad], &int_scratch[0, 2 * g_pad],
+                theta, half_inv_var, weights_of_groups, log_norm_of_groups,
+                half_log_2pi_var, log_norm, log_prior, mode, labels_out, out, 0, n)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 predict_candidate_rows(
                     X, scratch_row(gathered, block), &double_scratch[block, 0],
-                    &double_scratch[block, d],
-                    &int_scratch[block, 0], &int_scratch[block, g],
-                    &int_scratch[block, 2 * g], theta, half_inv_var,
-                    weights_of_groups, half_log_2pi_var, log_norm, log_prior,
-                    mode, labels_out, out, block_start(block, n_blocks, n),
-                    block_start(block + 1, n_blocks, n))
+                    &double_scratch[block, at_values], &double_scratch[block, at_best],
+                    &int_scratch[block, 0], &int_scratch[block, g_pad],
+                    &int_scratch[block, 2 * g_pad], theta, half_inv_var,
+                    weights_of_groups, log_norm_of_groups, half_log_2pi_var,
+                    log_norm, log_prior, mode, labels_out, out,
+                    block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n))
         for block in range(n_blocks):
             for v in range(g):
-                suspect[v] += int_scratch[block, 2 * g + v]
+                suspect[v] += int_scratch[block, 2 * g_pad + v]
     return suspect_arr

@@ -49,8 +49,8 @@ static inline __m128d gaussian_sums_of_two(__m256d lo_u, __m256d hi_u,
     return _mm_add_pd(low_sums, high_sums);
 }
 
-static inline void gaussian_candidate_sums(
-        const double* squares, const double* weights, ptrdiff_t d, double* sums) {
+static inline __m256d gaussian_candidate_sums_vector(
+        const double* squares, const double* weights, ptrdiff_t d) {
     ptrdiff_t d_blocked = d - d % 8;
     ptrdiff_t rest = d - d_blocked;
     const double* w0 = weights;
@@ -97,8 +97,42 @@ static inline void gaussian_candidate_sums(
         a2l = _mm256_add_pd(a2l, _mm256_mul_pd(sl, gaussian_load_first(w2 + at, rest)));
         a3l = _mm256_add_pd(a3l, _mm256_mul_pd(sl, gaussian_load_first(w3 + at, rest)));
     }
-    _mm_storeu_pd(sums, gaussian_sums_of_two(a0l, a0h, a1l, a1h));
-    _mm_storeu_pd(sums + 2, gaussian_sums_of_two(a2l, a2h, a3l, a3h));
+    return _mm256_set_m128d(gaussian_sums_of_two(a2l, a2h, a3l, a3h),
+                            gaussian_sums_of_two(a0l, a0h, a1l, a1h));
+}
+
+static inline void gaussian_candidate_sums(
+        const double* squares, const double* weights, ptrdiff_t d, double* sums) {
+    _mm256_storeu_pd(sums, gaussian_candidate_sums_vector(squares, weights, d));
+}
+
+/* Four candidates' scores of one class, log_norm[u] - sum, into the running
+   arg-max of each (consider_class of _common.pxd, lane by lane: a score
+   greater than the best so far replaces it, with its class). The scores go to
+   ``values`` when ``keep_values``. Returns 1, updating nothing and writing
+   ``values``, when a score is NaN: the caller then takes the four one at a
+   time (a missing value's marginalised score). */
+static inline int gaussian_consider_candidates(
+        const double* squares, const double* weights, ptrdiff_t d,
+        const double* log_norm, ptrdiff_t c, double* best, ptrdiff_t* best_class,
+        double* values, int keep_values) {
+    __m256d scores = _mm256_sub_pd(_mm256_loadu_pd(log_norm),
+                                   gaussian_candidate_sums_vector(squares, weights, d));
+    int nan = _mm256_movemask_pd(_mm256_cmp_pd(scores, scores, _CMP_UNORD_Q));
+    if (keep_values || nan) {
+        _mm256_storeu_pd(values, scores);
+    }
+    if (nan) {
+        return 1;
+    }
+    __m256d top = _mm256_loadu_pd(best);
+    __m256d better = _mm256_cmp_pd(scores, top, _CMP_GT_OQ);
+    _mm256_storeu_pd(best, _mm256_blendv_pd(top, scores, better));
+    __m256d classes = _mm256_castsi256_pd(_mm256_loadu_si256((const __m256i*)best_class));
+    __m256d here = _mm256_castsi256_pd(_mm256_set1_epi64x((long long)c));
+    _mm256_storeu_si256((__m256i*)best_class,
+                        _mm256_castpd_si256(_mm256_blendv_pd(classes, here, better)));
+    return 0;
 }
 #else
 static inline void gaussian_candidate_sums(
@@ -123,6 +157,34 @@ static inline void gaussian_candidate_sums(
     for (int u = 0; u < GAUSSIAN_CANDIDATES_AT_ONCE; ++u) {
         sums[u] = gaussian_sum_of_8(acc + u * 8);
     }
+}
+
+static inline int gaussian_consider_candidates(
+        const double* squares, const double* weights, ptrdiff_t d,
+        const double* log_norm, ptrdiff_t c, double* best, ptrdiff_t* best_class,
+        double* values, int keep_values) {
+    double scores[GAUSSIAN_CANDIDATES_AT_ONCE];
+    int nan = 0;
+    gaussian_candidate_sums(squares, weights, d, scores);
+    for (int u = 0; u < GAUSSIAN_CANDIDATES_AT_ONCE; ++u) {
+        scores[u] = log_norm[u] - scores[u];
+        nan |= scores[u] != scores[u];
+    }
+    if (keep_values || nan) {
+        for (int u = 0; u < GAUSSIAN_CANDIDATES_AT_ONCE; ++u) {
+            values[u] = scores[u];
+        }
+    }
+    if (nan) {
+        return 1;
+    }
+    for (int u = 0; u < GAUSSIAN_CANDIDATES_AT_ONCE; ++u) {
+        if (scores[u] > best[u]) {
+            best[u] = scores[u];
+            best_class[u] = c;
+        }
+    }
+    return 0;
 }
 #endif
 #endif
