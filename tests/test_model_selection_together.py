@@ -142,3 +142,21 @@ def test_the_portable_and_avx2_builds_give_the_same_bits(rng):
                                                out, 1)
             outputs.append(out)
         assert_array_equal(outputs[0], outputs[1])
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_ties_and_impossible_classes_as_predict_takes_them(n_threads, rng):
+    # classes 0 and 1 have the same rows: every score ties, and the first
+    # class wins, as in predict; a zero prior makes a class's scores -inf
+    X = np.round(rng.normal(size=(60, 5)), 1)
+    X = np.vstack([X, X, X + 3.0])
+    y = np.repeat([0, 1, 2], 60)
+    model = fastnb.GaussianNB(n_threads=n_threads).fit(X, y)
+    models = [model.with_params(var_smoothing=v, priors=p)
+              for v in (1e-9, 0.1) for p in (None, [0.5, 0.5, 0.0], [0.0, 0.5, 0.5])]
+    labels, suspect = model._predict_candidates(models, X, True)
+    jll, _ = model._predict_candidates(models, X, False)
+    assert_array_equal(suspect, 0)
+    for v, candidate in enumerate(models):
+        assert_array_equal(labels[v], candidate.predict(X))
+        assert_array_equal(jll[v], candidate.predict_joint_log_proba(X))
