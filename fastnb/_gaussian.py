@@ -12,13 +12,13 @@ from ._params import (
     check_prior_param,
     resolve_priors,
 )
-from ._base import _BaseNB
+from ._base import MODE_ARGMAX, MODE_JLL, _BaseNB
 from ._capabilities import Capabilities
 from ._jll_terms import GaussianTerms
-from ._forgetting import check_half_life_param, decay_factor, forgets
+from ._forgetting import check_half_life_param, decay_factor, forgets, row_weights
 from ._persist import union_classes
 from ._threads import threads_for
-from ._validation import check_dense_X
+from ._validation import check_dense_X, check_y
 
 __all__ = ["GaussianNB"]
 
@@ -48,6 +48,15 @@ def _in_place(X):
             X.flags.aligned and X.strides[0] % X.itemsize == 0
             and X.strides[1] % X.itemsize == 0))
     )
+
+
+def _any_of_rows(test, X, rows, block=1 << 16):
+    """Whether ``test`` (np.isnan, np.isinf) holds anywhere in X's rows ``rows``
+    (None: all of X), looked at a block of rows at a time: no copy of the rows."""
+    if rows is None:
+        return bool(test(X).any())
+    return any(bool(test(X[rows[start:start + block]]).any())
+               for start in range(0, rows.shape[0], block))
 
 
 def _fit_chunk_count(n_samples, n_slots, n_features):
@@ -236,7 +245,38 @@ class GaussianNB(_BaseNB):
             self._begin_dense_fit(X, y, classes, sample_weight, refit,
                                   check_X=lambda X, name: X if _in_place(X)
                                   else check_dense_X(X, name))
-        n_samples, n_features = X.shape
+        return self._fit_checked(first_call, feature_names, X, None, weights,
+                                 fitted_classes, codes, priors)
+
+    @staticmethod
+    def _rows_fit_X(X):
+        """X as ``_fit_rows`` reads it, validated once for all the fits on its
+        rows (a search's splits): X itself when the kernels read it in place
+        (a float32/float64 ndarray), else None (fit a copy of the rows)."""
+        return X if isinstance(X, np.ndarray) and _in_place(X) else None
+
+    def _fit_rows(self, X, rows, y):
+        """``fit(X[rows], y)`` without the copy ``X[rows]``: the same model, bit
+        for bit (the kernel reads the rows where they are, cut into the same
+        chunks). ``X`` is what ``_rows_fit_X`` returned; ``rows`` an intp array
+        of row indices in ``[0, len(X))``, ``y`` the labels of those rows."""
+        self._begin_fit(None, True)
+        n_rows = rows.shape[0]
+        y = check_y(y, n_rows, type(self).__name__)
+        weights = row_weights(self.half_life, None, n_rows)
+        fitted_classes, codes = self._encode_targets(
+            y, None, refit=True, first_call=True, n_features=X.shape[1])
+        priors = resolve_priors(self.priors, fitted_classes.shape[0], name="priors",
+                                sum_to_one=True)
+        return self._fit_checked(True, None, X, np.ascontiguousarray(rows, np.intp),
+                                 weights, fitted_classes, codes, priors)
+
+    def _fit_checked(self, first_call, feature_names, X, rows, weights,
+                     fitted_classes, codes, priors):
+        """The fit once its inputs are checked: of X's rows ``rows`` (None: all
+        of X), read in place."""
+        n_samples = X.shape[0] if rows is None else rows.shape[0]
+        n_features = X.shape[1]
         n_classes = fitted_classes.shape[0]
 
         # With weights, epsilon still comes from the unweighted variance of X (as in
@@ -249,14 +289,15 @@ class GaussianNB(_BaseNB):
         n_chunks = _fit_chunk_count(n_samples, n_slots, n_features)
         row_count, count, mean, ssd = _kernels.gaussian_fit(
             X, codes, weights, n_classes, track_unweighted, False, n_chunks, n_threads,
+            rows,
         )
         if not (np.isfinite(mean).all() and np.isfinite(ssd).all()):
             # Only now look at X itself: infinity is an error, NaN means missing.
-            self._raise_if_infinite(X)
-            if np.isnan(X).any():
+            self._raise_if_infinite(X, rows)
+            if _any_of_rows(np.isnan, X, rows):
                 row_count, count, mean, ssd = _kernels.gaussian_fit(
                     X, codes, weights, n_classes, track_unweighted, True, n_chunks,
-                    n_threads,
+                    n_threads, rows,
                 )
             if not (np.isfinite(mean).all() and np.isfinite(ssd).all()):
                 raise ValueError(
@@ -271,7 +312,7 @@ class GaussianNB(_BaseNB):
             seen = _kernels.merge_all_slots(count, mean, ssd)
         seen = tuple(np.ascontiguousarray(a) for a in seen)
         self._raise_if_variance_underflows(X, seen[2], weights if forgets(self.half_life)
-                                           else None)
+                                           else None, rows)
         row_count, count = row_count.copy(), np.ascontiguousarray(count)
         mean, ssd = np.ascontiguousarray(mean), np.ascontiguousarray(ssd)
         if first_call and row_count.sum() <= 0:
@@ -311,21 +352,25 @@ class GaussianNB(_BaseNB):
             )
 
     @staticmethod
-    def _raise_if_variance_underflows(X, ssd, weights=None):
+    def _raise_if_variance_underflows(X, ssd, weights=None, rows=None):
         """Values so small (~1e-160 and below) that their spread squares to zero.
         ``weights``: the rows' decayed weights under forgetting, where a row too
-        old to count (weight below 1e-150) may differ from the rows that count."""
+        old to count (weight below 1e-150) may differ from the rows that count.
+        ``rows``: the rows of X fitted (None: all)."""
         flat = np.flatnonzero(ssd[0] < np.finfo(np.float64).tiny)
         if flat.size == 0:
             return
+        if rows is None:
+            rows = np.arange(X.shape[0])
         if weights is not None:
-            X = X[weights >= 1e-150]
-            if X.shape[0] == 0:
+            rows = rows[weights >= 1e-150]
+            if rows.shape[0] == 0:
                 return
         # Those features are constant (fine) or their variance underflowed (not):
         # only they are looked at again.
+        columns = X[np.ix_(rows, flat)]
         with np.errstate(invalid="ignore"):
-            spread = np.nanmax(X[:, flat], axis=0) - np.nanmin(X[:, flat], axis=0)
+            spread = np.nanmax(columns, axis=0) - np.nanmin(columns, axis=0)
         if np.any(spread > 0):
             raise ValueError(
                 "Input X has values too small in magnitude: their variance "
@@ -333,8 +378,8 @@ class GaussianNB(_BaseNB):
             )
 
     @staticmethod
-    def _raise_if_infinite(X):
-        if np.isinf(X).any():
+    def _raise_if_infinite(X, rows=None):
+        if _any_of_rows(np.isinf, X, rows):
             raise ValueError(
                 f"Input X contains infinity or a value too large for {X.dtype!r}."
             )
@@ -497,6 +542,44 @@ class GaussianNB(_BaseNB):
         if X.shape[1] != self.n_features_in_:
             self._check_n_features(X, reset=False)
         return X
+
+    def _predict_candidates(self, models, X, labels_only):
+        """The joint log likelihoods on X of ``models`` (this model's
+        ``with_params``: its means, other variances and priors) in one pass
+        over X, each candidate's the bits its own ``predict_joint_log_proba``
+        gives (the same terms, summed in the same order).
+
+        Returns (out, suspect): out is (g, n, k) float64, or with
+        ``labels_only`` each candidate's ``predict`` as class indices, (g, n)
+        intp; suspect (g,) counts each candidate's rows with no finite best
+        score, whose output its own predict is left to decide (it raises on
+        infinite X).
+        """
+        X = self._check_predict_X(X)
+        for model in models:
+            if not (model.theta_ is self.theta_
+                    or np.array_equal(model.theta_, self.theta_)):
+                raise ValueError("The candidates must share this model's means.")
+        n, g, k = X.shape[0], len(models), self.classes_.shape[0]
+
+        def stacked(name, width):
+            return np.ascontiguousarray(np.stack([getattr(m, name) for m in models])
+                                        .reshape(g, k, width), dtype=np.float64)
+
+        d = self.theta_.shape[1]
+        terms = (stacked("_half_inv_var", d), stacked("_half_log_2pi_var", d),
+                 stacked("_log_norm", 1)[:, :, 0].copy(),
+                 stacked("_log_prior", 1)[:, :, 0].copy())
+        n_threads = self._predict_threads(n, self.var_.size * g)
+        if labels_only:
+            out = np.empty((g, n), dtype=np.intp)
+            suspect = _kernels.gaussian_predict_candidates(
+                X, self.theta_, *terms, MODE_ARGMAX, out, None, n_threads)
+        else:
+            out = np.empty((g, n, k), dtype=np.float64)
+            suspect = _kernels.gaussian_predict_candidates(
+                X, self.theta_, *terms, MODE_JLL, None, out, n_threads)
+        return out, suspect
 
     def _run_predict_kernel(self, X, mode, labels_out, out):
         n_threads = self._predict_threads(X.shape[0], self.var_.size)

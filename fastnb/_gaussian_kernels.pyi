@@ -16,6 +16,7 @@ def gaussian_fit(
     missing: bool,
     n_chunks: int,
     n_threads: int,
+    rows: NDArray[np.intp] | None = None,
 ) -> tuple[_Float64, _Float64, _Float64, _Float64]: ...
 def merge_moments(
     count_a: _Float64,
@@ -40,3 +41,15 @@ def gaussian_predict(
     out: _Float64 | None,
     n_threads: int,
 ) -> int: ...
+def gaussian_predict_candidates(
+    X: _Floating,
+    theta: _Float64,
+    half_inv_var: _Float64,
+    half_log_2pi_var: _Float64,
+    log_norm: _Float64,
+    log_prior: _Float64,
+    mode: int,
+    labels_out: NDArray[np.intp] | None,
+    out: _Float64 | None,
+    n_threads: int,
+) -> NDArray[np.intp]: ...

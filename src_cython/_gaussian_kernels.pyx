@@ -31,10 +31,15 @@ Predict. One row at a time, one class at a time, with no n x d temporary;
 
 from cython.parallel cimport prange
 
-from _common cimport intp_t, floating, block_start, block_scratch_bytes, MODE_ARGMAX
+from libc.math cimport INFINITY
+
+from _common cimport (
+    intp_t, floating, block_start, block_scratch_bytes, consider_class,
+    finish_scores, MODE_ARGMAX,
+)
 from _gaussian cimport (
     welford_update_row, welford_update_row_missing, unshift_mean,
-    chan_merge_feature_moments, gaussian_predict_row,
+    chan_merge_feature_moments, gaussian_predict_row, gaussian_class_jll_missing,
 )
 
 import numpy as np
@@ -71,6 +76,7 @@ cdef inline floating* scratch_row(floating[:, ::1] scratch, Py_ssize_t block) no
 
 cdef void accumulate_chunk(
     const floating[:, :] X,
+    const intp_t* rows,         # IN: the row of X of each logical row, or NULL: row i
     floating* gathered,         # SCRATCH: d values when X's rows are strided, else NULL
     const intp_t[::1] codes,
     const double* weights,      # NULL when unweighted
@@ -90,7 +96,7 @@ cdef void accumulate_chunk(
     cdef double w
     cdef const floating* x
     for i in range(row_start, row_stop):
-        x = row_of(X, i, gathered)
+        x = row_of(X, i if rows == NULL else rows[i], gathered)
         slot = codes[i]
         w = 1.0 if weights == NULL else weights[i]
         if missing:
@@ -123,6 +129,8 @@ cdef void accumulate_chunk(
 
 cdef void accumulate_chunks(
     const floating[:, :] X,
+    const intp_t* rows,
+    Py_ssize_t n,               # logical rows: len(rows), or X's rows
     floating* gathered,
     const intp_t[::1] codes,
     const double* weights,
@@ -138,10 +146,9 @@ cdef void accumulate_chunks(
     double[:, ::1] chunk_ssd,
 ) noexcept nogil:
     cdef Py_ssize_t chunk
-    cdef Py_ssize_t n = X.shape[0]
     for chunk in range(first_chunk, stop_chunk):
         accumulate_chunk(
-            X, gathered, codes, weights, global_slot, missing,
+            X, rows, gathered, codes, weights, global_slot, missing,
             block_start(chunk, n_chunks, n), block_start(chunk + 1, n_chunks, n),
             &chunk_rows[chunk, 0], &chunk_count[chunk, 0], &chunk_shift[chunk, 0],
             &chunk_mean[chunk, 0], &chunk_ssd[chunk, 0], chunk_rows.shape[1],
@@ -157,6 +164,7 @@ def gaussian_fit(
     bint missing,
     Py_ssize_t n_chunks,
     int n_threads,
+    const intp_t[::1] rows=None,       # IN: (n,) the rows of X to fit, or None: all
 ):
     """Per-class weighted counts, means and centred sums of squares in one pass.
 
@@ -167,13 +175,31 @@ def gaussian_fit(
     each feature's moments: ``row_count`` broadcast, or with ``missing=True`` the
     weight of the rows where that feature is not NaN. ``n_chunks`` fixes the block
     decomposition: the result does not depend on ``n_threads``.
+
+    ``rows``, when given, makes logical row i the row ``X[rows[i]]`` (``codes``
+    and ``sample_weight`` are then of the logical rows): the chunks are cut by
+    position in ``rows``, so the result is the same bits as a fit of the copy
+    ``X[rows]``, without making it (a search's training rows).
     """
     cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t n = X.shape[0] if rows is None else rows.shape[0]
+    cdef const intp_t* row_index = NULL
+    cdef Py_ssize_t i
     cdef Py_ssize_t n_slots = n_classes + (1 if track_unweighted else 0)
     cdef Py_ssize_t global_slot = n_classes if track_unweighted else -1
     cdef Py_ssize_t chunk, slot, block, n_blocks
     cdef const double* weights = NULL
 
+    if rows is not None:
+        for i in range(n):
+            if rows[i] < 0 or rows[i] >= X.shape[0]:
+                raise ValueError(f"rows[{i}] = {rows[i]} is not a row of X "
+                                 f"({X.shape[0]} rows).")
+        if n > 0:
+            row_index = &rows[0]
+    if codes.shape[0] != n or (sample_weight is not None
+                               and sample_weight.shape[0] != n):
+        raise ValueError("codes and sample_weight must have one value per row fitted.")
     if sample_weight is not None:
         weights = &sample_weight[0]
     if n_chunks < 1:
@@ -206,13 +232,13 @@ def gaussian_fit(
 
     with nogil:
         if n_blocks == 1:
-            accumulate_chunks(X, scratch_row(gathered, 0), codes, weights,
+            accumulate_chunks(X, row_index, n, scratch_row(gathered, 0), codes, weights,
                               global_slot, missing, n_chunks,
                               0, n_chunks, chunk_rows, chunk_count, chunk_shift,
                               chunk_mean, chunk_ssd)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
-                accumulate_chunks(X, scratch_row(gathered, block), codes,
+                accumulate_chunks(X, row_index, n, scratch_row(gathered, block), codes,
                                   weights, global_slot, missing, n_chunks,
                                   block_start(block, n_blocks, n_chunks),
                                   block_start(block + 1, n_blocks, n_chunks),
@@ -341,3 +367,187 @@ def gaussian_predict(
                     block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n),
                 )
     return n_suspect
+
+
+# -- predict under several var_smoothing values at once ---------------------------------
+#
+# The candidates of a search that differ only in var_smoothing (and the priors)
+# share theta and differ in every variance, so each candidate's predict is a full
+# pass: (x - theta)**2 * half_inv_var summed over features. Here each row's
+# squared deviations from one class's means are computed once, and every
+# candidate's sum over them is one multiply and one add per feature, with the
+# eight accumulators and the tree of ``gaussian_class_jll``: each candidate's
+# score is the one ``gaussian_predict`` gives it, the same bits (the builds
+# contract no multiply-add into an FMA, src_cython/meson.build).
+
+# Four candidates' sums at a time, in C (the AVX2 build's with intrinsics).
+cdef extern from "_gaussian_simd.h":
+    enum: GAUSSIAN_CANDIDATES_AT_ONCE
+    int gaussian_consider_candidates(
+        const double* squares, const double* weights, Py_ssize_t d,
+        const double* log_norm, Py_ssize_t c, double* best, intp_t* best_class,
+        double* values, int keep_values) noexcept nogil
+
+
+cdef void predict_candidate_rows(
+    const floating[:, :] X,
+    floating* gathered,                    # SCRATCH: d values when X's rows are strided
+    double* squares,                       # SCRATCH: d values
+    double* values,                        # SCRATCH: 4 values
+    double* best,                          # SCRATCH: (g_pad,) running maxima
+    intp_t* best_class,                    # SCRATCH: (g_pad,)
+    intp_t* saw_nan,                       # SCRATCH: (g_pad,)
+    intp_t* suspect,                       # OUT: (g,) rows with no finite best, added
+    const double[:, ::1] theta,
+    const double[:, :, ::1] half_inv_var,
+    const double[:, :, :, ::1] weights_of_groups,  # IN: (g_pad / 4, k, 4, d)
+    const double[:, :, ::1] log_norm_of_groups,    # IN: (g_pad / 4, k, 4)
+    const double[:, :, ::1] half_log_2pi_var,
+    const double[:, ::1] log_norm,
+    const double[:, ::1] log_prior,
+    int mode,
+    intp_t[:, ::1] labels_out,
+    double[:, :, ::1] out,
+    Py_ssize_t row_start,
+    Py_ssize_t row_stop,
+) noexcept nogil:
+    """The rows [row_start, row_stop): per row and class, the squared
+    deviations once, then each group of four candidates' scores from them,
+    taken into their running arg-max four at a time (one at a time when one
+    is NaN: a missing value)."""
+    cdef Py_ssize_t i, c, v, j, q, u, first
+    cdef Py_ssize_t g = half_inv_var.shape[0]
+    cdef Py_ssize_t n_groups = weights_of_groups.shape[0]
+    cdef Py_ssize_t g_pad = n_groups * GAUSSIAN_CANDIDATES_AT_ONCE
+    cdef Py_ssize_t k = theta.shape[0]
+    cdef Py_ssize_t d = theta.shape[1]
+    cdef double diff, value
+    cdef bint nan_seen
+    cdef int keep_values = mode != MODE_ARGMAX
+    cdef const floating* x
+    for i in range(row_start, row_stop):
+        x = row_of(X, i, gathered)
+        for v in range(g_pad):
+            best[v] = -INFINITY
+            best_class[v] = 0
+            saw_nan[v] = 0
+        for c in range(k):
+            for j in range(d):
+                diff = x[j] - theta[c, j]
+                squares[j] = diff * diff
+            for q in range(n_groups):
+                first = q * GAUSSIAN_CANDIDATES_AT_ONCE
+                if gaussian_consider_candidates(
+                        squares, &weights_of_groups[q, c, 0, 0], d,
+                        &log_norm_of_groups[q, c, 0], c, &best[first],
+                        &best_class[first], values, keep_values):
+                    for u in range(GAUSSIAN_CANDIDATES_AT_ONCE):
+                        v = first + u
+                        if v >= g:
+                            break
+                        value = values[u]
+                        if value != value:
+                            value = gaussian_class_jll_missing(
+                                x, &theta[c, 0], &half_inv_var[v, c, 0],
+                                &half_log_2pi_var[v, c, 0], log_prior[v, c], d)
+                        nan_seen = saw_nan[v] != 0
+                        consider_class(value, c, &best[v], &best_class[v], &nan_seen)
+                        saw_nan[v] = nan_seen
+                        if keep_values:
+                            out[v, i, c] = value
+                elif keep_values:
+                    for u in range(min(<Py_ssize_t>GAUSSIAN_CANDIDATES_AT_ONCE, g - first)):
+                        out[first + u, i, c] = values[u]
+        for v in range(g):
+            suspect[v] += finish_scores(
+                NULL if mode == MODE_ARGMAX else &out[v, i, 0], k, mode,
+                &labels_out[v, i] if mode == MODE_ARGMAX else NULL,
+                best[v], best_class[v], saw_nan[v] != 0)
+
+
+def gaussian_predict_candidates(
+    const floating[:, :] X,                      # IN: (n, d) samples, NaN = missing
+    const double[:, ::1] theta,                  # IN: (k, d) class means, shared
+    const double[:, :, ::1] half_inv_var,        # IN: (g, k, d) each candidate's
+    const double[:, :, ::1] half_log_2pi_var,    # IN: (g, k, d)
+    const double[:, ::1] log_norm,               # IN: (g, k)
+    const double[:, ::1] log_prior,              # IN: (g, k)
+    int mode,                                    # MODE_ARGMAX or MODE_JLL
+    intp_t[:, ::1] labels_out,                   # OUT: (g, n) for MODE_ARGMAX, else None
+    double[:, :, ::1] out,                       # OUT: (g, n, k) for MODE_JLL, else None
+    int n_threads,
+):
+    """``gaussian_predict`` of g models that share their means, in one pass over X.
+
+    Candidate v's scores (or labels) are those ``gaussian_predict`` computes
+    from its own terms (``half_inv_var[v]``, ...), the same sums in the same
+    order. Returns a (g,) intp array: each candidate's number of rows whose best
+    score was not finite. The rows are cut into blocks by position: the result
+    does not depend on ``n_threads``.
+    """
+    cdef Py_ssize_t n = X.shape[0]
+    cdef Py_ssize_t d = X.shape[1]
+    cdef Py_ssize_t g = half_inv_var.shape[0]
+    cdef Py_ssize_t k = theta.shape[0]
+    cdef Py_ssize_t block, v
+    cdef Py_ssize_t n_blocks = max(1, min(n_threads, n))
+    if (theta.shape[1] != d or half_inv_var.shape[1] != k or half_inv_var.shape[2] != d
+            or half_log_2pi_var.shape[0] != g or half_log_2pi_var.shape[1] != k
+            or half_log_2pi_var.shape[2] != d or log_norm.shape[0] != g
+            or log_norm.shape[1] != k or log_prior.shape[0] != g
+            or log_prior.shape[1] != k):
+        raise ValueError("The candidates' terms do not match X and theta.")
+    if mode == MODE_ARGMAX:
+        if labels_out is None or labels_out.shape[0] != g or labels_out.shape[1] != n:
+            raise ValueError("labels_out must be a (g, n) intp array.")
+    elif out is None or out.shape[0] != g or out.shape[1] != n or out.shape[2] != k:
+        raise ValueError("out must be a (g, n, k) float64 array.")
+    cdef bint strided = d > 1 and X.strides[1] != sizeof(floating)
+    cdef floating[:, ::1] gathered = row_scratch(n_blocks, d, strided, floating is float)
+    # the candidates in groups of four, each group's inverse variances (k, 4, d)
+    # and log norms (k, 4) (the last group padded with zeros, its scores unused)
+    cdef Py_ssize_t per_group = GAUSSIAN_CANDIDATES_AT_ONCE
+    cdef Py_ssize_t n_groups = (g + per_group - 1) // per_group
+    cdef Py_ssize_t g_pad = n_groups * per_group
+    groups = np.zeros((g_pad, k, d), dtype=np.float64)
+    groups[:g] = half_inv_var
+    cdef const double[:, :, :, ::1] weights_of_groups = np.ascontiguousarray(
+        groups.reshape(n_groups, per_group, k, d).transpose(0, 2, 1, 3))
+    norms = np.zeros((g_pad, k), dtype=np.float64)
+    norms[:g] = log_norm
+    cdef const double[:, :, ::1] log_norm_of_groups = np.ascontiguousarray(
+        norms.reshape(n_groups, per_group, k).transpose(0, 2, 1))
+    # per block: d squares, 4 scores, g_pad maxima; g_pad classes, g_pad NaN
+    # flags, g_pad suspect counts
+    cdef Py_ssize_t at_values = d, at_best = d + per_group
+    cdef double[:, ::1] double_scratch = np.zeros(
+        (n_blocks, block_scratch_bytes((d + per_group + g_pad) * 8) // 8),
+        dtype=np.float64)
+    cdef intp_t[:, ::1] int_scratch = np.zeros(
+        (n_blocks, block_scratch_bytes(3 * g_pad * 8) // 8), dtype=np.intp)
+    suspect_arr = np.zeros(g, dtype=np.intp)
+    cdef intp_t[::1] suspect = suspect_arr
+    if g == 0:
+        return suspect_arr
+    with nogil:
+        if n_blocks == 1:
+            predict_candidate_rows(
+                X, scratch_row(gathered, 0), &double_scratch[0, 0],
+                &double_scratch[0, at_values], &double_scratch[0, at_best],
+                &int_scratch[0, 0], &int_scratch[0, g_pad], &int_scratch[0, 2 * g_pad],
+                theta, half_inv_var, weights_of_groups, log_norm_of_groups,
+                half_log_2pi_var, log_norm, log_prior, mode, labels_out, out, 0, n)
+        else:
+            for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
+                predict_candidate_rows(
+                    X, scratch_row(gathered, block), &double_scratch[block, 0],
+                    &double_scratch[block, at_values], &double_scratch[block, at_best],
+                    &int_scratch[block, 0], &int_scratch[block, g_pad],
+                    &int_scratch[block, 2 * g_pad], theta, half_inv_var,
+                    weights_of_groups, log_norm_of_groups, half_log_2pi_var,
+                    log_norm, log_prior, mode, labels_out, out,
+                    block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n))
+        for block in range(n_blocks):
+            for v in range(g):
+                suspect[v] += int_scratch[block, 2 * g_pad + v]
+    return suspect_arr

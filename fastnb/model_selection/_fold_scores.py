@@ -18,6 +18,8 @@ import numpy as np
 # scorer name -> the ``FoldScorer`` method that computes it
 _METRICS = {"accuracy": "_accuracy", "balanced_accuracy": "_balanced_accuracy",
             "neg_log_loss": "_neg_log_loss"}
+# the metrics of the labels alone
+_LABEL_METRICS = ("accuracy", "balanced_accuracy")
 
 
 def fold_metrics(scoring):
@@ -79,6 +81,26 @@ class FoldScorer:
         top = np.take_along_axis(jll, predicted[:, None], axis=1)[:, 0]
         if not np.all(np.isfinite(top)):
             return None  # (the predict kernels' own handling of such rows)
+        return self._scores(jll, top, predicted)
+
+    def labels_suffice(self):
+        """Whether every metric is a function of the predicted labels alone."""
+        return all(name in _LABEL_METRICS for name in self._metrics.values())
+
+    def scores_of_labels(self, predicted, classes):
+        """The candidate's scores from its predicted class indices (into
+        ``classes``; every row's best score finite), when ``labels_suffice``;
+        None where scikit-learn's scorer must decide."""
+        if (not self.labels_suffice() or classes.shape[0] < 2
+                or predicted.shape != self._y.shape or self._y.shape[0] == 0):
+            return None
+        try:
+            self._encode(classes)
+        except TypeError:
+            return None
+        return self._scores(None, None, predicted)
+
+    def _scores(self, jll, top, predicted):
         self._jll, self._top, self._predicted = jll, top, predicted
         out = {}
         try:

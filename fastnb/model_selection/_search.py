@@ -49,6 +49,7 @@ from .._base import _BaseNB
 from .._discrete import BernoulliNB, MultinomialNB
 from .._persist import _same_value
 from ._fold_scores import FoldScorer, fold_metrics
+from ._together import scores_together
 
 __all__ = ["GridSearchCV", "RandomizedSearchCV"]
 
@@ -260,6 +261,43 @@ class _Predicted:
         return prior
 
 
+def _rows_fit_X(base, X):
+    """X as the fastnb model's ``_fit_rows`` reads it (validated once for the
+    whole search), when ``base`` is a model that fits on X's rows in place;
+    else None (each split fits on a copy of its training rows)."""
+    rows_fit_X = getattr(base, "_rows_fit_X", None)
+    return None if rows_fit_X is None else rows_fit_X(X)
+
+
+def _row_indices(train, n_samples):
+    """A split's training rows as an intp array of indices in [0, n_samples)
+    (a boolean mask or negative indices made so), or None where they are not
+    such (the split's fit then takes the copy, and fails as scikit-learn's)."""
+    rows = np.asarray(train)
+    if rows.dtype == bool:
+        if rows.shape != (n_samples,) or not rows.any():
+            return None
+        return np.flatnonzero(rows)
+    if rows.ndim != 1 or rows.shape[0] == 0 or rows.dtype.kind not in "iu":
+        return None
+    rows = rows.astype(np.intp, copy=False)
+    if rows.min() < -n_samples or rows.max() >= n_samples:
+        return None
+    return np.where(rows < 0, rows + n_samples, rows) if rows.min() < 0 else rows
+
+
+class _LazyRows:
+    """X's rows of a split, copied (``_safe_indexing``) when first asked for."""
+
+    def __init__(self, X, rows):
+        self._X, self._rows, self._copy = X, rows, None
+
+    def get(self):
+        if self._copy is None:
+            self._copy = _safe_indexing(self._X, self._rows)
+        return self._copy
+
+
 class _OneFitPerSplit:
     """The ``fit`` of both searches: scikit-learn's, evaluating candidates by one
     fit per split and group of candidates that need the same fit."""
@@ -365,8 +403,14 @@ class _OneFitPerSplit:
         groups = _groups(base, candidates)
         on_final_step = isinstance(base, Pipeline) and _scores_on_final_step(self.scoring)
         fast_metrics = fold_metrics(self.scoring)
+        rows_X = _rows_fit_X(base, X)
         for split_index, (train, test) in enumerate(splits):
-            X_train, y_train = _safe_indexing(X, train), _safe_indexing(y, train)
+            # a model that fits on X's rows in place needs no copy of the
+            # training rows (640 MB a split on 1,000,000 x 100): made only if
+            # something else reads them
+            rows = None if rows_X is None else _row_indices(train, X.shape[0])
+            X_train = _LazyRows(X, train)
+            y_train = _safe_indexing(y, train)
             X_test, y_test = _safe_indexing(X, test), _safe_indexing(y, test)
             n_test = len(test)
             for fit_params, members in groups:
@@ -384,7 +428,10 @@ class _OneFitPerSplit:
                         prefix, _ = _final_model(estimator)
                         estimator.set_params(**{prefix + key: value for key, value
                                                 in copy.deepcopy(derived).items()})
-                        estimator.fit(X_train, y_train)
+                        if rows is not None and hasattr(estimator, "_fit_rows"):
+                            estimator._fit_rows(rows_X, rows, y_train)
+                        else:
+                            estimator.fit(X_train.get(), y_train)
                     except Exception:
                         if self.error_score == "raise":
                             raise
@@ -400,21 +447,33 @@ class _OneFitPerSplit:
                 if on_final_step:
                     transform = estimator[:-1]
                     scored_test = transform.transform(X_test)
-                    scored_train = (transform.transform(X_train)
+                    scored_train = (transform.transform(X_train.get())
                                     if self.return_train_score else None)
                 else:
-                    scored_test, scored_train = X_test, X_train
+                    scored_test = X_test
+                    scored_train = X_train.get() if self.return_train_score else None
                 fast = fast_metrics is not None and (
                     not isinstance(estimator, Pipeline) or on_final_step)
                 test_scorer = FoldScorer(y_test, fast_metrics) if fast else None
                 train_scorer = (FoldScorer(y_train, fast_metrics)
                                 if fast and self.return_train_score else None)
+                # a GaussianNB group's candidates from one pass over the rows
+                together = (scores_together(fitted, members, scored_test, n_test,
+                                            test_scorer)
+                            if fast and not self.return_train_score else {})
                 # jll on the test (and train) rows of the last candidate that
                 # was predicted, for its siblings that differ in the prior only
                 last = None
                 # the last derived model, whose table the next may take over
                 spare = None
                 for position, (index, derived) in enumerate(members):
+                    if index in together:
+                        scores, derive_time, score_time = together[index]
+                        out[index * n_splits + split_index] = {
+                            "fit_error": None, "test_scores": scores,
+                            "n_test_samples": n_test, "score_time": score_time,
+                            "fit_time": group_fit_time + derive_time}
+                        continue
                     start = time.time()
                     if fast and last is not None:
                         result = self._from_sibling(last, derived, test_scorer,

@@ -1,0 +1,162 @@
+"""A search's GaussianNB candidates that differ in var_smoothing and priors only
+are scored from one pass over a split's test rows (``_predict_candidates``):
+each candidate's scores are those of its own predict, and ``cv_results_`` are
+scikit-learn's."""
+
+import numpy as np
+import pytest
+from numpy.testing import assert_array_equal
+
+import fastnb
+from fastnb.model_selection import GridSearchCV
+from test_model_selection import both
+
+
+def data(rng, n, d, dtype=np.float64, nan=False, k=3):
+    y = rng.integers(0, k, n)
+    X = (rng.normal(size=(n, d)) * 2 + 50 + 0.3 * y[:, None]).astype(dtype)
+    if nan:
+        X[rng.random(X.shape) < 0.05] = np.nan
+    return X, y
+
+
+def candidates(model, k):
+    priors = np.arange(1, k + 1) / (k * (k + 1) / 2)
+    return [model.with_params(var_smoothing=v, priors=p)
+            for v in (0.0, 1e-9, 1e-4, 1e-2, 0.5) for p in (None, priors)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("nan", [False, True])
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("d", [1, 8, 12, 13, 35])
+def test_predict_candidates_equals_each_predict(dtype, nan, n_threads, d, rng):
+    X, y = data(rng, 3_000, d, dtype, nan)
+    model = fastnb.GaussianNB(n_threads=n_threads).fit(X, y)
+    models = candidates(model, 3)
+    # 701 rows: blocks of four rows and a shorter last one
+    for X_test in (X[:701], np.asfortranarray(X[:701])):
+        jll, suspect = model._predict_candidates(models, X_test, False)
+        labels, suspect_of_labels = model._predict_candidates(models, X_test, True)
+        assert jll.shape == (len(models), 701, 3) and labels.shape == (len(models), 701)
+        assert_array_equal(suspect, 0)
+        assert_array_equal(suspect_of_labels, 0)
+        for v, candidate in enumerate(models):
+            # the same terms summed in the same order (and no FMA contraction:
+            # src_cython/meson.build): the same bits
+            assert_array_equal(jll[v], candidate.predict_joint_log_proba(X_test))
+            assert_array_equal(labels[v], np.searchsorted(candidate.classes_,
+                                                           candidate.predict(X_test)))
+    other_threads = fastnb.GaussianNB(n_threads=3 - n_threads).fit(X, y)
+    assert_array_equal(other_threads._predict_candidates(candidates(other_threads, 3),
+                                                         X[:701], False)[0],
+                       model._predict_candidates(models, X[:701], False)[0])
+
+
+def test_predict_candidates_counts_rows_without_a_finite_score(rng):
+    X, y = data(rng, 500, 4)
+    model = fastnb.GaussianNB().fit(X, y)
+    X_test = X[:50].copy()
+    X_test[[3, 7], 1] = np.inf
+    for labels_only in (False, True):
+        _, suspect = model._predict_candidates(candidates(model, 3), X_test, labels_only)
+        assert_array_equal(suspect, 2)
+    other = fastnb.GaussianNB().fit(X + 1, y)
+    with pytest.raises(ValueError, match="means"):
+        model._predict_candidates([other], X, True)
+
+
+@pytest.mark.parametrize("scoring", [None, "balanced_accuracy", "neg_log_loss",
+                                     ["accuracy", "neg_log_loss"]])
+@pytest.mark.parametrize("nan", [False, True])
+def test_search_scores_a_group_in_one_pass(scoring, nan, rng, monkeypatch):
+    X, y = data(rng, 2_000, 6, nan=nan, k=4)
+    passes, predicts = [], []
+    together = fastnb.GaussianNB._predict_candidates
+    one = fastnb.GaussianNB.predict_joint_log_proba
+
+    def counted_together(self, models, X, labels_only):
+        passes.append((len(models), labels_only))
+        return together(self, models, X, labels_only)
+
+    def counted_one(self, X):
+        predicts.append(len(X))
+        return one(self, X)
+
+    monkeypatch.setattr(fastnb.GaussianNB, "_predict_candidates", counted_together)
+    monkeypatch.setattr(fastnb.GaussianNB, "predict_joint_log_proba", counted_one)
+    grid = {"var_smoothing": list(np.logspace(-9, 0, 7)),
+            "priors": [None, [0.1, 0.2, 0.3, 0.4]]}
+    ours = GridSearchCV(fastnb.GaussianNB(), grid, cv=3, scoring=scoring,
+                        refit=False).fit(X, y)
+    labels_only = scoring in (None, "balanced_accuracy")
+    assert passes == [(14, labels_only)] * 3 and predicts == []
+    monkeypatch.undo()
+    refit = "accuracy" if isinstance(scoring, list) else True
+    both(GridSearchCV, fastnb.GaussianNB(), grid, X, y, cv=3, scoring=scoring,
+         refit=refit)
+    assert ours.cv_results_["mean_test_" + ("accuracy" if isinstance(scoring, list)
+                                            else "score")].shape == (14,)
+
+
+def test_candidates_the_pass_cannot_score_take_the_ordinary_path(rng):
+    X, y = data(rng, 600, 4)
+    X[5, 2] = np.inf            # a test row of the first split only
+    grid = {"var_smoothing": [1e-9, 1e-3, -1.0, 0.1]}
+    with pytest.warns(Warning):
+        both(GridSearchCV, fastnb.GaussianNB(), grid, X, y, cv=3, error_score=-1.0,
+             refit=False)
+    grid = {"var_smoothing": [1e-9, 1e-3], "priors": [None, [0.5, 0.6, -0.1]]}
+    with pytest.warns(Warning):
+        both(GridSearchCV, fastnb.GaussianNB(), grid, X[10:], y[10:], cv=3,
+             error_score=-1.0, scoring="neg_log_loss", refit=False)
+
+
+def test_the_portable_and_avx2_builds_give_the_same_bits(rng):
+    import importlib
+
+    from fastnb import _runtime
+    from fastnb._base import MODE_JLL
+
+    if not _runtime.cpu_has_avx2_fma():
+        pytest.skip("no AVX2+FMA on this CPU")
+    try:
+        avx2 = importlib.import_module("fastnb._gaussian_kernels_avx2")
+    except ImportError:
+        pytest.skip("a build without the AVX2 variant")
+    portable = importlib.import_module("fastnb._gaussian_kernels")
+    for d in (3, 12, 21):
+        X, y = data(rng, 400, d)
+        model = fastnb.GaussianNB().fit(X, y)
+        models = candidates(model, 3)
+
+        def stacked(name):
+            return np.ascontiguousarray(np.stack([getattr(m, name) for m in models]))
+
+        terms = (stacked("_half_inv_var"), stacked("_half_log_2pi_var"),
+                 stacked("_log_norm"), stacked("_log_prior"))
+        outputs = []
+        for module in (portable, avx2):
+            out = np.empty((len(models), len(X), 3))
+            module.gaussian_predict_candidates(X, model.theta_, *terms, MODE_JLL, None,
+                                               out, 1)
+            outputs.append(out)
+        assert_array_equal(outputs[0], outputs[1])
+
+
+@pytest.mark.parametrize("n_threads", [1, 2])
+def test_ties_and_impossible_classes_as_predict_takes_them(n_threads, rng):
+    # classes 0 and 1 have the same rows: every score ties, and the first
+    # class wins, as in predict; a zero prior makes a class's scores -inf
+    X = np.round(rng.normal(size=(60, 5)), 1)
+    X = np.vstack([X, X, X + 3.0])
+    y = np.repeat([0, 1, 2], 60)
+    model = fastnb.GaussianNB(n_threads=n_threads).fit(X, y)
+    models = [model.with_params(var_smoothing=v, priors=p)
+              for v in (1e-9, 0.1) for p in (None, [0.5, 0.5, 0.0], [0.0, 0.5, 0.5])]
+    labels, suspect = model._predict_candidates(models, X, True)
+    jll, _ = model._predict_candidates(models, X, False)
+    assert_array_equal(suspect, 0)
+    for v, candidate in enumerate(models):
+        assert_array_equal(labels[v], candidate.predict(X))
+        assert_array_equal(jll[v], candidate.predict_joint_log_proba(X))
