@@ -16,16 +16,18 @@ per-class histograms and per-feature Welford moments, merged in chunk order
 threads. NaN is missing: it adds nothing.
 
 Density. For each histogram (a class and feature), the log of
-sum_b W_b N(x_i; node_b, h**2) / W at each node x_i, summed in log space
-shifted by the largest term; and the slope of that log density at the first
-and the last node (the posterior mean of the nodes, less x, over h**2), which
+sum_b W_b N(x; node_b, h**2) / W at each node x of predict's grid (evenly
+spaced points, in the histogram's node units a first point and a step: a
+power of two, predict's grid at least as fine), summed in log space shifted
+by the largest term; and the slope of that log density at the first and the
+last point (the posterior mean of the nodes, less x, over h**2), which
 continues it past the grid as a Gaussian tail.
 
-Predict. A block of 64 rows at a time: the block is transposed into
-scratch (double, feature-major) noting infinite values; then per class and
-feature one pass over the block adds the interpolated grid (a
-(value, step) pair per node, one gather and one multiply-add) to the rows'
-scores. No n x d temporary.
+Predict. A row at a time, no n x d temporary: a feature whose classes share
+one predict grid finds the value's node once and adds every class's
+interpolated value from one line of a class-interleaved table (vector lanes
+in the AVX2 build); the other features, and values past the grid, add each
+class's term (_kde_simd.h).
 """
 
 from cython.parallel cimport prange
@@ -258,82 +260,117 @@ def kde_fit(
 
 # -- the log-density grid ---------------------------------------------------------------
 
-# The kernel sum at a node keeps only the nodes whose term is within
-# TRUNCATION (natural-log units) of the node's largest term: each dropped
+# The kernel sum at a point keeps only the nodes whose term is within
+# TRUNCATION (natural-log units) of the point's largest term: each dropped
 # term is below exp(-50) ~ 2e-22 of that largest term, so at most 4096 of
 # them change the sum by under 1e-18 relatively (the log density by under
 # 1e-18): no visible change, but the sum runs over a window of
 # ~ 2 sqrt(2 * 50) h / w nodes instead of all n_bins (a Toeplitz product
-# with a truncated kernel). The end nodes' sums (and so the slopes that
+# with a truncated kernel). The end points' sums (and so the slopes that
 # continue the density past the grid) keep every node. The largest term
-# itself is searched outwards from the node until no weight can beat it.
+# itself is searched outwards from the point until no weight can beat it.
 cdef double TRUNCATION = 50.0
 
 
-cdef void density_of(
+cdef void density_at(
     const double* log_hist,  # IN: n_bins log node weights (-inf: none)
+    double largest,          # IN: their largest
     double scale,            # IN: w**2 / (2 h**2): the exponent per squared node step
     double log_norm,         # IN: -log(W h sqrt(2 pi))
     double slope_unit,       # IN: w / h**2: a node step of the posterior mean, in slope
     Py_ssize_t n_bins,
-    double* grid,            # OUT: n_bins log densities
-    double* slope_low,       # OUT: the slope at the first node
-    double* slope_high,      # OUT: the slope at the last node
+    double p,                # IN: the point, in node units (node b at b)
+    bint every_node,         # IN: sum over every node (the end points)
+    double* value,           # OUT: the log density at p
+    double* slope,           # OUT: its slope
 ) noexcept nogil:
-    cdef Py_ssize_t i, b, first, stop
-    cdef double top, total, moment, r, term, e, largest, reach
-    largest = -INFINITY
+    cdef Py_ssize_t b, lo, hi, first, stop, nearest
+    cdef double top, total, moment, r, term, e, reach, below, above, gap
+    # the largest term, searched outwards from the nearest node, nodes in
+    # order of distance: once the nearest unexplored node cannot beat it
+    # even with the largest weight, none can (a max: the same value
+    # whatever the order)
+    nearest = <Py_ssize_t>floor(p + 0.5) if p > 0.0 else 0
+    nearest = nearest if nearest < n_bins - 1 else n_bins - 1
+    r = <double>nearest - p
+    top = log_hist[nearest] - scale * r * r
+    lo = nearest - 1
+    hi = nearest + 1
+    while True:
+        below = p - <double>lo if lo >= 0 else INFINITY
+        above = <double>hi - p if hi < n_bins else INFINITY
+        gap = below if below <= above else above
+        if gap == INFINITY or largest - scale * gap * gap <= top:
+            break
+        if below <= above:
+            b = lo
+            lo -= 1
+        else:
+            b = hi
+            hi += 1
+        r = <double>b - p
+        term = log_hist[b] - scale * r * r
+        top = term if term > top else top
+    # a node further than reach has term <= largest - scale r**2 < top - TRUNCATION
+    reach = sqrt((largest - top + TRUNCATION) / scale)
+    first = 0
+    stop = n_bins
+    if not every_node and reach < <double>n_bins:
+        if p - reach > 1.0:
+            first = <Py_ssize_t>(p - reach) - 1
+        if p + reach < <double>(n_bins - 2):
+            stop = <Py_ssize_t>(p + reach) + 2
+            stop = stop if stop > 0 else 0
+    total = 0.0
+    moment = 0.0
+    for b in range(first, stop):
+        if log_hist[b] > -INFINITY:
+            r = <double>b - p
+            e = exp(log_hist[b] - scale * r * r - top)
+            total += e
+            moment += e * r
+    value[0] = top + log(total) + log_norm
+    slope[0] = slope_unit * moment / total
+
+
+cdef void density_of(
+    const double* log_hist,  # IN: n_bins log node weights (-inf: none)
+    double scale, double log_norm, double slope_unit, Py_ssize_t n_bins,
+    double first_point,      # IN: the first point, in node units
+    double point_step,       # IN: the points' spacing, in node units
+    Py_ssize_t n_points,
+    double* grid,            # OUT: n_points log densities
+    double* slope_low,       # OUT: the slope at the first point
+    double* slope_high,      # OUT: the slope at the last point
+) noexcept nogil:
+    cdef Py_ssize_t b, s
+    cdef double largest = -INFINITY
+    cdef double slope
     for b in range(n_bins):
         largest = log_hist[b] if log_hist[b] > largest else largest
-    for i in range(n_bins):
-        # the largest term, searched outwards from node i: past a distance
-        # where even the largest weight's term is below it, none is larger
-        # (a max: the same value whatever the order)
-        top = log_hist[i]
-        b = 1
-        while b < n_bins:
-            r = <double>b
-            if largest - scale * r * r <= top:
-                break
-            if i - b >= 0:
-                term = log_hist[i - b] - scale * r * r
-                top = term if term > top else top
-            if i + b < n_bins:
-                term = log_hist[i + b] - scale * r * r
-                top = term if term > top else top
-            b += 1
-        # a node further than reach has term <= largest - scale r**2 < top - TRUNCATION
-        reach = sqrt((largest - top + TRUNCATION) / scale)
-        first = 0
-        stop = n_bins
-        if i != 0 and i != n_bins - 1 and reach < <double>n_bins:
-            first = i - <Py_ssize_t>reach - 1
-            first = first if first > 0 else 0
-            stop = i + <Py_ssize_t>reach + 2
-            stop = stop if stop < n_bins else n_bins
-        total = 0.0
-        moment = 0.0
-        for b in range(first, stop):
-            if log_hist[b] > -INFINITY:
-                r = <double>(b - i)
-                e = exp(log_hist[b] - scale * r * r - top)
-                total += e
-                moment += e * r
-        grid[i] = top + log(total) + log_norm
-        if i == 0:
-            slope_low[0] = slope_unit * moment / total
-        if i == n_bins - 1:
-            slope_high[0] = slope_unit * moment / total
+    for s in range(n_points):
+        density_at(log_hist, largest, scale, log_norm, slope_unit, n_bins,
+                   first_point + <double>s * point_step,
+                   s == 0 or s == n_points - 1, &grid[s], &slope)
+        if s == 0:
+            slope_low[0] = slope
+        if s == n_points - 1:
+            slope_high[0] = slope
 
 
 def kde_log_density(
     const double[:, ::1] hist,         # IN: (m, n_bins) node weights, each with mass
     const double[::1] width,           # IN: (m,) node spacing
     const double[::1] bandwidth,       # IN: (m,) h > 0
+    const double[::1] first_point,     # IN: (m,) the first point, in node units
+    const double[::1] point_step,      # IN: (m,) the points' spacing, in node units
+    Py_ssize_t n_points,
     int n_threads,
 ):
-    """The log density of each histogram at its nodes, and its slope at the
-    first and last node: ``(grid (m, n_bins), slope_low (m,), slope_high (m,))``."""
+    """The log density of each histogram at ``n_points`` evenly spaced points
+    (``first_point + s * point_step`` in units of its nodes: node b is at b),
+    and its slope at the first and last point: ``(grid (m, n_points),
+    slope_low (m,), slope_high (m,))``."""
     cdef Py_ssize_t m = hist.shape[0]
     cdef Py_ssize_t n_bins = hist.shape[1]
     cdef Py_ssize_t r, b
@@ -341,7 +378,7 @@ def kde_log_density(
     with np.errstate(divide="ignore"):
         log_hist_arr = np.log(hist)
     cdef const double[:, ::1] log_hist = log_hist_arr
-    grid_arr = np.zeros((m, n_bins), dtype=np.float64)
+    grid_arr = np.zeros((m, n_points), dtype=np.float64)
     low_arr = np.zeros(m, dtype=np.float64)
     high_arr = np.zeros(m, dtype=np.float64)
     cdef double[:, ::1] grid = grid_arr
@@ -354,227 +391,112 @@ def kde_log_density(
         density_of(&log_hist[r, 0], width[r] * width[r] / (2.0 * bandwidth[r] * bandwidth[r]),
                    -log(mass * bandwidth[r] * sqrt(2.0 * M_PI)),
                    width[r] / (bandwidth[r] * bandwidth[r]), n_bins,
+                   first_point[r], point_step[r], n_points,
                    &grid[r, 0], &low[r], &high[r])
     return grid_arr, low_arr, high_arr
 
 
 # -- predict ----------------------------------------------------------------------------
 #
-# Feature j's term in class c, for a value x with t = x / w_cj - origin_cj:
-#   0 <= t <= n_bins - 1: grid[c, j, i] + f (grid[c, j, i + 1] - grid[c, j, i]),
-#     i = floor(t) (n_bins - 2 at the top node), f = t - i;
+# Feature j's term in class c (kde_feature_term, _kde_simd.h), for a value x
+# with t = x / w_cj - origin_cj on the predict grid of (c, j), n nodes:
+#   0 <= t <= n - 1: grid[c, j, i] + f (grid[c, j, i + 1] - grid[c, j, i]),
+#     i = floor(t) (n - 2 at the top node), f = t - i;
 #   past an end node e (at distance u = x - e):
 #     grid[c, j, end] + slope[c, j] u - u**2 / (2 h_cj**2),
 #   clipped below at LOG_DENSITY_FLOOR. NaN (and infinity, counted) adds nothing.
+#
+# Predict scores a row at a time (kde_row_terms): a feature whose classes
+# share one grid computes its node and fraction once and reads the classes'
+# (value, step) pairs from one line of its class-interleaved table; the
+# other features, and values past the shared grid, take kde_feature_term per
+# class. A row's terms are summed in feature order (j = 0, 1, ...) from 0,
+# then added to the log prior: the scores are kde_dense_terms' sums.
 
-cdef inline double feature_term(
-    double v,                  # a finite value
-    double inv_width, double origin, double start, double stop,
-    const double* row,         # (n_bins,) the grid of the class and feature
-    double slope_low, double slope_high, double curvature,
-    Py_ssize_t n_bins,
-) noexcept nogil:
-    cdef Py_ssize_t i
-    cdef double t, g, u, term, clamped
-    cdef double top = <double>(n_bins - 1)
-    t = v * inv_width - origin
-    # (no branch on the usual path: t clamped into the grid)
-    clamped = t if t > 0.0 else 0.0
-    clamped = clamped if clamped < top else top
-    i = <Py_ssize_t>clamped
-    i = i if i < n_bins - 2 else n_bins - 2
-    g = row[i]
-    if clamped == t:
-        return g + (t - <double>i) * (row[i + 1] - g)
-    if t < 0.0:
-        u = v - start
-        term = row[0] + slope_low * u - curvature * u * u
-    else:
-        u = v - stop
-        term = row[n_bins - 1] + slope_high * u - curvature * u * u
-    return term if term > FLOOR else FLOOR
-
-
-cdef inline double class_score(
-    const double* x,           # (d,) the row
-    const double* inv_width,   # (d,) of the class
-    const double* origin,      # (d,)
-    const double* start,       # (d,) the first node's value
-    const double* stop,        # (d,) the last node's value
-    const double* grid,        # (d, n_bins)
-    const double* slope_low,   # (d,)
-    const double* slope_high,  # (d,)
-    const double* curvature,   # (d,) 1 / (2 h**2)
-    Py_ssize_t n_bins, Py_ssize_t d,
-) noexcept nogil:
-    cdef Py_ssize_t j
-    cdef double total = 0.0, v
-    for j in range(d):
-        v = x[j]
-        if not (v - v == 0.0):       # NaN or infinite: missing
-            continue
-        total = total + feature_term(v, inv_width[j], origin[j], start[j], stop[j],
-                                     &grid[j * n_bins], slope_low[j], slope_high[j],
-                                     curvature[j], n_bins)
-    return total
-
-
-# Predict scores a block of BLOCK_ROWS rows at a time: the block's values are
-# first transposed into scratch (feature-major, as double), then for each class
-# and feature one pass over the block's rows adds that feature's term to the
-# rows' scores. The per (class, feature) constants are loaded once per block;
-# the in-grid term is one load of a (value, step) pair (step = the next
-# node's value less this one's) and one multiply-add, the tail a rare branch.
-# (Computing both and selecting, branch-free, was slower: scalar code, since
-# gcc 12 does not vectorise the gather.) Each term is the bits of
-# feature_term's, and a row's features are summed in the same order (j = 0,
-# 1, ...) then added to the log prior: the scores are kde_dense_terms' sums.
-cdef enum:
-    BLOCK_ROWS = 64
-
-
-# The in-grid terms of 4 rows at a time in the AVX2 build (_kde_simd.h).
 cdef extern from "_kde_simd.h":
-    int KDE_SIMD_WIDTH
-    int kde_lowest_bit(unsigned long long) noexcept nogil
-    unsigned long long kde_inside_terms(
-        const double* xs, double* scores, double inv_width, double origin,
-        double top, int last, const double* pairs, Py_ssize_t m4) noexcept nogil
-
-
-cdef inline void add_feature_terms(
-    const double* xs,          # (m,) the block's values of the feature
-    double* scores,            # (m,) the class's scores, added to
-    double inv_width, double origin, double start, double stop,
-    const double* pairs,       # (n_bins, 2) (value, step) of the class and feature
-    double slope_low, double slope_high, double curvature,
-    Py_ssize_t n_bins, Py_ssize_t m,
-) noexcept nogil:
-    cdef Py_ssize_t r
-    cdef Py_ssize_t m4 = 0
-    cdef unsigned long long outside
-    cdef double top = <double>(n_bins - 1)
-    cdef int last = <int>(n_bins - 2)
-    if KDE_SIMD_WIDTH:
-        m4 = m - m % KDE_SIMD_WIDTH
-    outside = kde_inside_terms(xs, scores, inv_width, origin, top, last, pairs, m4)
-    while outside:
-        # (the SIMD rows left to the scalar code, lowest first)
-        r = kde_lowest_bit(outside)
-        outside = outside & (outside - 1)
-        add_term(xs, scores, r, inv_width, origin, start, stop, pairs, slope_low,
-                 slope_high, curvature, n_bins)
-    for r in range(m4, m):
-        add_term(xs, scores, r, inv_width, origin, start, stop, pairs, slope_low,
-                 slope_high, curvature, n_bins)
-
-
-cdef inline void add_term(
-    const double* xs, double* scores, Py_ssize_t r,
-    double inv_width, double origin, double start, double stop,
-    const double* pairs, double slope_low, double slope_high, double curvature,
-    Py_ssize_t n_bins,
-) noexcept nogil:
-    cdef int i        # (int: AVX2 converts doubles to 32-bit indices)
-    cdef double v, t, clamped, u, term
-    cdef double top = <double>(n_bins - 1)
-    cdef int last = <int>(n_bins - 2)
-    v = xs[r]
-    t = v * inv_width - origin
-    clamped = t if t > 0.0 else 0.0
-    clamped = clamped if clamped < top else top
-    i = <int>clamped
-    i = i if i < last else last
-    term = pairs[2 * i] + (t - <double>i) * pairs[2 * i + 1]
-    if clamped != t:
-        # past the grid (rare), or NaN / infinite: missing, adds nothing
-        if not (v - v == 0.0):
-            return
-        if t < 0.0:
-            u = v - start
-            term = pairs[0] + slope_low * u - curvature * u * u
-        else:
-            u = v - stop
-            term = pairs[2 * (n_bins - 1)] + slope_high * u - curvature * u * u
-        term = term if term > FLOOR else FLOOR
-    scores[r] = scores[r] + term
+    ctypedef struct KdeModel:
+        Py_ssize_t k, kp, d, n_nodes
+        const double* fast
+        const double* table
+        const double* inv_width
+        const double* origin
+        const double* start
+        const double* stop
+        const double* grid
+        const double* slope_low
+        const double* slope_high
+        const double* curvature
+        double floor_
+    double kde_feature_term(
+        double v, double inv_width, double origin, double start, double stop,
+        const double* row, double slope_low, double slope_high, double curvature,
+        Py_ssize_t n_nodes, double floor_) noexcept nogil
+    int kde_row_terms(const KdeModel* m, const double* x, double* acc,
+                      double* terms) noexcept nogil
 
 
 cdef Py_ssize_t predict_rows(
     const floating[:, ::1] X,
-    const double[:, ::1] inv_width,
-    const double[:, ::1] origin,
-    const double[:, ::1] start,
-    const double[:, ::1] stop,
-    const double[:, :, ::1] pairs,     # (k, d, 2 n_bins)
-    const double[:, ::1] slope_low,
-    const double[:, ::1] slope_high,
-    const double[:, ::1] curvature,
+    const KdeModel* model,
     const double[::1] log_prior,
     int mode,
     intp_t[::1] labels_out,
     double[:, ::1] out,
-    double* scratch,           # SCRATCH: BLOCK_ROWS * (d + k) values
+    double* scratch,           # SCRATCH: 2 kp + d values
     Py_ssize_t row_start, Py_ssize_t row_stop,
 ) noexcept nogil:
-    cdef Py_ssize_t i, c, j, r, m, first
+    cdef Py_ssize_t i, c, j
     cdef Py_ssize_t n_infinite = 0
-    cdef Py_ssize_t k = pairs.shape[0]
-    cdef Py_ssize_t d = pairs.shape[1]
-    cdef Py_ssize_t n_bins = pairs.shape[2] // 2
-    cdef double* xs = scratch                      # (d, BLOCK_ROWS)
-    cdef double* scores = scratch + d * BLOCK_ROWS  # (k, BLOCK_ROWS)
+    cdef Py_ssize_t k = model.k
+    cdef Py_ssize_t d = model.d
+    cdef double* acc = scratch                     # (kp,) the row's scores
+    cdef double* terms = scratch + model.kp        # (kp,)
+    cdef double* row = scratch + 2 * model.kp      # (d,) a float32 row as double
+    cdef const double* x
     cdef intp_t* label_out = NULL
     cdef double* row_out = NULL
-    cdef double value, best, v
+    cdef double value, best
     cdef intp_t best_class
     cdef bint saw_nan
-    cdef int infinite
-    first = row_start
-    while first < row_stop:
-        m = row_stop - first if row_stop - first < BLOCK_ROWS else BLOCK_ROWS
-        for r in range(m):
-            infinite = 0
+    for i in range(row_start, row_stop):
+        if floating is double:
+            x = &X[i, 0] if d > 0 else row
+        else:
             for j in range(d):
-                v = X[first + r, j]
-                xs[j * BLOCK_ROWS + r] = v
-                infinite = infinite | ((v == INFINITY) | (v == -INFINITY))
-            n_infinite += infinite
+                row[j] = X[i, j]
+            x = row
+        n_infinite += kde_row_terms(model, x, acc, terms)
+        if mode == MODE_ARGMAX:
+            label_out = &labels_out[i]
+        else:
+            row_out = &out[i, 0]
+        best = -INFINITY
+        best_class = 0
+        saw_nan = False
         for c in range(k):
-            for r in range(m):
-                scores[c * BLOCK_ROWS + r] = 0.0
-            for j in range(d):
-                add_feature_terms(
-                    &xs[j * BLOCK_ROWS], &scores[c * BLOCK_ROWS], inv_width[c, j],
-                    origin[c, j], start[c, j], stop[c, j], &pairs[c, j, 0],
-                    slope_low[c, j], slope_high[c, j], curvature[c, j], n_bins, m)
-        for r in range(m):
-            i = first + r
-            if mode == MODE_ARGMAX:
-                label_out = &labels_out[i]
-            else:
-                row_out = &out[i, 0]
-            best = -INFINITY
-            best_class = 0
-            saw_nan = False
-            for c in range(k):
-                value = log_prior[c] + scores[c * BLOCK_ROWS + r]
-                consider_class(value, c, &best, &best_class, &saw_nan)
-                if mode != MODE_ARGMAX:
-                    row_out[c] = value
-            finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
-        first += BLOCK_ROWS
+            value = log_prior[c] + acc[c]
+            consider_class(value, c, &best, &best_class, &saw_nan)
+            if mode != MODE_ARGMAX:
+                row_out[c] = value
+        finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
     return n_infinite
+
+
+cdef const double* first_of(const double[::1] values) noexcept nogil:
+    return &values[0] if values.shape[0] > 0 else NULL
 
 
 def kde_predict(
     const floating[:, ::1] X,          # IN: (n, d), NaN = missing
-    const double[:, ::1] inv_width,    # IN: (k, d) 1 / w_cj
+    const double[:, ::1] fast,         # IN: (d, 2) a shared grid's (1 / w_j, origin_j);
+                                       #     (0, 1) where the classes keep their own
+    const double[:, :, ::1] table,     # IN: (d, n_nodes, 2 kp) a shared grid's
+                                       #     classes' log densities, then their steps
+    const double[:, ::1] inv_width,    # IN: (k, d) 1 / w_cj of each predict grid
     const double[:, ::1] origin,       # IN: (k, d) first node index
     const double[:, ::1] start,        # IN: (k, d) first node's value
     const double[:, ::1] stop,         # IN: (k, d) last node's value
-    const double[:, :, ::1] pairs,     # IN: (k, d, 2 n_bins) (log density, step to
-                                       #     the next node's) at each node
+    const double[:, :, ::1] grid,      # IN: (k, d, n_nodes) log density at each node
     const double[:, ::1] slope_low,    # IN: (k, d)
     const double[:, ::1] slope_high,   # IN: (k, d)
     const double[:, ::1] curvature,    # IN: (k, d) 1 / (2 h**2)
@@ -588,23 +510,37 @@ def kde_predict(
     that hold an infinite value (scored without it)."""
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t d = X.shape[1]
-    cdef Py_ssize_t k = pairs.shape[0]
+    cdef Py_ssize_t k = grid.shape[0]
     cdef Py_ssize_t block
     cdef Py_ssize_t n_infinite = 0
     cdef Py_ssize_t n_blocks = max(n_threads, 1)
-    cdef Py_ssize_t width_s = block_scratch_bytes(BLOCK_ROWS * (d + k) * 8) // 8
-    rows_arr = np.empty((n_blocks, width_s), dtype=np.float64)
+    cdef KdeModel model
+    model.k = k
+    model.kp = table.shape[2] // 2
+    model.d = d
+    model.n_nodes = grid.shape[2]
+    model.fast = &fast[0, 0] if d > 0 else NULL
+    model.table = &table[0, 0, 0] if table.size > 0 else NULL
+    model.inv_width = &inv_width[0, 0] if inv_width.size > 0 else NULL
+    model.origin = &origin[0, 0] if origin.size > 0 else NULL
+    model.start = &start[0, 0] if start.size > 0 else NULL
+    model.stop = &stop[0, 0] if stop.size > 0 else NULL
+    model.grid = &grid[0, 0, 0] if grid.size > 0 else NULL
+    model.slope_low = &slope_low[0, 0] if slope_low.size > 0 else NULL
+    model.slope_high = &slope_high[0, 0] if slope_high.size > 0 else NULL
+    model.curvature = &curvature[0, 0] if curvature.size > 0 else NULL
+    model.floor_ = FLOOR
+    cdef Py_ssize_t width_s = block_scratch_bytes((2 * model.kp + d + 1) * 8) // 8
+    rows_arr = np.zeros((n_blocks, width_s), dtype=np.float64)
     cdef double[:, ::1] rows = rows_arr
     with nogil:
         if n_blocks == 1:
-            n_infinite = predict_rows(
-                X, inv_width, origin, start, stop, pairs, slope_low, slope_high,
-                curvature, log_prior, mode, labels_out, out, &rows[0, 0], 0, n)
+            n_infinite = predict_rows(X, &model, log_prior, mode, labels_out, out,
+                                      &rows[0, 0], 0, n)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 n_infinite += predict_rows(
-                    X, inv_width, origin, start, stop, pairs, slope_low, slope_high,
-                    curvature, log_prior, mode, labels_out, out, &rows[block, 0],
+                    X, &model, log_prior, mode, labels_out, out, &rows[block, 0],
                     block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n))
     return n_infinite
 
@@ -627,7 +563,7 @@ def kde_dense_terms(
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t k = grid.shape[0]
     cdef Py_ssize_t d = grid.shape[1]
-    cdef Py_ssize_t n_bins = grid.shape[2]
+    cdef Py_ssize_t n_nodes = grid.shape[2]
     cdef Py_ssize_t i, c, j
     cdef double v
     for i in prange(n, schedule='static', num_threads=max(n_threads, 1), nogil=True):
@@ -637,7 +573,7 @@ def kde_dense_terms(
                 if not (v - v == 0.0):
                     out[i, c, j] = 0.0
                 else:
-                    out[i, c, j] = feature_term(
+                    out[i, c, j] = kde_feature_term(
                         v, inv_width[c, j], origin[c, j], start[c, j], stop[c, j],
                         &grid[c, j, 0], slope_low[c, j], slope_high[c, j],
-                        curvature[c, j], n_bins)
+                        curvature[c, j], n_nodes, FLOOR)

@@ -1,74 +1,173 @@
-/* KernelDensityNB predict's SIMD helper, included by _kde_kernels.pyx (both
-   builds: the AVX2 one compiles the vector path). */
+/* KernelDensityNB's predict terms, included by _kde_kernels.pyx (both builds:
+   the AVX2 one compiles the vector path).
+
+   kde_feature_term is the one formula of a feature's term (inspection and
+   predict's exceptions call it). kde_row_terms adds a row's terms, feature
+   by feature (j = 0, 1, ...), to the classes' scores. A feature whose
+   predict grid is shared by the classes (one spacing and origin) has a
+   class-interleaved table: node i's k log densities, then their k steps to
+   node i + 1 (padded to kp lanes, the padding zero), so one index reads
+   every class's (value, step) and the classes' multiply-adds are one vector
+   operation. Each lane is the scalar code's arithmetic, operation for
+   operation (no FMA: -std=c11 does not contract), so both builds, and
+   kde_feature_term, give the same bits. */
 #ifndef FASTNB_KDE_SIMD_H
 #define FASTNB_KDE_SIMD_H
 #include <stddef.h>
+#include <math.h>
 
-/* The in-grid terms of 4 rows at a time with AVX2 (gcc 12 does not
-   vectorise the table lookup itself). Each lane is the scalar code's
-   arithmetic, operation for operation (no FMA: -std=c11 does not
-   contract), so the bits are the scalar loop's. Lanes past the grid,
-   NaN or infinite are left to the scalar code: their bits (of 64 rows)
-   come back in the mask. */
-#if defined(_MSC_VER)
-#include <intrin.h>
-static inline int kde_lowest_bit(unsigned long long bits) {
-    unsigned long at;
-    _BitScanForward64(&at, bits);
-    return (int)at;
+typedef struct {
+    ptrdiff_t k, kp, d, n_nodes;
+    const double* fast;        /* (d, 2) shared (1 / spacing, origin); (0, 1):
+                                  not shared, t = -1 sends it to the scalar code */
+    const double* table;       /* (d, n_nodes, 2 kp) */
+    const double* inv_width;   /* (k, d) each class's grid, as kde_feature_term's */
+    const double* origin;
+    const double* start;
+    const double* stop;
+    const double* grid;        /* (k, d, n_nodes) */
+    const double* slope_low;
+    const double* slope_high;
+    const double* curvature;
+    double floor_;
+} KdeModel;
+
+/* Feature j's term of a class for a finite value v: with t = v / w - origin,
+   0 <= t <= n - 1: grid[i] + (t - i) (grid[i + 1] - grid[i]), i = floor(t)
+   (n - 2 at the top node); past an end node e (u = v - e): the Gaussian
+   tail grid[end] + slope u - curvature u**2, at least floor_. */
+static inline double kde_feature_term(
+        double v, double inv_width, double origin, double start, double stop,
+        const double* row, double slope_low, double slope_high, double curvature,
+        ptrdiff_t n_nodes, double floor_) {
+    double top = (double)(n_nodes - 1);
+    double t = v * inv_width - origin;
+    double clamped = t > 0.0 ? t : 0.0;
+    ptrdiff_t i;
+    double g, u, term;
+    clamped = clamped < top ? clamped : top;
+    i = (ptrdiff_t)clamped;
+    i = i < n_nodes - 2 ? i : n_nodes - 2;
+    g = row[i];
+    if (clamped == t)
+        return g + (t - (double)i) * (row[i + 1] - g);
+    if (t < 0.0) {
+        u = v - start;
+        term = row[0] + slope_low * u - curvature * u * u;
+    } else {
+        u = v - stop;
+        term = row[n_nodes - 1] + slope_high * u - curvature * u * u;
+    }
+    return term > floor_ ? term : floor_;
 }
-#else
-static inline int kde_lowest_bit(unsigned long long bits) {
-    return __builtin_ctzll(bits);
+
+/* Every class's term of feature j for v (finite), into terms[0:k]: the
+   rare path (past the shared grid, or a feature whose classes keep their
+   own grids). */
+static inline void kde_class_terms(const KdeModel* m, ptrdiff_t j, double v,
+                                   double* terms) {
+    for (ptrdiff_t c = 0; c < m->k; c++) {
+        ptrdiff_t at = c * m->d + j;
+        terms[c] = kde_feature_term(
+            v, m->inv_width[at], m->origin[at], m->start[at], m->stop[at],
+            m->grid + at * m->n_nodes, m->slope_low[at], m->slope_high[at],
+            m->curvature[at], m->n_nodes, m->floor_);
+    }
 }
-#endif
+
+/* The portable loop (and the AVX2 build's for kp > 8): acc (kp) zeroed
+   here; returns whether the row holds an infinite value (it adds nothing,
+   as NaN). */
+static inline int kde_row_terms_scalar(const KdeModel* m, const double* x,
+                                       double* acc, double* terms) {
+    const ptrdiff_t k = m->k, kp = m->kp;
+    const double top = (double)(m->n_nodes - 1);
+    int infinite = 0;
+    for (ptrdiff_t c = 0; c < kp; c++)
+        acc[c] = 0.0;
+    for (ptrdiff_t j = 0; j < m->d; j++) {
+        double v = x[j];
+        double t = v * m->fast[2 * j] - m->fast[2 * j + 1];
+        if (t >= 0.0 && t < top) {
+            ptrdiff_t i = (ptrdiff_t)t;
+            double f = t - (double)i;
+            const double* e = m->table + (j * m->n_nodes + i) * 2 * kp;
+            for (ptrdiff_t c = 0; c < k; c++)
+                acc[c] = acc[c] + (e[c] + f * e[kp + c]);
+            continue;
+        }
+        if (!(v - v == 0.0)) {      /* NaN or infinite: missing */
+            infinite |= (v == INFINITY) | (v == -INFINITY);
+            continue;
+        }
+        kde_class_terms(m, j, v, terms);
+        for (ptrdiff_t c = 0; c < k; c++)
+            acc[c] = acc[c] + terms[c];
+    }
+    return infinite;
+}
+
 #if defined(__AVX2__)
 #include <immintrin.h>
-#define KDE_SIMD_WIDTH 4
-static inline unsigned long long kde_inside_terms(
-        const double* xs, double* scores, double inv_width, double origin,
-        double top, int last, const double* pairs, ptrdiff_t m4) {
-    const __m256d vinv = _mm256_set1_pd(inv_width);
-    const __m256d vorigin = _mm256_set1_pd(origin);
-    const __m256d vtop = _mm256_set1_pd(top);
-    const __m256d vzero = _mm256_setzero_pd();
-    const __m128i vlast = _mm_set1_epi32(last);
-    unsigned long long outside = 0;
-    for (ptrdiff_t r = 0; r < m4; r += 4) {
-        __m256d v = _mm256_loadu_pd(xs + r);
-        __m256d t = _mm256_sub_pd(_mm256_mul_pd(v, vinv), vorigin);
-        /* (t > 0 ? t : 0), then (c < top ? c : top): NaN goes to 0 */
-        __m256d c = _mm256_min_pd(_mm256_max_pd(t, vzero), vtop);
-        __m128i i = _mm_min_epi32(_mm256_cvttpd_epi32(c), vlast);
-        __m128i i2 = _mm_add_epi32(i, i);
-        /* four 16-byte (value, step) loads and two unpacks: faster than
-           two vgatherdpd on the AMD EPYC measured */
-        int at[4];
-        _mm_storeu_si128((__m128i*)at, i2);
-        __m256d p02 = _mm256_insertf128_pd(
-            _mm256_castpd128_pd256(_mm_loadu_pd(pairs + at[0])),
-            _mm_loadu_pd(pairs + at[2]), 1);
-        __m256d p13 = _mm256_insertf128_pd(
-            _mm256_castpd128_pd256(_mm_loadu_pd(pairs + at[1])),
-            _mm_loadu_pd(pairs + at[3]), 1);
-        __m256d g = _mm256_unpacklo_pd(p02, p13);
-        __m256d step = _mm256_unpackhi_pd(p02, p13);
-        __m256d f = _mm256_sub_pd(t, _mm256_cvtepi32_pd(i));
-        __m256d term = _mm256_add_pd(g, _mm256_mul_pd(f, step));
-        __m256d inside = _mm256_cmp_pd(c, t, _CMP_EQ_OQ);
-        __m256d sc = _mm256_loadu_pd(scores + r);
-        _mm256_storeu_pd(scores + r,
-                         _mm256_blendv_pd(sc, _mm256_add_pd(sc, term), inside));
-        outside |= (unsigned long long)(~_mm256_movemask_pd(inside) & 0xF) << r;
-    }
-    return outside;
+
+/* kp = 4 or 8 lanes (k <= 8) in registers across the row. */
+#define KDE_ROW_TERMS_AVX(NAME, LANES)                                          \
+static inline int NAME(const KdeModel* m, const double* x, double* acc,         \
+                       double* terms) {                                         \
+    const double top = (double)(m->n_nodes - 1);                                \
+    const ptrdiff_t node_stride = 2 * LANES;                                    \
+    const ptrdiff_t feature_stride = m->n_nodes * node_stride;                  \
+    __m256d a0 = _mm256_setzero_pd();                                           \
+    __m256d a1 = _mm256_setzero_pd();                                           \
+    int infinite = 0;                                                           \
+    for (ptrdiff_t c = 0; c < LANES; c++)                                       \
+        terms[c] = 0.0;                                                         \
+    for (ptrdiff_t j = 0; j < m->d; j++) {                                      \
+        double v = x[j];                                                        \
+        double t = v * m->fast[2 * j] - m->fast[2 * j + 1];                     \
+        if (t >= 0.0 && t < top) {                                              \
+            ptrdiff_t i = (ptrdiff_t)t;                                         \
+            __m256d f = _mm256_set1_pd(t - (double)i);                          \
+            const double* e = m->table + j * feature_stride + i * node_stride;  \
+            a0 = _mm256_add_pd(a0, _mm256_add_pd(                               \
+                _mm256_loadu_pd(e), _mm256_mul_pd(f, _mm256_loadu_pd(e + LANES)))); \
+            if (LANES == 8)                                                     \
+                a1 = _mm256_add_pd(a1, _mm256_add_pd(                           \
+                    _mm256_loadu_pd(e + 4),                                     \
+                    _mm256_mul_pd(f, _mm256_loadu_pd(e + LANES + 4))));         \
+            continue;                                                           \
+        }                                                                       \
+        if (!(v - v == 0.0)) {                                                  \
+            infinite |= (v == INFINITY) | (v == -INFINITY);                     \
+            continue;                                                           \
+        }                                                                       \
+        /* (the padding lanes add 0.0) */                                       \
+        kde_class_terms(m, j, v, terms);                                        \
+        a0 = _mm256_add_pd(a0, _mm256_loadu_pd(terms));                         \
+        if (LANES == 8)                                                         \
+            a1 = _mm256_add_pd(a1, _mm256_loadu_pd(terms + 4));                 \
+    }                                                                           \
+    _mm256_storeu_pd(acc, a0);                                                  \
+    if (LANES == 8)                                                             \
+        _mm256_storeu_pd(acc + 4, a1);                                          \
+    return infinite;                                                            \
+}
+KDE_ROW_TERMS_AVX(kde_row_terms_4, 4)
+KDE_ROW_TERMS_AVX(kde_row_terms_8, 8)
+#undef KDE_ROW_TERMS_AVX
+
+static inline int kde_row_terms(const KdeModel* m, const double* x, double* acc,
+                                double* terms) {
+    if (m->kp == 4)
+        return kde_row_terms_4(m, x, acc, terms);
+    if (m->kp == 8)
+        return kde_row_terms_8(m, x, acc, terms);
+    return kde_row_terms_scalar(m, x, acc, terms);
 }
 #else
-#define KDE_SIMD_WIDTH 0
-static inline unsigned long long kde_inside_terms(
-        const double* xs, double* scores, double inv_width, double origin,
-        double top, int last, const double* pairs, ptrdiff_t m4) {
-    return 0;
+static inline int kde_row_terms(const KdeModel* m, const double* x, double* acc,
+                                double* terms) {
+    return kde_row_terms_scalar(m, x, acc, terms);
 }
 #endif
 

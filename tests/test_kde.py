@@ -387,28 +387,83 @@ def test_threads_predicting_on_a_new_model_agree(rng):
             assert_array_equal(result, expected)
 
 
-def test_predict_sums_the_inspection_terms_bit_for_bit(rng):
-    # predict scores rows in blocks of 64 from (value, step) pairs;
-    # kde_dense_terms (inspection) computes each term on its own: the same
-    # bits, in blocks cut anywhere, with NaN and values past the grid.
-    X, y = sample(rng, n=500, d=4, k=3)
+def _kernel_builds():
+    """The compiled builds of _kde_kernels this CPU runs (portable, AVX2)."""
+    import importlib
+
+    from fastnb._dispatch import load_kernels
+
+    builds = [importlib.import_module("fastnb._kde_kernels")]
+    fastest = load_kernels("_kde_kernels")
+    return builds + ([fastest] if fastest is not builds[0] else [])
+
+
+@pytest.mark.parametrize("k", [3, 5, 11])
+def test_predict_sums_the_inspection_terms_bit_for_bit(rng, k):
+    # predict scores a row at a time: a feature whose classes share a grid
+    # reads every class's (value, step) pair at one index, the classes in
+    # vector lanes (4 or 8 in the AVX2 build, a loop past 8); the others, and
+    # values past the grid, take each class's term as kde_dense_terms
+    # (inspection) computes it: the same bits, in both builds, for 1 and 2
+    # threads, with NaN and values past the grid, float32 and float64.
+    from fastnb._base import MODE_JLL
+
+    X, y = sample(rng, n=100 * k, d=4, k=k)
+    X[:, :3] = rng.normal(size=(100 * k, 3)) * (1.0 + 0.1 * y[:, None]) + 0.3 * y[:, None]
     model = fastnb.KernelDensityNB(n_threads=1).fit(X, y)
+    grid = model._density.arrays()
+    assert grid.fast[:3, 0].all() and not grid.fast[3, 0]   # shared, shared, own
     Z = X[:131] * rng.choice([1.0, 1.0, 3.0, -2.0], size=(131, 4))
     Z[rng.random(Z.shape) < 0.1] = np.nan
-    terms = np.zeros((131, 3, 4))
-    model._dense_terms(Z, terms, 1)
-    total = np.zeros((131, 3))
-    for j in range(4):
-        total = total + terms[:, :, j]
-    assert_array_equal(model.predict_joint_log_proba(Z), model._log_prior + total)
+    for dtype in (np.float64, np.float32):
+        Zd = Z.astype(dtype)
+        terms = np.zeros((131, k, 4))
+        model._dense_terms(Zd, terms, 1)
+        total = np.zeros((131, k))
+        for j in range(4):
+            total = total + terms[:, :, j]
+        expected = model._log_prior + total
+        assert_array_equal(model.predict_joint_log_proba(Zd), expected)
+        for build in _kernel_builds():
+            for n_threads in (1, 2):
+                out = np.empty((131, k))
+                build.kde_predict(
+                    Zd, grid.fast, grid.table, grid.inv_width, grid.origin, grid.start,
+                    grid.stop, grid.grid, grid.slope_low, grid.slope_high,
+                    model._curvature, model._log_prior, MODE_JLL, None, out, n_threads)
+                assert_array_equal(out, expected)
+
+
+def test_predict_grid_is_shared_where_the_classes_allow(rng):
+    # one grid per feature for all classes, no coarser than any class's own
+    # (the docstring's interpolation bound holds) and covering every class's
+    # grid; classes too far apart for their spacings keep their own grids
+    X, y = sample(rng, n=600, d=3, k=3)
+    model = fastnb.KernelDensityNB(n_bins=64).fit(X, y)
+    grid = model._density.arrays()
+    n_nodes = grid.grid.shape[2]
+    assert 64 <= n_nodes <= 4 * 64
+    width = 1 / grid.inv_width
+    shared = grid.fast[:, 0] > 0
+    assert_array_equal(shared, [True, True, False])
+    assert_array_equal(width[:, ~shared], model.bin_width_[:, ~shared])
+    for j in np.flatnonzero(shared):
+        assert_array_equal(width[:, j], model.bin_width_[:, j].min())
+        assert_array_equal(grid.start[:, j], grid.start[0, j])
+    assert np.all(width <= model.bin_width_)
+    last = model.grid_start_ + (model.n_bins - 1) * model.bin_width_
+    assert np.all(grid.start <= model.grid_start_)
+    assert np.all(grid.stop >= last)
 
 
 @pytest.mark.parametrize("n_bins", [16, 256, 2048])
 def test_truncated_kernel_sum_equals_the_full_sum(rng, n_bins):
-    # kde_log_density sums each node's kernel over the nodes within
+    # kde_log_density sums each point's kernel over the nodes within
     # TRUNCATION of its largest term (and searches that term outwards):
-    # against the full n_bins**2 sum in numpy, the same to rounding, with
-    # modes far apart (long empty stretches) and a narrow fixed bandwidth.
+    # against the full sum over every node in numpy, the same to rounding,
+    # at every node of predict's grid (shared by the classes: between and
+    # past a class's own nodes), with modes far apart (long empty stretches)
+    # and a narrow fixed bandwidth.
     n = 3000
     y = rng.integers(0, 2, n)
     y[:2] = [0, 1]
@@ -416,14 +471,18 @@ def test_truncated_kernel_sum_equals_the_full_sum(rng, n_bins):
                          rng.exponential(size=n) * (1 + y)])
     for bandwidth in ("scott", 0.05):
         model = fastnb.KernelDensityNB(n_bins=n_bins, bandwidth=bandwidth).fit(X, y)
-        rows, width, h, todo, _ = model._density._inputs
+        rows, level, origin, h, todo, _ = model._density._inputs
+        predict = model._density.arrays()
         nodes = np.arange(n_bins)
-        r2 = (nodes[None, :] - nodes[:, None]).astype(float) ** 2
         with np.errstate(divide="ignore"):
             log_hist = np.log(rows)
-        for row, log_row, w, bw, grid in zip(rows, log_hist, width, h, model._grid[todo]):
+        for row, log_row, c, j in zip(rows, log_hist, *np.nonzero(todo)):
+            w, bw = np.ldexp(1.0, level[c, j]), h[c, j]
+            points = (predict.start[c, j] + np.arange(predict.grid.shape[2])
+                      / predict.inv_width[c, j]) / w - origin[c, j]
+            r2 = (nodes[None, :] - points[:, None]) ** 2
             terms = log_row[None, :] - w * w / (2 * bw * bw) * r2
             top = terms.max(axis=1)
             full = (top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
                     - np.log(row.sum() * bw * np.sqrt(2 * np.pi)))
-            assert_allclose(grid, full, rtol=1e-14, atol=1e-14)
+            assert_allclose(predict.grid[c, j], full, rtol=1e-14, atol=1e-14)
