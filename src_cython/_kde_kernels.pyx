@@ -18,10 +18,14 @@ threads. NaN is missing: it adds nothing.
 Density. For each histogram (a class and feature), the log of
 sum_b W_b N(x; node_b, h**2) / W at each node x of predict's grid (evenly
 spaced points, in the histogram's node units a first point and a step: a
-power of two, predict's grid at least as fine), summed in log space shifted
-by the largest term; and the slope of that log density at the first and the
-last point (the posterior mean of the nodes, less x, over h**2), which
-continues it past the grid as a Gaussian tail.
+power of two, predict's grid at least as fine): at the histogram's own
+nodes, summed in log space shifted by the largest term; between two of its
+nodes, the line between their values; past its end nodes, the Gaussian tail
+from the end's log density and slope (the posterior mean of the nodes, less
+x, over h**2). So predict's grid holds the function the histogram's own grid
+interpolates, and the slopes at its first and last point continue it past
+the grid as the same Gaussian tail. Its cost is the histogram's n_bins sums
+whatever predict's grid.
 
 Predict. A row at a time, no n x d temporary: a feature whose classes share
 one predict grid finds the value's node once and adds every class's
@@ -335,27 +339,52 @@ cdef void density_at(
 
 cdef void density_of(
     const double* log_hist,  # IN: n_bins log node weights (-inf: none)
+    double width,            # IN: w, the node spacing
     double scale, double log_norm, double slope_unit, Py_ssize_t n_bins,
-    double first_point,      # IN: the first point, in node units
-    double point_step,       # IN: the points' spacing, in node units
+    double first_point,      # IN: the first point, in node units: at most 0
+    double point_step,       # IN: the points' spacing, in node units: 1 / a power
+                             #     of two; the last point at least n_bins - 1
     Py_ssize_t n_points,
     double* grid,            # OUT: n_points log densities
     double* slope_low,       # OUT: the slope at the first point
     double* slope_high,      # OUT: the slope at the last point
 ) noexcept nogil:
-    cdef Py_ssize_t b, s
+    cdef Py_ssize_t b, s, below
+    cdef Py_ssize_t per_node = <Py_ssize_t>(1.0 / point_step + 0.5)
+    cdef Py_ssize_t at_first = <Py_ssize_t>(-first_point / point_step + 0.5)
+    cdef Py_ssize_t at_last = at_first + (n_bins - 1) * per_node
     cdef double largest = -INFINITY
-    cdef double slope
+    cdef double slope, p, frac, u
+    cdef double first_slope = 0.0, last_slope = 0.0
     for b in range(n_bins):
         largest = log_hist[b] if log_hist[b] > largest else largest
-    for s in range(n_points):
-        density_at(log_hist, largest, scale, log_norm, slope_unit, n_bins,
-                   first_point + <double>s * point_step,
-                   s == 0 or s == n_points - 1, &grid[s], &slope)
-        if s == 0:
-            slope_low[0] = slope
-        if s == n_points - 1:
-            slope_high[0] = slope
+    # exact at the histogram's nodes (points at_first, at_first + per_node,
+    # ..., at_last), every node summed at its end nodes (their slopes)
+    for b in range(n_bins):
+        density_at(log_hist, largest, scale, log_norm, slope_unit, n_bins, <double>b,
+                   b == 0 or b == n_bins - 1, &grid[at_first + b * per_node], &slope)
+        if b == 0:
+            first_slope = slope
+        if b == n_bins - 1:
+            last_slope = slope
+    # between two of its nodes, the line between them (the histogram's own
+    # grid's interpolation)
+    for s in range(at_first + 1, at_last):
+        frac = <double>((s - at_first) % per_node) * point_step
+        if frac != 0.0:
+            below = s - (s - at_first) % per_node
+            grid[s] = grid[below] + frac * (grid[below + per_node] - grid[below])
+    # past them, the Gaussian tail from its end node (log density g, slope
+    # g'), u node steps away: g + g' w u - (w u)**2 / (2 h**2); its slope
+    # at the last point continues it past predict's grid
+    for s in range(at_first):
+        u = <double>(s - at_first) * point_step
+        grid[s] = grid[at_first] + first_slope * (width * u) - scale * u * u
+    for s in range(at_last + 1, n_points):
+        u = <double>(s - at_last) * point_step
+        grid[s] = grid[at_last] + last_slope * (width * u) - scale * u * u
+    slope_low[0] = first_slope + slope_unit * <double>at_first * point_step
+    slope_high[0] = last_slope - slope_unit * <double>(n_points - 1 - at_last) * point_step
 
 
 def kde_log_density(
@@ -363,14 +392,17 @@ def kde_log_density(
     const double[::1] width,           # IN: (m,) node spacing
     const double[::1] bandwidth,       # IN: (m,) h > 0
     const double[::1] first_point,     # IN: (m,) the first point, in node units
-    const double[::1] point_step,      # IN: (m,) the points' spacing, in node units
+    const double[::1] point_step,      # IN: (m,) the points' spacing, in node units:
+                                       #     1 / a power of two; the points span
+                                       #     the nodes
     Py_ssize_t n_points,
     int n_threads,
 ):
     """The log density of each histogram at ``n_points`` evenly spaced points
-    (``first_point + s * point_step`` in units of its nodes: node b is at b),
-    and its slope at the first and last point: ``(grid (m, n_points),
-    slope_low (m,), slope_high (m,))``."""
+    (``first_point + s * point_step`` in units of its nodes: node b is at b):
+    at its nodes, interpolated linearly between them, the Gaussian tail from
+    its end node past them; and its slope at the first and last point:
+    ``(grid (m, n_points), slope_low (m,), slope_high (m,))``."""
     cdef Py_ssize_t m = hist.shape[0]
     cdef Py_ssize_t n_bins = hist.shape[1]
     cdef Py_ssize_t r, b
@@ -388,7 +420,8 @@ def kde_log_density(
         mass = 0.0
         for b in range(n_bins):
             mass = mass + hist[r, b]
-        density_of(&log_hist[r, 0], width[r] * width[r] / (2.0 * bandwidth[r] * bandwidth[r]),
+        density_of(&log_hist[r, 0], width[r],
+                   width[r] * width[r] / (2.0 * bandwidth[r] * bandwidth[r]),
                    -log(mass * bandwidth[r] * sqrt(2.0 * M_PI)),
                    width[r] / (bandwidth[r] * bandwidth[r]), n_bins,
                    first_point[r], point_step[r], n_points,

@@ -458,12 +458,13 @@ def test_predict_grid_is_shared_where_the_classes_allow(rng):
 
 @pytest.mark.parametrize("n_bins", [16, 256, 2048])
 def test_truncated_kernel_sum_equals_the_full_sum(rng, n_bins):
-    # kde_log_density sums each point's kernel over the nodes within
+    # kde_log_density sums each node's kernel over the nodes within
     # TRUNCATION of its largest term (and searches that term outwards):
     # against the full sum over every node in numpy, the same to rounding,
-    # at every node of predict's grid (shared by the classes: between and
-    # past a class's own nodes), with modes far apart (long empty stretches)
-    # and a narrow fixed bandwidth.
+    # with modes far apart (long empty stretches) and a narrow fixed
+    # bandwidth. Predict's grid (shared by the classes) holds at each of its
+    # nodes the function the class's own grid gives: its node's sum, the
+    # line between two of its nodes, past its ends the Gaussian tail.
     n = 3000
     y = rng.integers(0, 2, n)
     y[:2] = [0, 1]
@@ -474,15 +475,31 @@ def test_truncated_kernel_sum_equals_the_full_sum(rng, n_bins):
         rows, level, origin, h, todo, _ = model._density._inputs
         predict = model._density.arrays()
         nodes = np.arange(n_bins)
+        r2 = (nodes[None, :] - nodes[:, None]).astype(float) ** 2
         with np.errstate(divide="ignore"):
             log_hist = np.log(rows)
+        between = []
         for row, log_row, c, j in zip(rows, log_hist, *np.nonzero(todo)):
             w, bw = np.ldexp(1.0, level[c, j]), h[c, j]
-            points = (predict.start[c, j] + np.arange(predict.grid.shape[2])
-                      / predict.inv_width[c, j]) / w - origin[c, j]
-            r2 = (nodes[None, :] - points[:, None]) ** 2
             terms = log_row[None, :] - w * w / (2 * bw * bw) * r2
             top = terms.max(axis=1)
-            full = (top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
+            post = np.exp(terms - top[:, None])
+            full = (top + np.log(post.sum(axis=1))
                     - np.log(row.sum() * bw * np.sqrt(2 * np.pi)))
-            assert_allclose(predict.grid[c, j], full, rtol=1e-14, atol=1e-14)
+            slope = (post @ nodes / post.sum(axis=1) - nodes) * w / bw ** 2
+            # predict's nodes in the class's node units
+            points = (predict.start[c, j] + np.arange(predict.grid.shape[2])
+                      / predict.inv_width[c, j]) / w - origin[c, j]
+            inside = np.interp(points, nodes, full)
+            u = w * np.where(points < 0, points, points - (n_bins - 1))
+            end = np.where(points < 0, 0, n_bins - 1)
+            tail = full[end] + slope[end] * u - u * u / (2 * bw * bw)
+            expected = np.where((points >= 0) & (points <= n_bins - 1), inside, tail)
+            assert_allclose(predict.grid[c, j], expected, rtol=1e-13, atol=1e-13)
+            # past predict's grid, the same tail: its slope at the end points
+            assert_allclose([predict.slope_low[c, j], predict.slope_high[c, j]],
+                            [slope[0] - w * points[0] / bw ** 2,
+                             slope[-1] - w * (points[-1] - (n_bins - 1)) / bw ** 2],
+                            rtol=1e-12, atol=1e-12)
+            between.append(np.any(points != np.round(points)))
+        assert any(between)

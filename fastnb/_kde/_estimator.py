@@ -179,9 +179,9 @@ class KernelDensityNB(_ParametricNB):
         power of two, the smallest whose ``n_bins`` nodes cover every value of
         the feature fitted so far; finer grids cost more on the first
         prediction after a change (exponentials within about 10 bandwidths of
-        each node of predict's grid, ``O(n_classes * n_features * n_bins *
-        n_nodes)`` at worst, ``n_nodes`` at most ``4 * n_bins``; each kernel
-        term left out is below 2e-22 of the node's largest) and in memory.
+        each node, ``O(n_classes * n_features * n_bins**2)`` at worst; each
+        kernel term left out is below 2e-22 of the node's largest) and in
+        memory (predict's grids, up to ``4 * n_bins`` nodes: see Notes).
     {n_threads, grow_classes, half_life}
 
     Attributes
@@ -232,24 +232,25 @@ class KernelDensityNB(_ParametricNB):
     weights ``w_i N(x; x_i, h**2)`` (linear binning interpolates each kernel
     linearly between nodes), and the linear interpolation between nodes adds
     at most ``(w**2 / 8) max |(log f)''|`` with ``(log f)'' = (V - h**2) / h**4``
-    (V the posterior variance of the nodes; predict's node spacing is at most
-    w, see below): errors of order ``(w / h)**2`` where the data are dense.
-    tests/test_kde.py checks both bounds.
+    (V the posterior variance of the nodes): errors of order ``(w / h)**2``
+    where the data are dense. tests/test_kde.py checks both bounds.
 
-    **Predict's grid.** The log density is computed from each histogram,
-    exactly (to the truncation above), at the nodes of a grid per feature
-    shared by the classes: the spacing of the feature's finest class grid,
-    its nodes spanning every class's grid. Predict then finds a value's node
-    once per feature, not once per class, and reads every class's value
-    there at once. Where that would take more than ``4 * n_bins`` nodes (the
-    classes' ranges too far apart for their spacings), the feature's classes
-    keep their own grids. Every feature's grids are widened to one node count
-    ``n_nodes`` (between ``n_bins`` and ``4 * n_bins``), the density computed
-    at the extra nodes too. This grid is derived, not saved: load computes
-    it again.
+    **Predict's grid.** Predict reads the log densities from a grid per
+    feature that the classes share: the spacing of the feature's finest
+    class grid (every node of a coarser grid is one of its nodes), spanning
+    every class's grid, each class's function on it the one its own grid
+    gives (the log density at its nodes, the line between them, the
+    Gaussian tail below past its ends, sampled at the nodes and interpolated
+    between them there: at most ``w**2 / (8 h**2)`` below the tail). So a
+    value's node is found once per feature, not once per class, and every
+    class's term read at once. Where the shared grid would need more than
+    ``4 * n_bins`` nodes (the classes' ranges too far apart for their
+    spacings), the feature's classes keep their own grids. Every grid is
+    widened to one node count (``n_bins`` to ``4 * n_bins``). This grid is
+    derived, not saved: load computes it again.
 
-    **Out of the grid, missing values.** Past the first or last node of
-    predict's grid a feature's log density continues as ``g(e) + g'(e) u - u**2 / (2 h**2)``
+    **Out of the grid, missing values.** Past the first or last node of its
+    grid a class's log density continues as ``g(e) + g'(e) u - u**2 / (2 h**2)``
     (e the end node, u the distance past it): a Gaussian tail with the end's
     log density and slope, a lower bound of the binned density's own tail,
     clipped at -1e250 so that every score is finite. NaN is a missing value:
