@@ -35,6 +35,7 @@ class's term (_kde_simd.h).
 """
 
 from cython.parallel cimport prange
+from libc.stdint cimport int64_t
 from libc.math cimport exp, log, floor, sqrt, INFINITY, NAN, M_PI
 
 from _common cimport (
@@ -441,9 +442,10 @@ def kde_log_density(
 #
 # Predict scores a row at a time (kde_row_terms): a feature whose classes
 # share one grid computes its node and fraction once and reads the classes'
-# (value, step) pairs from one line of its class-interleaved table; the
-# other features, and values past the shared grid, take kde_feature_term per
-# class. A row's terms are summed in feature order (j = 0, 1, ...) from 0,
+# (value, step) pairs from one line of its class-interleaved table; a
+# feature whose classes keep their own grids computes their positions in
+# vector lanes and gathers their nodes (AVX2 build); values past a grid take
+# kde_feature_term per class. A row's terms are summed in feature order (j = 0, 1, ...) from 0,
 # then added to the log prior: the scores are kde_dense_terms' sums.
 
 cdef extern from "_kde_simd.h":
@@ -451,6 +453,9 @@ cdef extern from "_kde_simd.h":
         Py_ssize_t k, kp, d, n_nodes
         const double* fast
         const double* table
+        const double* class_inv_width
+        const double* class_origin
+        const int64_t* class_base
         const double* inv_width
         const double* origin
         const double* start
@@ -525,6 +530,9 @@ def kde_predict(
                                        #     (0, 1) where the classes keep their own
     const double[:, :, ::1] table,     # IN: (d, n_nodes, 2 kp) a shared grid's
                                        #     classes' log densities, then their steps
+    const double[:, ::1] class_inv_width,  # IN: (d, kp) where the classes keep their
+    const double[:, ::1] class_origin,     #     own grids, each class's (0 on the
+    const int64_t[:, ::1] class_base,      #     padding) and its grid's offset in grid
     const double[:, ::1] inv_width,    # IN: (k, d) 1 / w_cj of each predict grid
     const double[:, ::1] origin,       # IN: (k, d) first node index
     const double[:, ::1] start,        # IN: (k, d) first node's value
@@ -554,6 +562,9 @@ def kde_predict(
     model.n_nodes = grid.shape[2]
     model.fast = &fast[0, 0] if d > 0 else NULL
     model.table = &table[0, 0, 0] if table.size > 0 else NULL
+    model.class_inv_width = &class_inv_width[0, 0] if class_inv_width.size > 0 else NULL
+    model.class_origin = &class_origin[0, 0] if class_origin.size > 0 else NULL
+    model.class_base = &class_base[0, 0] if class_base.size > 0 else NULL
     model.inv_width = &inv_width[0, 0] if inv_width.size > 0 else NULL
     model.origin = &origin[0, 0] if origin.size > 0 else NULL
     model.start = &start[0, 0] if start.size > 0 else NULL

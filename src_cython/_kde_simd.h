@@ -14,6 +14,7 @@
 #ifndef FASTNB_KDE_SIMD_H
 #define FASTNB_KDE_SIMD_H
 #include <stddef.h>
+#include <stdint.h>
 #include <math.h>
 
 typedef struct {
@@ -21,6 +22,9 @@ typedef struct {
     const double* fast;        /* (d, 2) shared (1 / spacing, origin); (0, 1):
                                   not shared, t = -1 sends it to the scalar code */
     const double* table;       /* (d, n_nodes, 2 kp) */
+    const double* class_inv_width;  /* (d, kp) a feature whose classes keep their */
+    const double* class_origin;     /* own grids: theirs (0 on padding lanes), */
+    const int64_t* class_base;      /* and where each grid starts in grid */
     const double* inv_width;   /* (k, d) each class's grid, as kde_feature_term's */
     const double* origin;
     const double* start;
@@ -110,15 +114,20 @@ static inline int kde_row_terms_scalar(const KdeModel* m, const double* x,
 #if defined(__AVX2__)
 #include <immintrin.h>
 
-/* kp = 4 or 8 lanes (k <= 8) in registers across the row. */
+/* kp = 4, 8, 12 or 16 lanes (k <= 16) in registers across the row. A
+   feature whose classes keep their own grids computes every class's
+   position in lanes too, and gathers their two nodes' values (unless one
+   lies past its grid: then kde_feature_term per class). */
+#define KDE_LANE(Q, LANES, OP) if (LANES > 4 * Q) { OP; }
 #define KDE_ROW_TERMS_AVX(NAME, LANES)                                          \
 static inline int NAME(const KdeModel* m, const double* x, double* acc,         \
                        double* terms) {                                         \
     const double top = (double)(m->n_nodes - 1);                                \
+    const __m256d vtop = _mm256_set1_pd(top);                                   \
+    const __m256d vzero = _mm256_setzero_pd();                                  \
     const ptrdiff_t node_stride = 2 * LANES;                                    \
     const ptrdiff_t feature_stride = m->n_nodes * node_stride;                  \
-    __m256d a0 = _mm256_setzero_pd();                                           \
-    __m256d a1 = _mm256_setzero_pd();                                           \
+    __m256d a0 = vzero, a1 = vzero, a2 = vzero, a3 = vzero;                     \
     int infinite = 0;                                                           \
     for (ptrdiff_t c = 0; c < LANES; c++)                                       \
         terms[c] = 0.0;                                                         \
@@ -129,40 +138,95 @@ static inline int NAME(const KdeModel* m, const double* x, double* acc,         
             ptrdiff_t i = (ptrdiff_t)t;                                         \
             __m256d f = _mm256_set1_pd(t - (double)i);                          \
             const double* e = m->table + j * feature_stride + i * node_stride;  \
-            a0 = _mm256_add_pd(a0, _mm256_add_pd(                               \
-                _mm256_loadu_pd(e), _mm256_mul_pd(f, _mm256_loadu_pd(e + LANES)))); \
-            if (LANES == 8)                                                     \
-                a1 = _mm256_add_pd(a1, _mm256_add_pd(                           \
-                    _mm256_loadu_pd(e + 4),                                     \
-                    _mm256_mul_pd(f, _mm256_loadu_pd(e + LANES + 4))));         \
+            KDE_LANE(0, LANES, a0 = _mm256_add_pd(a0, _mm256_add_pd(            \
+                _mm256_loadu_pd(e), _mm256_mul_pd(f, _mm256_loadu_pd(e + LANES)))))  \
+            KDE_LANE(1, LANES, a1 = _mm256_add_pd(a1, _mm256_add_pd(            \
+                _mm256_loadu_pd(e + 4), _mm256_mul_pd(f, _mm256_loadu_pd(e + LANES + 4))))) \
+            KDE_LANE(2, LANES, a2 = _mm256_add_pd(a2, _mm256_add_pd(            \
+                _mm256_loadu_pd(e + 8), _mm256_mul_pd(f, _mm256_loadu_pd(e + LANES + 8))))) \
+            KDE_LANE(3, LANES, a3 = _mm256_add_pd(a3, _mm256_add_pd(            \
+                _mm256_loadu_pd(e + 12), _mm256_mul_pd(f, _mm256_loadu_pd(e + LANES + 12))))) \
             continue;                                                           \
         }                                                                       \
-        if (!(v - v == 0.0)) {                                                  \
+        if (!(v - v == 0.0)) {      /* NaN or infinite: missing */              \
             infinite |= (v == INFINITY) | (v == -INFINITY);                     \
             continue;                                                           \
         }                                                                       \
+        if (m->fast[2 * j] == 0.0) {                                            \
+            const __m256d vv = _mm256_set1_pd(v);                               \
+            const double* iw = m->class_inv_width + j * LANES;                  \
+            const double* og = m->class_origin + j * LANES;                     \
+            const int64_t* at = m->class_base + j * LANES;                      \
+            __m256d t0 = vzero, t1 = vzero, t2 = vzero, t3 = vzero;             \
+            __m256d in = _mm256_castsi256_pd(_mm256_set1_epi64x(-1));           \
+            KDE_LANE(0, LANES, t0 = _mm256_sub_pd(_mm256_mul_pd(vv, _mm256_loadu_pd(iw)), _mm256_loadu_pd(og)); \
+                in = _mm256_and_pd(in, _mm256_and_pd(_mm256_cmp_pd(t0, vzero, _CMP_GE_OQ), _mm256_cmp_pd(t0, vtop, _CMP_LT_OQ)))) \
+            KDE_LANE(1, LANES, t1 = _mm256_sub_pd(_mm256_mul_pd(vv, _mm256_loadu_pd(iw + 4)), _mm256_loadu_pd(og + 4)); \
+                in = _mm256_and_pd(in, _mm256_and_pd(_mm256_cmp_pd(t1, vzero, _CMP_GE_OQ), _mm256_cmp_pd(t1, vtop, _CMP_LT_OQ)))) \
+            KDE_LANE(2, LANES, t2 = _mm256_sub_pd(_mm256_mul_pd(vv, _mm256_loadu_pd(iw + 8)), _mm256_loadu_pd(og + 8)); \
+                in = _mm256_and_pd(in, _mm256_and_pd(_mm256_cmp_pd(t2, vzero, _CMP_GE_OQ), _mm256_cmp_pd(t2, vtop, _CMP_LT_OQ)))) \
+            KDE_LANE(3, LANES, t3 = _mm256_sub_pd(_mm256_mul_pd(vv, _mm256_loadu_pd(iw + 12)), _mm256_loadu_pd(og + 12)); \
+                in = _mm256_and_pd(in, _mm256_and_pd(_mm256_cmp_pd(t3, vzero, _CMP_GE_OQ), _mm256_cmp_pd(t3, vtop, _CMP_LT_OQ)))) \
+            if (_mm256_movemask_pd(in) == 0xF) {                                \
+                KDE_LANE(0, LANES, a0 = _mm256_add_pd(a0, kde_gathered_terms(m->grid, t0, at))) \
+                KDE_LANE(1, LANES, a1 = _mm256_add_pd(a1, kde_gathered_terms(m->grid, t1, at + 4))) \
+                KDE_LANE(2, LANES, a2 = _mm256_add_pd(a2, kde_gathered_terms(m->grid, t2, at + 8))) \
+                KDE_LANE(3, LANES, a3 = _mm256_add_pd(a3, kde_gathered_terms(m->grid, t3, at + 12))) \
+                continue;                                                       \
+            }                                                                   \
+        }                                                                       \
         /* (the padding lanes add 0.0) */                                       \
         kde_class_terms(m, j, v, terms);                                        \
-        a0 = _mm256_add_pd(a0, _mm256_loadu_pd(terms));                         \
-        if (LANES == 8)                                                         \
-            a1 = _mm256_add_pd(a1, _mm256_loadu_pd(terms + 4));                 \
+        KDE_LANE(0, LANES, a0 = _mm256_add_pd(a0, _mm256_loadu_pd(terms)))      \
+        KDE_LANE(1, LANES, a1 = _mm256_add_pd(a1, _mm256_loadu_pd(terms + 4)))  \
+        KDE_LANE(2, LANES, a2 = _mm256_add_pd(a2, _mm256_loadu_pd(terms + 8)))  \
+        KDE_LANE(3, LANES, a3 = _mm256_add_pd(a3, _mm256_loadu_pd(terms + 12))) \
     }                                                                           \
-    _mm256_storeu_pd(acc, a0);                                                  \
-    if (LANES == 8)                                                             \
-        _mm256_storeu_pd(acc + 4, a1);                                          \
+    KDE_LANE(0, LANES, _mm256_storeu_pd(acc, a0))                               \
+    KDE_LANE(1, LANES, _mm256_storeu_pd(acc + 4, a1))                           \
+    KDE_LANE(2, LANES, _mm256_storeu_pd(acc + 8, a2))                           \
+    KDE_LANE(3, LANES, _mm256_storeu_pd(acc + 12, a3))                          \
     return infinite;                                                            \
 }
+
+/* Four classes' terms at positions t (each in [0, n - 1)), their grids
+   starting at grid + at[c]: g + (t - i) (g' - g), i = floor(t), g and g'
+   the values at nodes i and i + 1 (kde_feature_term's arithmetic). Four
+   16-byte loads and two unpacks: faster than two vgatherqpd on the AMD
+   EPYC measured. */
+static inline __m256d kde_gathered_terms(const double* grid, __m256d t,
+                                         const int64_t* at) {
+    __m128i i = _mm256_cvttpd_epi32(t);
+    int node[4];
+    _mm_storeu_si128((__m128i*)node, i);
+    __m256d p02 = _mm256_insertf128_pd(
+        _mm256_castpd128_pd256(_mm_loadu_pd(grid + at[0] + node[0])),
+        _mm_loadu_pd(grid + at[2] + node[2]), 1);
+    __m256d p13 = _mm256_insertf128_pd(
+        _mm256_castpd128_pd256(_mm_loadu_pd(grid + at[1] + node[1])),
+        _mm_loadu_pd(grid + at[3] + node[3]), 1);
+    __m256d g = _mm256_unpacklo_pd(p02, p13);
+    __m256d next = _mm256_unpackhi_pd(p02, p13);
+    __m256d f = _mm256_sub_pd(t, _mm256_cvtepi32_pd(i));
+    return _mm256_add_pd(g, _mm256_mul_pd(f, _mm256_sub_pd(next, g)));
+}
+
 KDE_ROW_TERMS_AVX(kde_row_terms_4, 4)
 KDE_ROW_TERMS_AVX(kde_row_terms_8, 8)
+KDE_ROW_TERMS_AVX(kde_row_terms_12, 12)
+KDE_ROW_TERMS_AVX(kde_row_terms_16, 16)
 #undef KDE_ROW_TERMS_AVX
+#undef KDE_LANE
 
 static inline int kde_row_terms(const KdeModel* m, const double* x, double* acc,
                                 double* terms) {
-    if (m->kp == 4)
-        return kde_row_terms_4(m, x, acc, terms);
-    if (m->kp == 8)
-        return kde_row_terms_8(m, x, acc, terms);
-    return kde_row_terms_scalar(m, x, acc, terms);
+    switch (m->kp) {
+    case 4: return kde_row_terms_4(m, x, acc, terms);
+    case 8: return kde_row_terms_8(m, x, acc, terms);
+    case 12: return kde_row_terms_12(m, x, acc, terms);
+    case 16: return kde_row_terms_16(m, x, acc, terms);
+    default: return kde_row_terms_scalar(m, x, acc, terms);
+    }
 }
 #else
 static inline int kde_row_terms(const KdeModel* m, const double* x, double* acc,

@@ -65,6 +65,9 @@ class _PredictGrid(NamedTuple):
     stop: np.ndarray          # (k, d) the last node's value
     fast: np.ndarray          # (d, 2) a shared grid's (1 / spacing, origin), else (0, 1)
     table: np.ndarray         # (d, n_nodes, 2 kp) a shared grid's classes' (values, steps)
+    class_inv_width: np.ndarray  # (d, kp) the classes' own grids' (0: padding)
+    class_origin: np.ndarray     # (d, kp)
+    class_base: np.ndarray       # (d, kp) int64: where each starts in grid's values
 
 
 def _predict_grid(rows, level, origin, h, todo, n_threads):
@@ -92,10 +95,18 @@ def _predict_grid(rows, level, origin, h, todo, n_threads):
     fast = np.zeros((d, 2))
     fast[:, 0] = np.where(shared, np.ldexp(1.0, -grid_level[0]), 0.0)
     fast[:, 1] = np.where(shared, grid_origin[0], 1.0)
+    inv_width = np.ldexp(1.0, -grid_level)
+    class_inv_width = np.zeros((d, kp))
+    class_origin = np.zeros((d, kp))
+    class_base = np.zeros((d, kp), dtype=np.int64)
+    class_inv_width[:, :k] = inv_width.T
+    class_origin[:, :k] = grid_origin.T
+    class_base[:, :k] = (np.arange(k)[None, :] * d + np.arange(d)[:, None]) * n_nodes
     return _PredictGrid(
-        grid, slope_low, slope_high, np.ldexp(1.0, -grid_level),
+        grid, slope_low, slope_high, inv_width,
         grid_origin.astype(np.float64), grid_origin * width,
-        (grid_origin + (n_nodes - 1)) * width, fast, table)
+        (grid_origin + (n_nodes - 1)) * width, fast, table, class_inv_width,
+        class_origin, class_base)
 
 
 class _LazyDensity:
@@ -586,7 +597,8 @@ class KernelDensityNB(_ParametricNB):
                                           self._log_prior.size * X.shape[1])
         g = self._density.arrays()
         n_infinite = kernels.kde_predict(
-            X, g.fast, g.table, g.inv_width, g.origin, g.start, g.stop, g.grid,
+            X, g.fast, g.table, g.class_inv_width, g.class_origin, g.class_base,
+            g.inv_width, g.origin, g.start, g.stop, g.grid,
             g.slope_low, g.slope_high, self._curvature, self._log_prior, mode,
             labels_out, out, n_threads)
         if n_infinite:
