@@ -70,6 +70,16 @@ class _PredictGrid(NamedTuple):
     class_base: np.ndarray       # (d, kp) int64: where each starts in grid's values
 
 
+def _zeros_on_cache_lines(shape):
+    """A float64 array of zeros whose first value starts a 64-byte cache line
+    (numpy aligns to 16 bytes: a table line of 2 kp values would then span
+    a line more, and predict reads one per feature and row)."""
+    size = int(np.prod(shape))
+    buffer = np.zeros(size + 8)
+    skip = (-buffer.ctypes.data % 64) // 8
+    return buffer[skip:skip + size].reshape(shape)
+
+
 def _predict_grid(rows, level, origin, h, todo, n_threads):
     """The _PredictGrid of the histograms ``rows`` (m, n_bins) of the
     ``todo`` (k, d) pairs, binned on the grids (level, origin) (k, d) with
@@ -88,7 +98,7 @@ def _predict_grid(rows, level, origin, h, todo, n_threads):
         rows, np.ldexp(1.0, level[todo]), h[todo], first, step, n_nodes, n_threads)
     width = np.ldexp(1.0, grid_level)
     kp = -(-k // 4) * 4
-    table = np.zeros((d, n_nodes, 2 * kp))
+    table = _zeros_on_cache_lines((d, n_nodes, 2 * kp))
     table[:, :, :k] = grid.transpose(1, 2, 0)
     table[:, :-1, kp:kp + k] = (grid[..., 1:] - grid[..., :-1]).transpose(1, 2, 0)
     table[~shared] = 0.0
