@@ -50,6 +50,8 @@ def kde_predict(
     slope_low: _Float64,
     slope_high: _Float64,
     curvature: _Float64,
+    pairs: _Float64,
+    by_class: bool,
     log_prior: _Float64,
     mode: int,
     labels_out: NDArray[np.intp] | None,

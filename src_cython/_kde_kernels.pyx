@@ -27,11 +27,8 @@ interpolates, and the slopes at its first and last point continue it past
 the grid as the same Gaussian tail. Its cost is the histogram's n_bins sums
 whatever predict's grid.
 
-Predict. A row at a time, no n x d temporary: a feature whose classes share
-one predict grid finds the value's node once and adds every class's
-interpolated value from one line of a class-interleaved table (vector lanes
-in the AVX2 build); the other features, and values past the grid, add each
-class's term (_kde_simd.h).
+Predict. A row at a time (or class by class, a block of rows at a time,
+where most features keep their classes' own grids); see "-- predict" below.
 """
 
 from cython.parallel cimport prange
@@ -432,21 +429,17 @@ def kde_log_density(
 
 # -- predict ----------------------------------------------------------------------------
 #
-# Feature j's term in class c (kde_feature_term, _kde_simd.h), for a value x
-# with t = x / w_cj - origin_cj on the predict grid of (c, j), n nodes:
-#   0 <= t <= n - 1: grid[c, j, i] + f (grid[c, j, i + 1] - grid[c, j, i]),
-#     i = floor(t) (n - 2 at the top node), f = t - i;
-#   past an end node e (at distance u = x - e):
-#     grid[c, j, end] + slope[c, j] u - u**2 / (2 h_cj**2),
-#   clipped below at LOG_DENSITY_FLOOR. NaN (and infinity, counted) adds nothing.
-#
-# Predict scores a row at a time (kde_row_terms): a feature whose classes
-# share one grid computes its node and fraction once and reads the classes'
-# (value, step) pairs from one line of its class-interleaved table; a
-# feature whose classes keep their own grids computes their positions in
-# vector lanes and gathers their nodes (AVX2 build); values past a grid take
-# kde_feature_term per class. A row's terms are summed in feature order (j = 0, 1, ...) from 0,
-# then added to the log prior: the scores are kde_dense_terms' sums.
+# Feature j's term in class c is kde_feature_term's (_kde_simd.h): the grid
+# of (c, j) interpolated, past its ends the Gaussian tail, at least
+# LOG_DENSITY_FLOOR; NaN (and infinity, counted) adds nothing. Predict scores
+# a row at a time (kde_row_terms): a feature whose classes share one grid
+# finds its node once and reads every class's (value, step) from one line of
+# a class-interleaved table; one whose classes keep their own grids takes
+# their positions in vector lanes (AVX2); values past a grid, kde_feature_term
+# per class. A model whose features mostly keep their classes' grids is
+# scored class by class instead (predict_rows_by_class). Either way a row's
+# terms are summed in feature order from 0, then added to the log prior:
+# kde_dense_terms' sums, bit for bit.
 
 cdef extern from "_kde_simd.h":
     ctypedef struct KdeModel:
@@ -471,6 +464,90 @@ cdef extern from "_kde_simd.h":
         Py_ssize_t n_nodes, double floor_) noexcept nogil
     int kde_row_terms(const KdeModel* m, const double* x, double* acc,
                       double* terms) noexcept nogil
+    void kde_add_feature_terms(
+        const double* xs, double* scores, Py_ssize_t m, double inv_width,
+        double origin, double start, double stop, const double* pairs,
+        double slope_low, double slope_high, double curvature, Py_ssize_t n_nodes,
+        double floor_) noexcept nogil
+
+
+cdef enum:
+    BLOCK_ROWS = 64     # the class-by-class path's block
+
+
+cdef Py_ssize_t predict_rows_by_class(
+    const floating[:, ::1] X,
+    const KdeModel* model,
+    const double[:, :, ::1] pairs,     # (k, d, 2 n_nodes) (value, step) per node
+    const double[::1] log_prior,
+    int mode,
+    intp_t[::1] labels_out,
+    double[:, ::1] out,
+    double* scratch,           # SCRATCH: BLOCK_ROWS * (d + k) + k values
+    Py_ssize_t row_start, Py_ssize_t row_stop,
+) noexcept nogil:
+    # the block transposed into xs (feature-major), then per class and
+    # feature one pass over its rows; a row's terms still summed in feature
+    # order from 0 (the scores are kde_row_terms')
+    cdef Py_ssize_t i, c, j, r, m, at
+    cdef Py_ssize_t n_infinite = 0
+    cdef Py_ssize_t k = model.k
+    cdef Py_ssize_t d = model.d
+    cdef double* xs = scratch                       # (d, BLOCK_ROWS)
+    cdef double* scores = scratch + d * BLOCK_ROWS  # (k, BLOCK_ROWS)
+    cdef double* acc = scores + k * BLOCK_ROWS      # (k,) a row's
+    cdef double v
+    cdef int infinite
+    cdef Py_ssize_t first = row_start
+    while first < row_stop:
+        m = row_stop - first if row_stop - first < BLOCK_ROWS else BLOCK_ROWS
+        for r in range(m):
+            infinite = 0
+            for j in range(d):
+                v = X[first + r, j]
+                xs[j * BLOCK_ROWS + r] = v
+                infinite = infinite | ((v == INFINITY) | (v == -INFINITY))
+            n_infinite += infinite
+        for c in range(k):
+            for r in range(m):
+                scores[c * BLOCK_ROWS + r] = 0.0
+            for j in range(d):
+                at = c * d + j
+                kde_add_feature_terms(
+                    &xs[j * BLOCK_ROWS], &scores[c * BLOCK_ROWS], m,
+                    model.inv_width[at], model.origin[at], model.start[at],
+                    model.stop[at], &pairs[c, j, 0], model.slope_low[at],
+                    model.slope_high[at], model.curvature[at], model.n_nodes, FLOOR)
+        for r in range(m):
+            for c in range(k):
+                acc[c] = scores[c * BLOCK_ROWS + r]
+            finish_row(acc, k, log_prior, mode, labels_out, out, first + r)
+        first += BLOCK_ROWS
+    return n_infinite
+
+
+cdef inline void finish_row(
+    const double* acc,         # (k,) the row's summed terms
+    Py_ssize_t k, const double[::1] log_prior, int mode,
+    intp_t[::1] labels_out, double[:, ::1] out, Py_ssize_t i,
+) noexcept nogil:
+    cdef Py_ssize_t c
+    cdef intp_t* label_out = NULL
+    cdef double* row_out = NULL
+    cdef double value
+    cdef double best = -INFINITY
+    cdef intp_t best_class = 0
+    cdef bint saw_nan = False
+    if mode == MODE_ARGMAX:
+        label_out = &labels_out[i]
+    else:
+        row_out = &out[i, 0]
+    for c in range(k):
+        value = log_prior[c] + acc[c]
+        consider_class(value, c, &best, &best_class, &saw_nan)
+        if mode != MODE_ARGMAX:
+            row_out[c] = value
+    finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
 
 
 cdef Py_ssize_t predict_rows(
@@ -491,11 +568,6 @@ cdef Py_ssize_t predict_rows(
     cdef double* terms = scratch + model.kp        # (kp,)
     cdef double* row = scratch + 2 * model.kp      # (d,) a float32 row as double
     cdef const double* x
-    cdef intp_t* label_out = NULL
-    cdef double* row_out = NULL
-    cdef double value, best
-    cdef intp_t best_class
-    cdef bint saw_nan
     for i in range(row_start, row_stop):
         if floating is double:
             x = &X[i, 0] if d > 0 else row
@@ -504,19 +576,7 @@ cdef Py_ssize_t predict_rows(
                 row[j] = X[i, j]
             x = row
         n_infinite += kde_row_terms(model, x, acc, terms)
-        if mode == MODE_ARGMAX:
-            label_out = &labels_out[i]
-        else:
-            row_out = &out[i, 0]
-        best = -INFINITY
-        best_class = 0
-        saw_nan = False
-        for c in range(k):
-            value = log_prior[c] + acc[c]
-            consider_class(value, c, &best, &best_class, &saw_nan)
-            if mode != MODE_ARGMAX:
-                row_out[c] = value
-        finish_scores(row_out, k, mode, label_out, best, best_class, saw_nan)
+        finish_row(acc, k, log_prior, mode, labels_out, out, i)
     return n_infinite
 
 
@@ -541,6 +601,10 @@ def kde_predict(
     const double[:, ::1] slope_low,    # IN: (k, d)
     const double[:, ::1] slope_high,   # IN: (k, d)
     const double[:, ::1] curvature,    # IN: (k, d) 1 / (2 h**2)
+    const double[:, :, ::1] pairs,     # IN: (k, d, 2 n_nodes) (log density, step to
+                                       #     the next node's) of each class's grid
+    bint by_class,                     # IN: the class-by-class path (most features
+                                       #     on their classes' own grids)
     const double[::1] log_prior,       # IN: (k,)
     int mode,
     intp_t[::1] labels_out,
@@ -548,7 +612,8 @@ def kde_predict(
     int n_threads,
 ):
     """Fused KernelDensityNB predictor over rows; returns the number of rows
-    that hold an infinite value (scored without it)."""
+    that hold an infinite value (scored without it). Both paths give the
+    same bits."""
     cdef Py_ssize_t n = X.shape[0]
     cdef Py_ssize_t d = X.shape[1]
     cdef Py_ssize_t k = grid.shape[0]
@@ -574,18 +639,30 @@ def kde_predict(
     model.slope_high = &slope_high[0, 0] if slope_high.size > 0 else NULL
     model.curvature = &curvature[0, 0] if curvature.size > 0 else NULL
     model.floor_ = FLOOR
-    cdef Py_ssize_t width_s = block_scratch_bytes((2 * model.kp + d + 1) * 8) // 8
+    cdef Py_ssize_t width_s = block_scratch_bytes(
+        max(2 * model.kp + d + 1, BLOCK_ROWS * (d + k) + k) * 8) // 8
     rows_arr = np.zeros((n_blocks, width_s), dtype=np.float64)
     cdef double[:, ::1] rows = rows_arr
     with nogil:
         if n_blocks == 1:
-            n_infinite = predict_rows(X, &model, log_prior, mode, labels_out, out,
-                                      &rows[0, 0], 0, n)
+            if by_class:
+                n_infinite = predict_rows_by_class(X, &model, pairs, log_prior, mode,
+                                                   labels_out, out, &rows[0, 0], 0, n)
+            else:
+                n_infinite = predict_rows(X, &model, log_prior, mode, labels_out, out,
+                                          &rows[0, 0], 0, n)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
-                n_infinite += predict_rows(
-                    X, &model, log_prior, mode, labels_out, out, &rows[block, 0],
-                    block_start(block, n_blocks, n), block_start(block + 1, n_blocks, n))
+                if by_class:
+                    n_infinite += predict_rows_by_class(
+                        X, &model, pairs, log_prior, mode, labels_out, out,
+                        &rows[block, 0], block_start(block, n_blocks, n),
+                        block_start(block + 1, n_blocks, n))
+                else:
+                    n_infinite += predict_rows(
+                        X, &model, log_prior, mode, labels_out, out, &rows[block, 0],
+                        block_start(block, n_blocks, n),
+                        block_start(block + 1, n_blocks, n))
     return n_infinite
 
 

@@ -4,6 +4,7 @@ bandwidth rules; batch splits, merge and forgetting against one fit; weights,
 NaN, float32, threads, out-of-grid values, bad input and saved state."""
 
 import io
+import itertools
 import pickle
 
 import numpy as np
@@ -404,8 +405,9 @@ def test_predict_sums_the_inspection_terms_bit_for_bit(rng, k):
     # reads every class's (value, step) pair at one index, the classes in
     # vector lanes (4 to 16 in the AVX2 build, a loop past 16); the others, and
     # values past the grid, take each class's term as kde_dense_terms
-    # (inspection) computes it: the same bits, in both builds, for 1 and 2
-    # threads, with NaN and values past the grid, float32 and float64.
+    # (inspection) computes it; or class by class, a block of rows at a time:
+    # the same bits, both paths, in both builds, for 1 and 2 threads, with NaN
+    # and values past the grid, float32 and float64.
     from fastnb._base import MODE_JLL
 
     X, y = sample(rng, n=100 * k, d=4, k=k)
@@ -424,15 +426,15 @@ def test_predict_sums_the_inspection_terms_bit_for_bit(rng, k):
             total = total + terms[:, :, j]
         expected = model._log_prior + total
         assert_array_equal(model.predict_joint_log_proba(Zd), expected)
-        for build in _kernel_builds():
-            for n_threads in (1, 2):
-                out = np.empty((131, k))
-                build.kde_predict(
-                    Zd, grid.fast, grid.table, grid.class_inv_width, grid.class_origin,
-                    grid.class_base, grid.inv_width, grid.origin, grid.start,
-                    grid.stop, grid.grid, grid.slope_low, grid.slope_high,
-                    model._curvature, model._log_prior, MODE_JLL, None, out, n_threads)
-                assert_array_equal(out, expected)
+        for build, n_threads, by_class in itertools.product(
+                _kernel_builds(), (1, 2), (False, True)):
+            out = np.empty((131, k))
+            build.kde_predict(
+                Zd, grid.fast, grid.table, grid.class_inv_width, grid.class_origin,
+                grid.class_base, grid.inv_width, grid.origin, grid.start, grid.stop,
+                grid.grid, grid.slope_low, grid.slope_high, model._curvature,
+                grid.pairs, by_class, model._log_prior, MODE_JLL, None, out, n_threads)
+            assert_array_equal(out, expected)
 
 
 def test_predict_grid_is_shared_where_the_classes_allow(rng):
@@ -455,6 +457,9 @@ def test_predict_grid_is_shared_where_the_classes_allow(rng):
     last = model.grid_start_ + (model.n_bins - 1) * model.bin_width_
     assert np.all(grid.start <= model.grid_start_)
     assert np.all(grid.stop >= last)
+    # most features on their classes' own grids: predict goes class by class
+    assert not grid.by_class
+    assert fastnb.KernelDensityNB(n_bins=64).fit(X[:, 2:], y)._density.arrays().by_class
 
 
 @pytest.mark.parametrize("n_bins", [16, 256, 2048])

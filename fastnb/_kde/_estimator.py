@@ -68,6 +68,8 @@ class _PredictGrid(NamedTuple):
     class_inv_width: np.ndarray  # (d, kp) the classes' own grids' (0: padding)
     class_origin: np.ndarray     # (d, kp)
     class_base: np.ndarray       # (d, kp) int64: where each starts in grid's values
+    pairs: np.ndarray         # (k, d, 2 n_nodes) (value, step) per class's node
+    by_class: bool            # predict class by class: most features on own grids
 
 
 def _zeros_on_cache_lines(shape):
@@ -102,6 +104,12 @@ def _predict_grid(rows, level, origin, h, todo, n_threads):
     table[:, :, :k] = grid.transpose(1, 2, 0)
     table[:, :-1, kp:kp + k] = (grid[..., 1:] - grid[..., :-1]).transpose(1, 2, 0)
     table[~shared] = 0.0
+    # (the class-by-class path's table: the row-major path reads a feature
+    # on its classes' own grids at 1.2 to 1.8 times its cost per term)
+    pairs = np.zeros((k, d, n_nodes, 2))
+    pairs[..., 0] = grid
+    pairs[..., :-1, 1] = grid[..., 1:] - grid[..., :-1]
+    pairs = pairs.reshape(k, d, 2 * n_nodes)
     fast = np.zeros((d, 2))
     fast[:, 0] = np.where(shared, np.ldexp(1.0, -grid_level[0]), 0.0)
     fast[:, 1] = np.where(shared, grid_origin[0], 1.0)
@@ -116,7 +124,7 @@ def _predict_grid(rows, level, origin, h, todo, n_threads):
         grid, slope_low, slope_high, inv_width,
         grid_origin.astype(np.float64), grid_origin * width,
         (grid_origin + (n_nodes - 1)) * width, fast, table, class_inv_width,
-        class_origin, class_base)
+        class_origin, class_base, pairs, bool(2 * shared.sum() < d))
 
 
 class _LazyDensity:
@@ -266,9 +274,11 @@ class KernelDensityNB(_ParametricNB):
     value's node is found once per feature, not once per class, and every
     class's term read at once. Where the shared grid would need more than
     ``4 * n_bins`` nodes (the classes' ranges too far apart for their
-    spacings), the feature's classes keep their own grids. Every grid is
-    widened to one node count (``n_bins`` to ``4 * n_bins``). This grid is
-    derived, not saved: load computes it again.
+    spacings), the feature's classes keep their own grids; where most
+    features do, predict goes class by class over blocks of rows instead
+    (the same results, bit for bit). Every grid is widened to one node count
+    (``n_bins`` to ``4 * n_bins``). This grid is derived, not saved: load
+    computes it again.
 
     **Out of the grid, missing values.** Past the first or last node of its
     grid a class's log density continues as ``g(e) + g'(e) u - u**2 / (2 h**2)``
@@ -609,7 +619,8 @@ class KernelDensityNB(_ParametricNB):
         n_infinite = kernels.kde_predict(
             X, g.fast, g.table, g.class_inv_width, g.class_origin, g.class_base,
             g.inv_width, g.origin, g.start, g.stop, g.grid,
-            g.slope_low, g.slope_high, self._curvature, self._log_prior, mode,
+            g.slope_low, g.slope_high, self._curvature, g.pairs, g.by_class,
+            self._log_prior, mode,
             labels_out, out, n_threads)
         if n_infinite:
             raise ValueError(f"Input X contains infinity or a value too large for "
