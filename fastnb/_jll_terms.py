@@ -28,7 +28,7 @@ private attributes. The type is the model's ``Capabilities.terms`` family:
 - ``CompositeTerms``: jll = bias + the sum of each part's jll over its columns;
 - ``KernelDensityTerms``: jll[c] = log_prior[c] + sum over observed j of the
   log density on the grid of (c, j): with t = x_j * inv_width - origin, the
-  grid interpolated linearly at t where 0 <= t <= n_bins - 1, else the
+  grid interpolated linearly at t where 0 <= t <= n_nodes - 1, else the
   Gaussian tail ``grid[end] + slope u - curvature u**2`` (u the distance past
   the end node at ``start`` or ``stop``), at least ``floor``.
 """
@@ -113,7 +113,7 @@ class KernelDensityTerms:
     origin: np.ndarray       # (k, d) the first node's index
     start: np.ndarray        # (k, d) the first node's value
     stop: np.ndarray         # (k, d) the last node's value
-    grid: np.ndarray         # (k, d, n_bins) log densities at the nodes
+    grid: np.ndarray         # (k, d, n_nodes) log densities at predict's nodes
     slope_low: np.ndarray    # (k, d)
     slope_high: np.ndarray   # (k, d)
     curvature: np.ndarray    # (k, d) 1 / (2 h**2)

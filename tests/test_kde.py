@@ -4,6 +4,7 @@ bandwidth rules; batch splits, merge and forgetting against one fit; weights,
 NaN, float32, threads, out-of-grid values, bad input and saved state."""
 
 import io
+import itertools
 import pickle
 
 import numpy as np
@@ -387,28 +388,89 @@ def test_threads_predicting_on_a_new_model_agree(rng):
             assert_array_equal(result, expected)
 
 
-def test_predict_sums_the_inspection_terms_bit_for_bit(rng):
-    # predict scores rows in blocks of 64 from (value, step) pairs;
-    # kde_dense_terms (inspection) computes each term on its own: the same
-    # bits, in blocks cut anywhere, with NaN and values past the grid.
-    X, y = sample(rng, n=500, d=4, k=3)
+def _kernel_builds():
+    """The compiled builds of _kde_kernels this CPU runs (portable, AVX2)."""
+    import importlib
+
+    from fastnb._dispatch import load_kernels
+
+    builds = [importlib.import_module("fastnb._kde_kernels")]
+    fastest = load_kernels("_kde_kernels")
+    return builds + ([fastest] if fastest is not builds[0] else [])
+
+
+@pytest.mark.parametrize("k", [3, 5, 11, 14, 19])
+def test_predict_sums_the_inspection_terms_bit_for_bit(rng, k):
+    # predict scores a row at a time: a feature whose classes share a grid
+    # reads every class's (value, step) pair at one index, the classes in
+    # vector lanes (4 to 16 in the AVX2 build, a loop past 16); the others, and
+    # values past the grid, take each class's term as kde_dense_terms
+    # (inspection) computes it; or class by class, a block of rows at a time:
+    # the same bits, both paths, in both builds, for 1 and 2 threads, with NaN
+    # and values past the grid, float32 and float64.
+    from fastnb._base import MODE_JLL
+
+    X, y = sample(rng, n=100 * k, d=4, k=k)
+    X[:, :3] = rng.normal(size=(100 * k, 3)) * (1.0 + y[:, None] / k) + y[:, None] / k
     model = fastnb.KernelDensityNB(n_threads=1).fit(X, y)
+    grid = model._density.arrays()
+    assert grid.fast[:3, 0].any() and not grid.fast[3, 0]   # shared; own grids
     Z = X[:131] * rng.choice([1.0, 1.0, 3.0, -2.0], size=(131, 4))
     Z[rng.random(Z.shape) < 0.1] = np.nan
-    terms = np.zeros((131, 3, 4))
-    model._dense_terms(Z, terms, 1)
-    total = np.zeros((131, 3))
-    for j in range(4):
-        total = total + terms[:, :, j]
-    assert_array_equal(model.predict_joint_log_proba(Z), model._log_prior + total)
+    for dtype in (np.float64, np.float32):
+        Zd = Z.astype(dtype)
+        terms = np.zeros((131, k, 4))
+        model._dense_terms(Zd, terms, 1)
+        total = np.zeros((131, k))
+        for j in range(4):
+            total = total + terms[:, :, j]
+        expected = model._log_prior + total
+        assert_array_equal(model.predict_joint_log_proba(Zd), expected)
+        for build, n_threads, by_class in itertools.product(
+                _kernel_builds(), (1, 2), (False, True)):
+            out = np.empty((131, k))
+            build.kde_predict(
+                Zd, grid.fast, grid.table, grid.class_inv_width, grid.class_origin,
+                grid.class_base, grid.inv_width, grid.origin, grid.start, grid.stop,
+                grid.grid, grid.slope_low, grid.slope_high, model._curvature,
+                grid.pairs, by_class, model._log_prior, MODE_JLL, None, out, n_threads)
+            assert_array_equal(out, expected)
+
+
+def test_predict_grid_is_shared_where_the_classes_allow(rng):
+    # one grid per feature for all classes, no coarser than any class's own
+    # (the docstring's interpolation bound holds) and covering every class's
+    # grid; classes too far apart for their spacings keep their own grids
+    X, y = sample(rng, n=600, d=3, k=3)
+    model = fastnb.KernelDensityNB(n_bins=64).fit(X, y)
+    grid = model._density.arrays()
+    n_nodes = grid.grid.shape[2]
+    assert 64 <= n_nodes <= 4 * 64
+    width = 1 / grid.inv_width
+    shared = grid.fast[:, 0] > 0
+    assert_array_equal(shared, [True, True, False])
+    assert_array_equal(width[:, ~shared], model.bin_width_[:, ~shared])
+    for j in np.flatnonzero(shared):
+        assert_array_equal(width[:, j], model.bin_width_[:, j].min())
+        assert_array_equal(grid.start[:, j], grid.start[0, j])
+    assert np.all(width <= model.bin_width_)
+    last = model.grid_start_ + (model.n_bins - 1) * model.bin_width_
+    assert np.all(grid.start <= model.grid_start_)
+    assert np.all(grid.stop >= last)
+    # most features on their classes' own grids: predict goes class by class
+    assert not grid.by_class
+    assert fastnb.KernelDensityNB(n_bins=64).fit(X[:, 2:], y)._density.arrays().by_class
 
 
 @pytest.mark.parametrize("n_bins", [16, 256, 2048])
 def test_truncated_kernel_sum_equals_the_full_sum(rng, n_bins):
     # kde_log_density sums each node's kernel over the nodes within
     # TRUNCATION of its largest term (and searches that term outwards):
-    # against the full n_bins**2 sum in numpy, the same to rounding, with
-    # modes far apart (long empty stretches) and a narrow fixed bandwidth.
+    # against the full sum over every node in numpy, the same to rounding,
+    # with modes far apart (long empty stretches) and a narrow fixed
+    # bandwidth. Predict's grid (shared by the classes) holds at each of its
+    # nodes the function the class's own grid gives: its node's sum, the
+    # line between two of its nodes, past its ends the Gaussian tail.
     n = 3000
     y = rng.integers(0, 2, n)
     y[:2] = [0, 1]
@@ -416,14 +478,34 @@ def test_truncated_kernel_sum_equals_the_full_sum(rng, n_bins):
                          rng.exponential(size=n) * (1 + y)])
     for bandwidth in ("scott", 0.05):
         model = fastnb.KernelDensityNB(n_bins=n_bins, bandwidth=bandwidth).fit(X, y)
-        rows, width, h, todo, _ = model._density._inputs
+        rows, level, origin, h, todo, _ = model._density._inputs
+        predict = model._density.arrays()
         nodes = np.arange(n_bins)
         r2 = (nodes[None, :] - nodes[:, None]).astype(float) ** 2
         with np.errstate(divide="ignore"):
             log_hist = np.log(rows)
-        for row, log_row, w, bw, grid in zip(rows, log_hist, width, h, model._grid[todo]):
+        between = []
+        for row, log_row, c, j in zip(rows, log_hist, *np.nonzero(todo)):
+            w, bw = np.ldexp(1.0, level[c, j]), h[c, j]
             terms = log_row[None, :] - w * w / (2 * bw * bw) * r2
             top = terms.max(axis=1)
-            full = (top + np.log(np.exp(terms - top[:, None]).sum(axis=1))
+            post = np.exp(terms - top[:, None])
+            full = (top + np.log(post.sum(axis=1))
                     - np.log(row.sum() * bw * np.sqrt(2 * np.pi)))
-            assert_allclose(grid, full, rtol=1e-14, atol=1e-14)
+            slope = (post @ nodes / post.sum(axis=1) - nodes) * w / bw ** 2
+            # predict's nodes in the class's node units
+            points = (predict.start[c, j] + np.arange(predict.grid.shape[2])
+                      / predict.inv_width[c, j]) / w - origin[c, j]
+            inside = np.interp(points, nodes, full)
+            u = w * np.where(points < 0, points, points - (n_bins - 1))
+            end = np.where(points < 0, 0, n_bins - 1)
+            tail = full[end] + slope[end] * u - u * u / (2 * bw * bw)
+            expected = np.where((points >= 0) & (points <= n_bins - 1), inside, tail)
+            assert_allclose(predict.grid[c, j], expected, rtol=1e-13, atol=1e-13)
+            # past predict's grid, the same tail: its slope at the end points
+            assert_allclose([predict.slope_low[c, j], predict.slope_high[c, j]],
+                            [slope[0] - w * points[0] / bw ** 2,
+                             slope[-1] - w * (points[-1] - (n_bins - 1)) / bw ** 2],
+                            rtol=1e-12, atol=1e-12)
+            between.append(np.any(points != np.round(points)))
+        assert any(between)

@@ -1,6 +1,8 @@
 """KernelDensityNB: Naive Bayes with a Gaussian kernel density per class and
 feature, from a linearly binned histogram of bounded size."""
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .. import _invariants as rules
@@ -20,7 +22,7 @@ from .._params import (
 from .._persist import union_classes
 from .._threads import threads_for
 from .._parametric._base import MEAN_LIMIT, _ParametricNB
-from ._grid import grid_of, union_range, widened
+from ._grid import grid_of, predict_grids, union_range, widened
 
 __all__ = ["KernelDensityNB"]
 
@@ -41,46 +43,114 @@ def _fit_chunk_count(n_samples, n_classes, n_features, n_bins):
     return int(max(1, min(_FIT_MAX_CHUNKS, by_rows, by_memory)))
 
 
-def _log_density_grid(rows, width, h, n_threads):
-    """kernels.kde_log_density of the histograms ``rows`` (m, n_bins)."""
-    n_threads = threads_for(n_threads, rows.shape[0] * rows.shape[1] ** 2, "gaussian_fit")
-    return kernels.kde_log_density(np.ascontiguousarray(rows), np.ascontiguousarray(width),
-                                   np.ascontiguousarray(h), n_threads)
+def _log_density_grid(rows, width, h, first, step, n_nodes, n_threads):
+    """kernels.kde_log_density of the histograms ``rows`` (m, n_bins) at
+    ``n_nodes`` points each (``first + s * step`` in node units)."""
+    n_threads = threads_for(n_threads, rows.shape[0] * rows.shape[1] * n_nodes,
+                            "gaussian_fit")
+    return kernels.kde_log_density(
+        np.ascontiguousarray(rows), np.ascontiguousarray(width), np.ascontiguousarray(h),
+        np.ascontiguousarray(first), np.ascontiguousarray(step), n_nodes, n_threads)
+
+
+class _PredictGrid(NamedTuple):
+    """What predict reads: per (class, feature) a grid of ``n_nodes`` nodes
+    (shared by the classes of a feature where ``predict_grids`` allows)."""
+    grid: np.ndarray          # (k, d, n_nodes) log densities at the nodes
+    slope_low: np.ndarray     # (k, d) at the first node
+    slope_high: np.ndarray    # (k, d) at the last node
+    inv_width: np.ndarray     # (k, d) 1 / node spacing
+    origin: np.ndarray        # (k, d) the first node's index
+    start: np.ndarray         # (k, d) the first node's value
+    stop: np.ndarray          # (k, d) the last node's value
+    fast: np.ndarray          # (d, 2) a shared grid's (1 / spacing, origin), else (0, 1)
+    table: np.ndarray         # (d, n_nodes, 2 kp) a shared grid's classes' (values, steps)
+    class_inv_width: np.ndarray  # (d, kp) the classes' own grids' (0: padding)
+    class_origin: np.ndarray     # (d, kp)
+    class_base: np.ndarray       # (d, kp) int64: where each starts in grid's values
+    pairs: np.ndarray         # (k, d, 2 n_nodes) (value, step) per class's node
+    by_class: bool            # predict class by class: most features on own grids
+
+
+def _zeros_on_cache_lines(shape):
+    """A float64 array of zeros whose first value starts a 64-byte cache line
+    (numpy aligns to 16 bytes: a table line of 2 kp values would then span
+    a line more, and predict reads one per feature and row)."""
+    size = int(np.prod(shape))
+    buffer = np.zeros(size + 8)
+    skip = (-buffer.ctypes.data % 64) // 8
+    return buffer[skip:skip + size].reshape(shape)
+
+
+def _predict_grid(rows, level, origin, h, todo, n_threads):
+    """The _PredictGrid of the histograms ``rows`` (m, n_bins) of the
+    ``todo`` (k, d) pairs, binned on the grids (level, origin) (k, d) with
+    bandwidths h (k, d)."""
+    k, d = todo.shape
+    n_bins = rows.shape[-1]
+    shared, grid_level, grid_origin, n_nodes = predict_grids(level, origin, todo, n_bins)
+    grid = np.zeros((k, d, n_nodes))
+    slope_low = np.zeros((k, d))
+    slope_high = np.zeros((k, d))
+    # each predict node in units of its histogram's nodes: exact (integers
+    # times powers of two)
+    step = np.ldexp(1.0, grid_level - level)[todo]
+    first = grid_origin[todo] * step - origin[todo]
+    grid[todo], slope_low[todo], slope_high[todo] = _log_density_grid(
+        rows, np.ldexp(1.0, level[todo]), h[todo], first, step, n_nodes, n_threads)
+    width = np.ldexp(1.0, grid_level)
+    kp = -(-k // 4) * 4
+    table = _zeros_on_cache_lines((d, n_nodes, 2 * kp))
+    table[:, :, :k] = grid.transpose(1, 2, 0)
+    table[:, :-1, kp:kp + k] = (grid[..., 1:] - grid[..., :-1]).transpose(1, 2, 0)
+    table[~shared] = 0.0
+    # (the class-by-class path's table: the row-major path reads a feature
+    # on its classes' own grids at 1.2 to 1.8 times its cost per term)
+    pairs = np.zeros((k, d, n_nodes, 2))
+    pairs[..., 0] = grid
+    pairs[..., :-1, 1] = grid[..., 1:] - grid[..., :-1]
+    pairs = pairs.reshape(k, d, 2 * n_nodes)
+    fast = np.zeros((d, 2))
+    fast[:, 0] = np.where(shared, np.ldexp(1.0, -grid_level[0]), 0.0)
+    fast[:, 1] = np.where(shared, grid_origin[0], 1.0)
+    inv_width = np.ldexp(1.0, -grid_level)
+    class_inv_width = np.zeros((d, kp))
+    class_origin = np.zeros((d, kp))
+    class_base = np.zeros((d, kp), dtype=np.int64)
+    class_inv_width[:, :k] = inv_width.T
+    class_origin[:, :k] = grid_origin.T
+    class_base[:, :k] = (np.arange(k)[None, :] * d + np.arange(d)[:, None]) * n_nodes
+    return _PredictGrid(
+        grid, slope_low, slope_high, inv_width,
+        grid_origin.astype(np.float64), grid_origin * width,
+        (grid_origin + (n_nodes - 1)) * width, fast, table, class_inv_width,
+        class_origin, class_base, pairs, bool(2 * shared.sum() < d))
 
 
 class _LazyDensity:
-    """The log-density grid and its end slopes, derived from the histograms
-    the first time a prediction (or inspection, or ONNX export) needs them.
+    """The log-density grid predict reads (a _PredictGrid), derived from the
+    histograms the first time a prediction (or inspection, or ONNX export)
+    needs it.
 
     It holds the kernel's inputs (the histograms of the (class, feature)
-    pairs that have a density, their node spacing and bandwidth); its state
-    (pickle, equality) is those inputs only, so computing the grid does not
-    change the model's state. Two threads that ask at once may both compute
-    it (the same bits): each result is a new tuple, assigned in one step.
+    pairs that have a density, their grids, bandwidths and which pairs they
+    are); its state (pickle, equality) is those inputs only, so computing the
+    grid does not change the model's state. Two threads that ask at once may
+    both compute it (the same bits): each result is a new tuple, assigned in
+    one step.
     """
 
     __slots__ = ("_inputs", "_arrays")
 
-    def __init__(self, rows, width, h, todo, n_threads):
-        self._inputs = (rows, width, h, todo, n_threads)
+    def __init__(self, rows, level, origin, h, todo, n_threads):
+        self._inputs = (rows, level, origin, h, todo, n_threads)
         self._arrays = None
 
     def arrays(self):
-        """(grid (k, d, n_bins), slope_low (k, d), slope_high (k, d),
-        pairs (k, d, 2 n_bins))."""
+        """The _PredictGrid, computed on first use."""
         arrays = self._arrays
         if arrays is None:
-            rows, width, h, todo, n_threads = self._inputs
-            grid = np.zeros(todo.shape + (rows.shape[-1],))
-            slope_low = np.zeros(todo.shape)
-            slope_high = np.zeros(todo.shape)
-            grid[todo], slope_low[todo], slope_high[todo] = _log_density_grid(
-                rows, width, h, n_threads)
-            # predict's table: (log density, step to the next node's) pairs
-            pairs = np.zeros(grid.shape + (2,))
-            pairs[..., 0] = grid
-            pairs[..., :-1, 1] = grid[..., 1:] - grid[..., :-1]
-            arrays = (grid, slope_low, slope_high, pairs.reshape(grid.shape[:2] + (-1,)))
+            arrays = _predict_grid(*self._inputs)
             self._arrays = arrays
         return arrays
 
@@ -95,7 +165,7 @@ class _LazyDensity:
         if not isinstance(other, _LazyDensity):
             return NotImplemented
         a, b = self._inputs, other._inputs
-        return a[4] == b[4] and all(np.array_equal(x, y) for x, y in zip(a[:4], b[:4]))
+        return a[-1] == b[-1] and all(np.array_equal(x, y) for x, y in zip(a[:-1], b[:-1]))
 
     __hash__ = None
 
@@ -113,10 +183,11 @@ class KernelDensityNB(_ParametricNB):
     distance from them), and the weighted count, mean and centred second
     moment of the values (for the bandwidth rule). The model's size is
     ``O(n_classes * n_features * n_bins)`` whatever the number of rows. The
-    log density of each class and feature at every node (in log space, a sum
-    shifted by its largest term) is derived from the histograms on the first
-    prediction after a ``fit``, ``partial_fit`` or load, so a ``partial_fit``
-    costs its batch; predict interpolates it linearly in one fused kernel.
+    log density of each class and feature at the nodes of predict's grid (in
+    log space, a sum shifted by its largest term) is derived from the
+    histograms on the first prediction after a ``fit``, ``partial_fit`` or
+    load, so a ``partial_fit`` costs its batch; predict interpolates it
+    linearly in one fused kernel.
 
     Parameters
     ----------
@@ -139,7 +210,7 @@ class KernelDensityNB(_ParametricNB):
         prediction after a change (exponentials within about 10 bandwidths of
         each node, ``O(n_classes * n_features * n_bins**2)`` at worst; each
         kernel term left out is below 2e-22 of the node's largest) and in
-        memory.
+        memory (predict's grids, up to ``4 * n_bins`` nodes: see Notes).
     {n_threads, grow_classes, half_life}
 
     Attributes
@@ -193,8 +264,24 @@ class KernelDensityNB(_ParametricNB):
     (V the posterior variance of the nodes): errors of order ``(w / h)**2``
     where the data are dense. tests/test_kde.py checks both bounds.
 
-    **Out of the grid, missing values.** Past the first or last node a
-    feature's log density continues as ``g(e) + g'(e) u - u**2 / (2 h**2)``
+    **Predict's grid.** Predict reads the log densities from a grid per
+    feature that the classes share: the spacing of the feature's finest
+    class grid (every node of a coarser grid is one of its nodes), spanning
+    every class's grid, each class's function on it the one its own grid
+    gives (the log density at its nodes, the line between them, the
+    Gaussian tail below past its ends, sampled at the nodes and interpolated
+    between them there: at most ``w**2 / (8 h**2)`` below the tail). So a
+    value's node is found once per feature, not once per class, and every
+    class's term read at once. Where the shared grid would need more than
+    ``4 * n_bins`` nodes (the classes' ranges too far apart for their
+    spacings), the feature's classes keep their own grids; where most
+    features do, predict goes class by class over blocks of rows instead
+    (the same results, bit for bit). Every grid is widened to one node count
+    (``n_bins`` to ``4 * n_bins``). This grid is derived, not saved: load
+    computes it again.
+
+    **Out of the grid, missing values.** Past the first or last node of its
+    grid a class's log density continues as ``g(e) + g'(e) u - u**2 / (2 h**2)``
     (e the end node, u the distance past it): a Gaussian tail with the end's
     log density and slope, a lower bound of the binned density's own tail,
     clipped at -1e250 so that every score is finite. NaN is a missing value:
@@ -395,7 +482,8 @@ class KernelDensityNB(_ParametricNB):
                 f"{type(self).__name__}'s densities are not finite on this data "
                 "(values too large or too small for float64); the model is left "
                 "as it was.")
-        density = _LazyDensity(rows[todo], width[todo], h[todo], todo, self.n_threads)
+        density = _LazyDensity(np.ascontiguousarray(rows[todo]), level, origin, h, todo,
+                               self.n_threads)
         # All validation is done: commit the new state.
         self.classes_ = classes
         self.class_count_ = row_count
@@ -403,15 +491,12 @@ class KernelDensityNB(_ParametricNB):
         self.bandwidth_ = h
         self.bin_width_ = width
         self.grid_start_ = origin * width
-        self._stop = (origin + (n_bins - 1)) * width
         for name, value in stats.items():
             setattr(self, f"_stat_{name}", np.ascontiguousarray(value, dtype=np.float64))
         # (plain array attributes, each its own: a model's state compares and
         # copies member by member)
         self._density = density
         self._curvature = curvature
-        self._inv_width = np.ascontiguousarray(np.ldexp(1.0, -level))
-        self._origin = np.ascontiguousarray(origin, dtype=np.float64)
         self._log_prior = log_prior
 
     # -- persistence and merging ---------------------------------------------------
@@ -506,40 +591,36 @@ class KernelDensityNB(_ParametricNB):
     # -- prediction ------------------------------------------------------------------
     @property
     def _grid(self):
-        """(k, d, n_bins) log densities at the nodes (computed on first use)."""
-        return self._density.arrays()[0]
-
-    @property
-    def _slope_low(self):
-        return self._density.arrays()[1]
-
-    @property
-    def _slope_high(self):
-        return self._density.arrays()[2]
+        """(k, d, n_nodes) log densities at predict's nodes (computed on first use)."""
+        return self._density.arrays().grid
 
     def _jll_terms(self):
         """The model's ``KernelDensityTerms`` (fastnb/_jll_terms.py)."""
         self._check_fitted()
+        g = self._density.arrays()
         return KernelDensityTerms(
-            log_prior=self._log_prior, inv_width=self._inv_width, origin=self._origin,
-            start=self.grid_start_, stop=self._stop, grid=self._grid,
-            slope_low=self._slope_low, slope_high=self._slope_high,
-            curvature=self._curvature, floor=float(kernels.LOG_DENSITY_FLOOR))
+            log_prior=self._log_prior, inv_width=g.inv_width, origin=g.origin,
+            start=g.start, stop=g.stop, grid=g.grid, slope_low=g.slope_low,
+            slope_high=g.slope_high, curvature=self._curvature,
+            floor=float(kernels.LOG_DENSITY_FLOOR))
 
     def _dense_terms(self, X, out, n_threads):
         """Each feature's term of each class ((n, k, d) ``out``), as predict
         sums them (fastnb.inspection)."""
+        g = self._density.arrays()
         kernels.kde_dense_terms(
-            X, self._inv_width, self._origin, self.grid_start_, self._stop, self._grid,
-            self._slope_low, self._slope_high, self._curvature, out, n_threads)
+            X, g.inv_width, g.origin, g.start, g.stop, g.grid, g.slope_low,
+            g.slope_high, self._curvature, out, n_threads)
 
     def _run_predict_kernel(self, X, mode, labels_out, out):
         n_threads = self._predict_threads(X.shape[0],
                                           self._log_prior.size * X.shape[1])
-        grid, slope_low, slope_high, pairs = self._density.arrays()
+        g = self._density.arrays()
         n_infinite = kernels.kde_predict(
-            X, self._inv_width, self._origin, self.grid_start_, self._stop, pairs,
-            slope_low, slope_high, self._curvature, self._log_prior, mode,
+            X, g.fast, g.table, g.class_inv_width, g.class_origin, g.class_base,
+            g.inv_width, g.origin, g.start, g.stop, g.grid,
+            g.slope_low, g.slope_high, self._curvature, g.pairs, g.by_class,
+            self._log_prior, mode,
             labels_out, out, n_threads)
         if n_infinite:
             raise ValueError(f"Input X contains infinity or a value too large for "

@@ -25,7 +25,7 @@ give fit's histogram.
 
 import numpy as np
 
-__all__ = ["grid_of", "union_range", "widened"]
+__all__ = ["grid_of", "predict_grids", "union_range", "widened"]
 
 # the levels (the exponent of the node spacing) a grid may take: the square of
 # the spacing (and of a bandwidth as narrow) stays a normal double, so values
@@ -118,3 +118,50 @@ def widened(hist, value_range, new_range, n_bins):
         else:
             out[row, :n_bins + shift] = column[-shift:]
     return out.reshape(hist.shape)
+
+
+# A feature's predict grid is shared by its classes while it needs at most
+# this many times n_bins nodes (predict's memory and its first-use cost grow
+# with it); past that its classes keep their own grids.
+SHARED_NODES_FACTOR = 4
+
+
+def predict_grids(level, origin, todo, n_bins):
+    """The grids predict interpolates the log densities on, from the
+    histograms' (level, origin) int64 arrays (k, d) and ``todo`` (k, d) (the
+    (class, feature) pairs with a density): ``(shared (d,) bool, level (k, d),
+    origin (k, d), n_nodes)``, every grid ``n_nodes >= n_bins`` nodes.
+
+    Feature j's grid is shared by its classes where it can be: the spacing
+    of its finest class grid, the nodes spanning every class's grid (all
+    nodes of a coarser grid are nodes of a finer one: the levels are powers
+    of two), at most SHARED_NODES_FACTOR * n_bins of them. Otherwise (the
+    classes' ranges too far apart for their spacings) each class keeps its
+    own grid. Every grid is then widened to the largest count, ``n_nodes``,
+    its extra nodes split evenly below and above: the density is computed
+    there, not extrapolated."""
+    level = np.asarray(level, dtype=np.int64)
+    origin = np.asarray(origin, dtype=np.int64)
+    todo = np.asarray(todo, dtype=bool)
+    used = todo.any(axis=0)
+    fine = np.where(todo, level, LEVEL_MAX).min(axis=0, initial=LEVEL_MAX)
+    fine = np.where(used, fine, 0)
+    shift = np.where(todo, level - fine[None, :], 0)
+    with np.errstate(over="ignore", invalid="ignore"):
+        # each grid's first and last node in units of the finest spacing
+        # (exact: an integer times a power of two; inf where it overflows)
+        low = np.ldexp(origin.astype(np.float64), shift)
+        high = np.ldexp((origin + (n_bins - 1)).astype(np.float64), shift)
+        first = np.where(todo, low, np.inf).min(axis=0, initial=np.inf)
+        last = np.where(todo, high, -np.inf).max(axis=0, initial=-np.inf)
+        needed = np.where(used, last - first + 1, n_bins)
+        # (t = x / w - origin stays exact to well below a node)
+        small = np.maximum(np.abs(first), np.abs(last)) < 2.0 ** 50
+    shared = ~used | ((needed <= SHARED_NODES_FACTOR * n_bins) & small)
+    n_nodes = int(max(n_bins, needed[shared].max(initial=n_bins)))
+    first = np.where(used & shared, first, 0.0).astype(np.int64)
+    shared_origin = first - (n_nodes - np.where(shared, needed, n_bins).astype(np.int64)) // 2
+    own_origin = origin - (n_nodes - n_bins) // 2
+    out_level = np.where(shared[None, :], fine[None, :], level)
+    out_origin = np.where(shared[None, :], shared_origin[None, :], own_origin)
+    return shared, out_level, out_origin, n_nodes
