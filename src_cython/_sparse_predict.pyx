@@ -21,12 +21,13 @@ a count, and ``w_e`` the difference a class's count makes.
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, log
 from libc.string cimport strchr
 import numpy as np
 from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release,
                              PyObject_GetBuffer)
 
+from _counts cimport SMALL_COUNTS, fill_small_weights, is_small_whole
 from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
                      row_argmax, MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
@@ -517,3 +518,136 @@ cdef class TablePredictor:
         if acc != stack_acc:
             free(acc)
         return label if status == 0 else -1
+
+
+# -- a parameter search: every alpha of MultinomialNB in one pass -----------------
+#
+# A search's candidates that differ from a split's fitted model in alpha only
+# read the same counts: one walk over a fold's rows scores them all. A row's
+# score for alpha a is ``table_predict_row``'s without the bias (the caller adds
+# each candidate's log prior), term for term in the same order, so each alpha's
+# scores are the bits of the table walk of the model ``with_params(alpha=a)``.
+# An entry's m weights are a row of a small table: ``small`` for the whole
+# counts below SMALL_COUNTS (most of them), ``large`` for the others (frequent
+# features' counts, computed once a split: each is read by most rows), so the
+# inner loop is m multiply-adds over contiguous weights, without a log.
+
+cdef inline bint sweep_row(
+    const floating* data, const index_t* indices, Py_ssize_t start, Py_ssize_t stop,
+    Py_ssize_t d, const int64_t* feat_start, const int32_t* feat_len,
+    const int32_t* ent_class, const double* ent_count, const int32_t* large_at,
+    const double* base, const double* small, const double* large,
+    const double* scale, Py_ssize_t k, Py_ssize_t m, double* row, double* base_sum,
+) noexcept nogil:
+    """One row's (k, m) scores into ``row``; False if an index is out of range."""
+    cdef Py_ssize_t p, j, c, a, e
+    cdef double x, s = 0.0
+    cdef double* cell
+    cdef const double* weight
+    for c in range(k * m):
+        row[c] = 0.0
+    for a in range(m):
+        base_sum[a] = 0.0
+    for p in range(start, stop):
+        j = indices[p]
+        if j < 0 or j >= d:
+            return False
+        x = data[p]
+        s = s + x
+        for a in range(m):
+            base_sum[a] = base_sum[a] + x * base[a]
+        for e in range(feat_start[j], feat_start[j] + feat_len[j]):
+            cell = &row[ent_class[e] * m]
+            if large_at[e] < 0:
+                weight = &small[<int>ent_count[e] * m]
+            else:
+                weight = &large[large_at[e] * m]
+            for a in range(m):
+                cell[a] += x * weight[a]
+    for c in range(k):
+        for a in range(m):
+            row[c * m + a] = (base_sum[a] + s * scale[c * m + a]) + row[c * m + a]
+    return True
+
+
+def alpha_sweep_scores(
+    const floating[::1] data,         # IN: CSR values (finite, non-negative)
+    const index_t[::1] indices,       # IN: CSR column indices
+    const index_t[::1] indptr,        # IN: (n + 1,) row pointers
+    const int64_t[::1] feat_start,    # IN: the table (see _sparse_rows.pxd)
+    const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class,
+    const double[::1] ent_count,      # IN: its counts (count_scale 1)
+    const double[::1] alpha,          # IN: (m,) scalar smoothing values
+    const double[::1] base,           # IN: (m,) log(alpha), the models' feat_base
+    const double[:, ::1] scale,       # IN: (k, m) -log(N_c + alpha d)
+    double[:, :, ::1] out,            # OUT: (n, k, m) scores, less the log prior
+    int n_threads,
+):
+    """MultinomialNB's joint log likelihoods of CSR rows, less the log prior,
+    for each of m smoothing values at once: out[i, c, a] is what the table walk
+    of the model with alpha[a] adds to class c's log prior. Rows are scored in
+    parallel blocks, each row alone: the same bits for any thread count.
+    Returns the number of rows with an index out of range (their scores are
+    not written). Costs O(d + entries) once, then m multiply-adds an entry a
+    non-zero reads."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, k = scale.shape[0], m = alpha.shape[0]
+    cdef Py_ssize_t d = feat_start.shape[0], block, i, a, v, j, e, n_large = 0
+    cdef Py_ssize_t n_blocks = max(1, min(n_threads, n))
+    cdef double count
+    if (scale.shape[1] != m or base.shape[0] != m or out.shape[0] != n
+            or out.shape[1] != k or out.shape[2] != m or m == 0):
+        raise ValueError("alpha_sweep_scores: shapes of alpha, base, scale and out "
+                         "do not agree")
+    if feat_len.shape[0] != d:
+        raise ValueError("alpha_sweep_scores: feat_start and feat_len differ in length")
+    if n == 0:
+        return 0
+    # small[v, a]: the weight of a whole count v below SMALL_COUNTS
+    small_np = np.empty((SMALL_COUNTS, m))
+    log_alpha_np = np.empty(m)
+    cdef double[:, ::1] small = small_np
+    cdef double[::1] log_alpha = log_alpha_np
+    cdef double one_alpha[SMALL_COUNTS]
+    for a in range(m):
+        log_alpha[a] = log(alpha[a])
+        fill_small_weights(one_alpha, alpha[a], log_alpha[a])
+        for v in range(SMALL_COUNTS):
+            small[v, a] = one_alpha[v]
+    # each entry's row of ``large``, or -1 for a small whole count
+    large_at_np = np.empty(ent_count.shape[0], dtype=np.int32)
+    cdef int32_t[::1] large_at = large_at_np
+    with nogil:
+        for j in range(d):
+            for e in range(feat_start[j], feat_start[j] + feat_len[j]):
+                if is_small_whole(ent_count[e]):
+                    large_at[e] = -1
+                else:
+                    large_at[e] = <int32_t>n_large
+                    n_large += 1
+    large_np = np.empty((max(1, n_large), m))
+    cdef double[:, ::1] large = large_np
+    with nogil:
+        for j in range(d):
+            for e in range(feat_start[j], feat_start[j] + feat_len[j]):
+                if large_at[e] >= 0:
+                    count = ent_count[e]
+                    # (``multinomial_weight``'s expression: the table's bits)
+                    for a in range(m):
+                        large[large_at[e], a] = log(count + alpha[a]) - log_alpha[a]
+    base_sums = np.empty((n_blocks, m))
+    bad_np = np.zeros(n_blocks, dtype=np.intp)
+    cdef double[:, ::1] base_sum = base_sums
+    cdef intp_t[::1] bad = bad_np
+    with nogil:
+        for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
+                            use_threads_if=n_blocks > 1):
+            for i in range(block_start(block, n_blocks, n),
+                           block_start(block + 1, n_blocks, n)):
+                if not sweep_row(&data[0], &indices[0], indptr[i], indptr[i + 1], d,
+                                 &feat_start[0], &feat_len[0], &ent_class[0],
+                                 &ent_count[0], &large_at[0], &base[0], &small[0, 0],
+                                 &large[0, 0], &scale[0, 0], k, m, &out[i, 0, 0],
+                                 &base_sum[block, 0]):
+                    bad[block] += 1
+    return int(bad_np.sum())
