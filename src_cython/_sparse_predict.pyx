@@ -527,25 +527,62 @@ cdef class TablePredictor:
 # score for alpha a is ``table_predict_row``'s without the bias (the caller adds
 # each candidate's log prior), term for term in the same order, so each alpha's
 # scores are the bits of the table walk of the model ``with_params(alpha=a)``.
-# An entry's m weights are a row of a small table: ``small`` for the whole
-# counts below SMALL_COUNTS (most of them), ``large`` for the others (frequent
-# features' counts, computed once a split: each is read by most rows), so the
-# inner loop is m multiply-adds over contiguous weights, without a log.
+# A row's (k, m) sums stay in cache while its non-zeros are added: a feature
+# with entries for at least half the classes (the frequent ones, most of the
+# work) as one dense (k, m) block of weights, zero where a class has no count
+# (adding x * 0 changes no sum), in one contiguous multiply-add; another by its
+# entries, each m weights from a table of the whole counts below SMALL_COUNTS
+# (most of them) or, rarely, m logs.
+
+# dense blocks made at most: this many doubles (32 MiB); later features walk
+cdef enum:
+    DENSE_BLOCK_CELLS = 1 << 22
+
+
+cdef inline double entry_weight(double count, double a, double log_a,
+                                const double* small, Py_ssize_t place,
+                                Py_ssize_t m) noexcept nogil:
+    """``multinomial_weight``'s value (its bits): from ``small`` for a whole
+    count below SMALL_COUNTS, else log(count + a) - log a."""
+    if is_small_whole(count):
+        return small[<int>count * m + place]
+    return log(count + a) - log_a
+
+
+cdef inline void fill_block(
+    Py_ssize_t start, Py_ssize_t length, const int32_t* ent_class,
+    const double* ent_count, const double* alpha, const double* log_alpha,
+    const double* small, Py_ssize_t k, Py_ssize_t m, double* block,
+) noexcept nogil:
+    """A feature's (k, m) dense weights, zero for the classes without a count."""
+    cdef Py_ssize_t e, a, c
+    cdef double count
+    for c in range(k * m):
+        block[c] = 0.0
+    for e in range(start, start + length):
+        count = ent_count[e]
+        c = ent_class[e]
+        for a in range(m):
+            block[c * m + a] = entry_weight(count, alpha[a], log_alpha[a], small,
+                                            a, m)
+
 
 cdef inline bint sweep_row(
     const floating* data, const index_t* indices, Py_ssize_t start, Py_ssize_t stop,
     Py_ssize_t d, const int64_t* feat_start, const int32_t* feat_len,
-    const int32_t* ent_class, const double* ent_count, const int32_t* large_at,
-    const double* base, const double* small, const double* large,
-    const double* scale, Py_ssize_t k, Py_ssize_t m, double* row, double* base_sum,
+    const int32_t* ent_class, const double* ent_count, const int32_t* dense_at,
+    const double* blocks, const double* alpha, const double* log_alpha,
+    const double* base, const double* small, Py_ssize_t k, Py_ssize_t m,
+    double* row, double* base_sum,
 ) noexcept nogil:
-    """One row's (k, m) scores into ``row``; False if an index is out of range."""
-    cdef Py_ssize_t p, j, c, a, e
-    cdef double x, s = 0.0
+    """One row's (k, m) sums into ``row`` and its base terms into ``base_sum``;
+    False if an index is out of range."""
+    cdef Py_ssize_t p, j, c, a, e, t, km = k * m
+    cdef double x, count
     cdef double* cell
     cdef const double* weight
-    for c in range(k * m):
-        row[c] = 0.0
+    for t in range(km):
+        row[t] = 0.0
     for a in range(m):
         base_sum[a] = 0.0
     for p in range(start, stop):
@@ -553,20 +590,23 @@ cdef inline bint sweep_row(
         if j < 0 or j >= d:
             return False
         x = data[p]
-        s = s + x
         for a in range(m):
             base_sum[a] = base_sum[a] + x * base[a]
+        if dense_at[j] >= 0:
+            weight = &blocks[dense_at[j] * km]
+            for t in range(km):
+                row[t] += x * weight[t]
+            continue
         for e in range(feat_start[j], feat_start[j] + feat_len[j]):
+            count = ent_count[e]
             cell = &row[ent_class[e] * m]
-            if large_at[e] < 0:
-                weight = &small[<int>ent_count[e] * m]
+            if is_small_whole(count):
+                weight = &small[<int>count * m]
+                for a in range(m):
+                    cell[a] += x * weight[a]
             else:
-                weight = &large[large_at[e] * m]
-            for a in range(m):
-                cell[a] += x * weight[a]
-    for c in range(k):
-        for a in range(m):
-            row[c * m + a] = (base_sum[a] + s * scale[c * m + a]) + row[c * m + a]
+                for a in range(m):
+                    cell[a] += x * (log(count + alpha[a]) - log_alpha[a])
     return True
 
 
@@ -581,22 +621,24 @@ def alpha_sweep_scores(
     const double[::1] alpha,          # IN: (m,) scalar smoothing values
     const double[::1] base,           # IN: (m,) log(alpha), the models' feat_base
     const double[:, ::1] scale,       # IN: (k, m) -log(N_c + alpha d)
-    double[:, :, ::1] out,            # OUT: (n, k, m) scores, less the log prior
+    double[:, :, ::1] out,            # OUT: (m, n, k) scores, less the log prior
     int n_threads,
 ):
     """MultinomialNB's joint log likelihoods of CSR rows, less the log prior,
-    for each of m smoothing values at once: out[i, c, a] is what the table walk
+    for each of m smoothing values at once: out[a, i, c] is what the table walk
     of the model with alpha[a] adds to class c's log prior. Rows are scored in
     parallel blocks, each row alone: the same bits for any thread count.
     Returns the number of rows with an index out of range (their scores are
     not written). Costs O(d + entries) once, then m multiply-adds an entry a
-    non-zero reads."""
+    non-zero reads (k m for a feature with a dense block)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, k = scale.shape[0], m = alpha.shape[0]
-    cdef Py_ssize_t d = feat_start.shape[0], block, i, a, v, j, e, n_large = 0
-    cdef Py_ssize_t n_blocks = max(1, min(n_threads, n))
-    cdef double count
-    if (scale.shape[1] != m or base.shape[0] != m or out.shape[0] != n
-            or out.shape[1] != k or out.shape[2] != m or m == 0):
+    cdef Py_ssize_t d = feat_start.shape[0], km = k * m, block, i, a, c, v, j
+    cdef Py_ssize_t n_blocks = max(1, min(n_threads, n)), n_dense = 0
+    cdef Py_ssize_t most_dense = max(1, DENSE_BLOCK_CELLS // max(1, km))
+    cdef double* row
+    cdef double s
+    if (scale.shape[1] != m or base.shape[0] != m or out.shape[0] != m
+            or out.shape[1] != n or out.shape[2] != k or m == 0):
         raise ValueError("alpha_sweep_scores: shapes of alpha, base, scale and out "
                          "do not agree")
     if feat_len.shape[0] != d:
@@ -614,40 +656,46 @@ def alpha_sweep_scores(
         fill_small_weights(one_alpha, alpha[a], log_alpha[a])
         for v in range(SMALL_COUNTS):
             small[v, a] = one_alpha[v]
-    # each entry's row of ``large``, or -1 for a small whole count
-    large_at_np = np.empty(ent_count.shape[0], dtype=np.int32)
-    cdef int32_t[::1] large_at = large_at_np
+    # each feature's dense block, or -1: it walks its entries
+    dense_at_np = np.empty(d, dtype=np.int32)
+    cdef int32_t[::1] dense_at = dense_at_np
     with nogil:
         for j in range(d):
-            for e in range(feat_start[j], feat_start[j] + feat_len[j]):
-                if is_small_whole(ent_count[e]):
-                    large_at[e] = -1
-                else:
-                    large_at[e] = <int32_t>n_large
-                    n_large += 1
-    large_np = np.empty((max(1, n_large), m))
-    cdef double[:, ::1] large = large_np
+            if 2 * feat_len[j] >= k and feat_len[j] > 0 and n_dense < most_dense:
+                dense_at[j] = <int32_t>n_dense
+                n_dense += 1
+            else:
+                dense_at[j] = -1
+    blocks_np = np.empty((max(1, n_dense), km))
+    cdef double[:, ::1] blocks = blocks_np
     with nogil:
-        for j in range(d):
-            for e in range(feat_start[j], feat_start[j] + feat_len[j]):
-                if large_at[e] >= 0:
-                    count = ent_count[e]
-                    # (``multinomial_weight``'s expression: the table's bits)
-                    for a in range(m):
-                        large[large_at[e], a] = log(count + alpha[a]) - log_alpha[a]
-    base_sums = np.empty((n_blocks, m))
+        for j in prange(d, schedule='static', num_threads=n_threads,
+                        use_threads_if=n_threads > 1):
+            if dense_at[j] >= 0:
+                fill_block(feat_start[j], feat_len[j], &ent_class[0], &ent_count[0],
+                           &alpha[0], &log_alpha[0], &small[0, 0], k, m,
+                           &blocks[dense_at[j], 0])
+    scratch_np = np.empty((n_blocks, km + m))
     bad_np = np.zeros(n_blocks, dtype=np.intp)
-    cdef double[:, ::1] base_sum = base_sums
+    cdef double[:, ::1] scratch = scratch_np
     cdef intp_t[::1] bad = bad_np
     with nogil:
         for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
                             use_threads_if=n_blocks > 1):
+            row = &scratch[block, 0]
             for i in range(block_start(block, n_blocks, n),
                            block_start(block + 1, n_blocks, n)):
                 if not sweep_row(&data[0], &indices[0], indptr[i], indptr[i + 1], d,
                                  &feat_start[0], &feat_len[0], &ent_class[0],
-                                 &ent_count[0], &large_at[0], &base[0], &small[0, 0],
-                                 &large[0, 0], &scale[0, 0], k, m, &out[i, 0, 0],
-                                 &base_sum[block, 0]):
+                                 &ent_count[0], &dense_at[0], &blocks[0, 0], &alpha[0],
+                                 &log_alpha[0], &base[0], &small[0, 0], k, m, row,
+                                 row + km):
                     bad[block] += 1
+                    continue
+                s = 0.0
+                for v in range(indptr[i], indptr[i + 1]):
+                    s = s + data[v]
+                for c in range(k):
+                    for a in range(m):
+                        out[a, i, c] = (row[km + a] + s * scale[c, a]) + row[c * m + a]
     return int(bad_np.sum())

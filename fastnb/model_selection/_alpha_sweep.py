@@ -125,12 +125,12 @@ class AlphaSweep:
         return new
 
     def _scores(self, alpha):
-        """[(n, k, m) scores of each rows] of the chunk holding ``alpha``, and
+        """[(m, n, k) scores of each rows] of the chunk holding ``alpha``, and
         its place there."""
         at = self._alphas.index(alpha)
         chunk = self._chunk
         k = self._table.n_classes
-        if chunk is None or not chunk[0] <= at < chunk[0] + chunk[1][0].shape[2]:
+        if chunk is None or not chunk[0] <= at < chunk[0] + chunk[1][0].shape[0]:
             longest = max(rows.shape[0] for rows in self._rows)
             size = max(1, _CHUNK_CELLS // max(1, longest * k))
             alphas = np.array(self._alphas[at:at + size], dtype=np.float64)
@@ -147,7 +147,7 @@ class AlphaSweep:
         for place, a in enumerate(alphas):
             scale[:, place] = -np.log(table.class_total * table.count_scale
                                       + np.array(a, dtype=np.float64) * d)
-        out = np.empty((rows.shape[0], k, m))
+        out = np.empty((m, rows.shape[0], k))
         per_row = k * m * max(1, rows.data.shape[0] // max(1, rows.shape[0]))
         n_threads = fitted._predict_threads(rows.shape[0], per_row)
         bad = _table_predict_kernels.alpha_sweep_scores(
@@ -170,7 +170,7 @@ class AlphaSweep:
         except ValueError:
             self._swept.clear()
             return None
-        return [rows[:, :, place] + prior for rows in scores]
+        return [rows[place] + prior for rows in scores]
 
     def result(self, position, test_scorer, train_scorer):
         """The search's result of the group's candidate at ``position`` (without
