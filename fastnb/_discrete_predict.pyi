@@ -52,3 +52,12 @@ def dense_threshold_predict(
     out: _Float64 | None,
     n_threads: int,
 ) -> int: ...
+
+def fold_row_scores(
+    jll: _Float64,
+    codes: NDArray[np.intp],
+    predicted: NDArray[np.intp],
+    log_norm: _Float64,
+    true_jll: _Float64,
+    n_threads: int,
+) -> int: ...

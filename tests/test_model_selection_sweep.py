@@ -131,3 +131,35 @@ def test_search_of_tiny_alphas_warns_as_sklearns(rng, table_fits):
         warnings.simplefilter("ignore")
         both(GridSearchCV, fastnb.MultinomialNB(), grid, X, y, cv=3,
              scoring="neg_log_loss")
+
+
+@pytest.mark.parametrize("k", [2, 3, 35])
+def test_fold_scorer_kernel_equals_the_numpy_path(k, rng):
+    from fastnb.model_selection._fold_scores import FoldScorer, _kernels
+
+    n = 300
+    y = np.arange(n) % k
+    jll = rng.normal(size=(n, k)) * 30
+    jll[::7, 0] = jll[::7, -1]          # ties: the first class wins
+    jll[::11, k // 2] = -np.inf         # a class with no chance
+    metrics = {"acc": "accuracy", "ll": "neg_log_loss", "bal": "balanced_accuracy"}
+    classes = np.arange(k)
+    kernel = FoldScorer(y, metrics).scores(jll, classes)
+    numpy_path = FoldScorer(y, metrics).scores(np.asfortranarray(jll), classes)
+    assert kernel["acc"] == numpy_path["acc"] and kernel["bal"] == numpy_path["bal"]
+    assert_allclose(kernel["ll"], numpy_path["ll"], rtol=1e-13)
+    for bad in (np.nan, np.inf):
+        spoiled = jll.copy()
+        spoiled[5, 1] = bad
+        assert FoldScorer(y, metrics).scores(spoiled, classes) is None
+        assert FoldScorer(y, metrics).scores(np.asfortranarray(spoiled), classes) is None
+    outputs = []
+    for n_threads in (1, 2):
+        out = (np.empty(n, dtype=np.intp), np.empty(n), np.empty(n))
+        assert _kernels.fold_row_scores(jll, y.astype(np.intp), *out, n_threads) == 0
+        outputs.append(out)
+    for one, two in zip(*outputs):
+        assert_array_equal(one, two)
+    assert_array_equal(outputs[0][0], jll.argmax(axis=1))
+    with pytest.raises(ValueError, match="code out of range"):
+        _kernels.fold_row_scores(jll, np.full(n, k, dtype=np.intp), *out, 1)

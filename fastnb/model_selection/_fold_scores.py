@@ -5,7 +5,9 @@ scikit-learn's scorers call the estimator's ``predict`` and ``predict_proba``
 one-hot encodes the fold's labels a call). For the common scorer names a
 candidate's scores are simple functions of its joint log likelihood ``jll``
 on the fold: the labels are its arg-max (the first on ties, as the predict
-kernels take it), the probabilities its soft-max. ``FoldScorer`` encodes a
+kernels take it), the probabilities its soft-max. A C-contiguous float64 ``jll``
+(every fastnb model's) is summarised in one kernel pass (``fold_row_scores``:
+each row's arg-max, log-sum-exp and true class's score); another takes NumPy. ``FoldScorer`` encodes a
 fold's labels once and computes those scores from a candidate's ``jll``,
 exactly as scikit-learn's functions would from the model's outputs; where
 scikit-learn would warn or raise (a class of the model missing from the fold
@@ -14,6 +16,14 @@ a non-finite row), it returns None and the search calls the scorer itself.
 """
 
 import numpy as np
+
+from .._dispatch import load_kernels
+from .._threads import threads_for
+
+_kernels = load_kernels("_discrete_predict")  # fold_row_scores
+
+# an exp and a log-sum-exp step of a score, in the multiply-adds threads_for counts
+_SUMMARY_WORK_PER_SCORE = 8
 
 # scorer name -> the ``FoldScorer`` method that computes it
 _METRICS = {"accuracy": "_accuracy", "balanced_accuracy": "_balanced_accuracy",
@@ -74,12 +84,25 @@ class FoldScorer:
             self._encode(classes)
         except TypeError:
             return None  # (labels that do not compare with the classes)
-        # (argmax takes a row's first NaN as its largest: a NaN row's top is NaN)
-        predicted = jll.argmax(axis=1)
-        top = np.take_along_axis(jll, predicted[:, None], axis=1)[:, 0]
-        if not np.all(np.isfinite(top)):
-            return None  # (the predict kernels' own handling of such rows)
+        if jll.dtype == np.float64 and jll.flags.c_contiguous:
+            # one pass: each row's arg-max, log-sum-exp and true class's score
+            n, k = jll.shape
+            predicted = np.empty(n, dtype=np.intp)
+            log_norm, true_jll = np.empty(n), np.empty(n)
+            n_threads = threads_for(None, jll.size * _SUMMARY_WORK_PER_SCORE, "predict")
+            if _kernels.fold_row_scores(jll, self._codes, predicted, log_norm, true_jll,
+                                        n_threads):
+                return None  # (a NaN row, or a non-finite top: as below)
+            top = None
+        else:
+            # (argmax takes a row's first NaN as its largest: a NaN row's top is NaN)
+            predicted = jll.argmax(axis=1)
+            top = np.take_along_axis(jll, predicted[:, None], axis=1)[:, 0]
+            if not np.all(np.isfinite(top)):
+                return None  # (the predict kernels' own handling of such rows)
+            log_norm = true_jll = None
         self._jll, self._top, self._predicted = jll, top, predicted
+        self._log_norm, self._true_jll = log_norm, true_jll
         out = {}
         try:
             for key, name in self._metrics.items():
@@ -88,7 +111,7 @@ class FoldScorer:
                     return None
                 out[key] = score
         finally:
-            del self._jll, self._top, self._predicted
+            del self._jll, self._top, self._predicted, self._log_norm, self._true_jll
         return out[None] if None in out else out
 
     def _correct(self):
@@ -116,14 +139,16 @@ class FoldScorer:
         # column p, and log_loss takes 1 - p for the first
         if not self._all_known or not np.all(self._count > 0):
             return None
-        jll, top = self._jll, self._top
-        rows = np.arange(jll.shape[0])
-        log_norm = top + np.log(np.exp(jll - top[:, None]).sum(axis=1))
+        jll, log_norm, true_jll = self._jll, self._log_norm, self._true_jll
+        if log_norm is None:
+            top = self._top
+            log_norm = top + np.log(np.exp(jll - top[:, None]).sum(axis=1))
+            true_jll = jll[np.arange(jll.shape[0]), self._codes]
         if jll.shape[1] == 2:
             positive = np.exp(jll[:, 1] - log_norm)
             true_proba = np.where(self._codes == 1, positive, 1 - positive)
         else:
-            true_proba = np.exp(jll[rows, self._codes] - log_norm)
+            true_proba = np.exp(true_jll - log_norm)
         eps = np.finfo(np.float64).eps
         loss = -np.log(np.clip(true_proba, eps, 1 - eps))
         return -1 * float(np.average(loss))
