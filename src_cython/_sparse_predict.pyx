@@ -27,7 +27,8 @@ import numpy as np
 from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release,
                              PyObject_GetBuffer)
 
-from _counts cimport SMALL_COUNTS, fill_small_weights, is_small_whole
+from _counts cimport (FASTNB_PREFETCH, SMALL_COUNTS, fill_small_weights,
+                      is_small_whole)
 from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
                      row_argmax, MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
@@ -537,6 +538,8 @@ cdef class TablePredictor:
 # dense blocks made at most: this many doubles (32 MiB); later features walk
 cdef enum:
     DENSE_BLOCK_CELLS = 1 << 22
+    # non-zeros ahead whose features' lines are prefetched
+    SWEEP_AHEAD = 16
 
 
 cdef inline double entry_weight(double count, double a, double log_a,
@@ -573,11 +576,12 @@ cdef inline bint sweep_row(
     const int32_t* ent_class, const double* ent_count, const int32_t* dense_at,
     const double* blocks, const double* alpha, const double* log_alpha,
     const double* base, const double* small, Py_ssize_t k, Py_ssize_t m,
-    double* row, double* base_sum,
+    double* row, double* base_sum, Py_ssize_t limit,
 ) noexcept nogil:
     """One row's (k, m) sums into ``row`` and its base terms into ``base_sum``;
-    False if an index is out of range."""
-    cdef Py_ssize_t p, j, c, a, e, t, km = k * m
+    False if an index is out of range. ``limit``: the end of the block's
+    non-zeros, up to which the next rows' features are prefetched."""
+    cdef Py_ssize_t p, j, c, a, e, t, km = k * m, ahead
     cdef double x, count
     cdef double* cell
     cdef const double* weight
@@ -586,6 +590,18 @@ cdef inline bint sweep_row(
     for a in range(m):
         base_sum[a] = 0.0
     for p in range(start, stop):
+        # a feature's index lines SWEEP_AHEAD non-zeros ahead (a miss each in
+        # three (d,) arrays), its entries' lines half as far ahead
+        if p + SWEEP_AHEAD < limit:
+            ahead = indices[p + SWEEP_AHEAD]
+            if 0 <= ahead < d:
+                FASTNB_PREFETCH(&dense_at[ahead])
+                FASTNB_PREFETCH(&feat_start[ahead])
+                FASTNB_PREFETCH(&feat_len[ahead])
+            ahead = indices[p + SWEEP_AHEAD // 2]
+            if 0 <= ahead < d and dense_at[ahead] < 0 and feat_len[ahead] > 0:
+                FASTNB_PREFETCH(&ent_class[feat_start[ahead]])
+                FASTNB_PREFETCH(&ent_count[feat_start[ahead]])
         j = indices[p]
         if j < 0 or j >= d:
             return False
@@ -689,7 +705,8 @@ def alpha_sweep_scores(
                                  &feat_start[0], &feat_len[0], &ent_class[0],
                                  &ent_count[0], &dense_at[0], &blocks[0, 0], &alpha[0],
                                  &log_alpha[0], &base[0], &small[0, 0], k, m, row,
-                                 row + km):
+                                 row + km,
+                                 indptr[block_start(block + 1, n_blocks, n)]):
                     bad[block] += 1
                     continue
                 s = 0.0
