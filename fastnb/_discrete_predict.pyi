@@ -55,9 +55,9 @@ def dense_threshold_predict(
 
 def fold_row_scores(
     jll: _Float64,
-    codes: NDArray[np.intp],
+    offset: _Float64,
     predicted: NDArray[np.intp],
-    log_norm: _Float64,
-    true_jll: _Float64,
+    top: _Float64,
+    shifted: _Float64,
     n_threads: int,
 ) -> int: ...

@@ -148,6 +148,13 @@ def test_fold_scorer_kernel_equals_the_numpy_path(k, rng):
     numpy_path = FoldScorer(y, metrics).scores(np.asfortranarray(jll), classes)
     assert kernel["acc"] == numpy_path["acc"] and kernel["bal"] == numpy_path["bal"]
     assert_allclose(kernel["ll"], numpy_path["ll"], rtol=1e-13)
+    # an offset (a log prior) is the same as adding it to the rows
+    prior = rng.normal(size=k) * 5
+    shifted = FoldScorer(y, metrics).scores(jll + prior, classes)
+    for rows in (jll, np.asfortranarray(jll)):
+        offset = FoldScorer(y, metrics).scores(rows, classes, offset=prior)
+        assert offset["acc"] == shifted["acc"] and offset["bal"] == shifted["bal"]
+        assert_allclose(offset["ll"], shifted["ll"], rtol=1e-13)
     for bad in (np.nan, np.inf):
         spoiled = jll.copy()
         spoiled[5, 1] = bad
@@ -155,11 +162,14 @@ def test_fold_scorer_kernel_equals_the_numpy_path(k, rng):
         assert FoldScorer(y, metrics).scores(np.asfortranarray(spoiled), classes) is None
     outputs = []
     for n_threads in (1, 2):
-        out = (np.empty(n, dtype=np.intp), np.empty(n), np.empty(n))
-        assert _kernels.fold_row_scores(jll, y.astype(np.intp), *out, n_threads) == 0
+        out = (np.empty(n, dtype=np.intp), np.empty(n), np.empty((n, k)))
+        assert _kernels.fold_row_scores(jll, prior, *out, n_threads) == 0
         outputs.append(out)
     for one, two in zip(*outputs):
         assert_array_equal(one, two)
-    assert_array_equal(outputs[0][0], jll.argmax(axis=1))
-    with pytest.raises(ValueError, match="code out of range"):
-        _kernels.fold_row_scores(jll, np.full(n, k, dtype=np.intp), *out, 1)
+    assert_array_equal(outputs[0][0], (jll + prior).argmax(axis=1))
+    assert_array_equal(outputs[0][1], (jll + prior).max(axis=1))
+    assert_array_equal(outputs[0][2], (jll + prior) - (jll + prior).max(axis=1)[:, None])
+    # a metric asked twice reads the same rows twice
+    twice = FoldScorer(y, {"a": "neg_log_loss", "b": "neg_log_loss"}).scores(jll, classes)
+    assert twice["a"] == twice["b"] == kernel["ll"]

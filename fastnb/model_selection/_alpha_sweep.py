@@ -157,10 +157,10 @@ class AlphaSweep:
             raise ValueError("a fold row has a feature index out of range")
         return out
 
-    def jll(self, position):
-        """[joint log likelihoods on the test rows, and on the train rows if
-        swept] of the group's candidate at ``position``, or None if it is not
-        swept (or the rows turned out malformed: predict reports them)."""
+    def _planes(self, position):
+        """([(n, k) scores less the prior, of each rows], log prior) of the
+        group's candidate at ``position``, or None if it is not swept (or the
+        rows turned out malformed: predict reports them)."""
         found = self._swept.get(position)
         if found is None:
             return None
@@ -170,7 +170,16 @@ class AlphaSweep:
         except ValueError:
             self._swept.clear()
             return None
-        return [rows[place] + prior for rows in scores]
+        return [rows[place] for rows in scores], prior
+
+    def jll(self, position):
+        """[joint log likelihoods on the test rows, and on the train rows if
+        swept] of the group's candidate at ``position``, or None if it is not
+        swept."""
+        planes = self._planes(position)
+        if planes is None:
+            return None
+        return [plane + planes[1] for plane in planes[0]]
 
     def result(self, position, test_scorer, train_scorer):
         """The search's result of the group's candidate at ``position`` (without
@@ -178,16 +187,19 @@ class AlphaSweep:
         scikit-learn's scorer. Its fit time is its prior's (computed with the
         sweep); its score time includes the sweep of its chunk, if it made it."""
         start = time.time()
-        jll = self.jll(position)
-        if jll is None:
+        planes = self._planes(position)
+        if planes is None:
             return None
+        (test, *train), prior = planes
         classes = self._fitted.classes_
         result = {"fit_error": None}
-        for key, scorer, rows in (("test_scores", test_scorer, jll[0]),
-                                  ("train_scores", train_scorer, jll[-1])):
+        for key, scorer, rows in (("test_scores", test_scorer, test),
+                                  ("train_scores", train_scorer, train[-1] if train
+                                   else None)):
             if scorer is None:
                 continue
-            value = scorer.scores(rows, classes)
+            # (the prior is added as the scorer reads the rows: no copy)
+            value = scorer.scores(rows, classes, offset=prior)
             if value is None:
                 return None
             result[key] = value

@@ -7,7 +7,7 @@ candidate's scores are simple functions of its joint log likelihood ``jll``
 on the fold: the labels are its arg-max (the first on ties, as the predict
 kernels take it), the probabilities its soft-max. A C-contiguous float64 ``jll``
 (every fastnb model's) is summarised in one kernel pass (``fold_row_scores``:
-each row's arg-max, log-sum-exp and true class's score); another takes NumPy. ``FoldScorer`` encodes a
+each row's arg-max and top score, and the row less it); another takes NumPy. ``FoldScorer`` encodes a
 fold's labels once and computes those scores from a candidate's ``jll``,
 exactly as scikit-learn's functions would from the model's outputs; where
 scikit-learn would warn or raise (a class of the model missing from the fold
@@ -22,8 +22,6 @@ from .._threads import threads_for
 
 _kernels = load_kernels("_discrete_predict")  # fold_row_scores
 
-# an exp and a log-sum-exp step of a score, in the multiply-adds threads_for counts
-_SUMMARY_WORK_PER_SCORE = 8
 
 # scorer name -> the ``FoldScorer`` method that computes it
 _METRICS = {"accuracy": "_accuracy", "balanced_accuracy": "_balanced_accuracy",
@@ -72,10 +70,11 @@ class FoldScorer:
         self._count = np.bincount(at[known], minlength=k)
         self._classes = classes
 
-    def scores(self, jll, classes):
+    def scores(self, jll, classes, offset=None):
         """The candidate's scores (a float, or a dict by the metrics' keys) from
-        its joint log likelihood on the fold, or None where scikit-learn's
-        scorer must decide."""
+        its joint log likelihood on the fold (``jll + offset``, with ``offset``
+        a (k,) array, if given), or None where scikit-learn's scorer must
+        decide."""
         if classes.shape[0] < 2 or jll.shape != (self._y.shape[0], classes.shape[0]):
             return None
         if self._y.shape[0] == 0:
@@ -84,25 +83,28 @@ class FoldScorer:
             self._encode(classes)
         except TypeError:
             return None  # (labels that do not compare with the classes)
-        if jll.dtype == np.float64 and jll.flags.c_contiguous:
-            # one pass: each row's arg-max, log-sum-exp and true class's score
+        if offset is not None:
+            offset = np.asarray(offset, dtype=np.float64)
+        if jll.dtype == np.float64 and jll.flags.c_contiguous and (
+                offset is None or offset.shape == (jll.shape[1],)):
+            # one pass: each row's arg-max and top score, and the row less it
             n, k = jll.shape
-            predicted = np.empty(n, dtype=np.intp)
-            log_norm, true_jll = np.empty(n), np.empty(n)
-            n_threads = threads_for(None, jll.size * _SUMMARY_WORK_PER_SCORE, "predict")
-            if _kernels.fold_row_scores(jll, self._codes, predicted, log_norm, true_jll,
-                                        n_threads):
+            predicted, top = np.empty(n, dtype=np.intp), np.empty(n)
+            shifted = np.empty((n, k))
+            n_threads = threads_for(None, jll.size, "predict")
+            if _kernels.fold_row_scores(jll, np.zeros(k) if offset is None else offset,
+                                        predicted, top, shifted, n_threads):
                 return None  # (a NaN row, or a non-finite top: as below)
-            top = None
         else:
+            if offset is not None:
+                jll = jll + offset
             # (argmax takes a row's first NaN as its largest: a NaN row's top is NaN)
             predicted = jll.argmax(axis=1)
             top = np.take_along_axis(jll, predicted[:, None], axis=1)[:, 0]
             if not np.all(np.isfinite(top)):
                 return None  # (the predict kernels' own handling of such rows)
-            log_norm = true_jll = None
-        self._jll, self._top, self._predicted = jll, top, predicted
-        self._log_norm, self._true_jll = log_norm, true_jll
+            shifted = None
+        self._jll, self._top, self._predicted, self._shifted = jll, top, predicted, shifted
         out = {}
         try:
             for key, name in self._metrics.items():
@@ -111,7 +113,7 @@ class FoldScorer:
                     return None
                 out[key] = score
         finally:
-            del self._jll, self._top, self._predicted, self._log_norm, self._true_jll
+            del self._jll, self._top, self._predicted, self._shifted
         return out[None] if None in out else out
 
     def _correct(self):
@@ -139,16 +141,17 @@ class FoldScorer:
         # column p, and log_loss takes 1 - p for the first
         if not self._all_known or not np.all(self._count > 0):
             return None
-        jll, log_norm, true_jll = self._jll, self._log_norm, self._true_jll
-        if log_norm is None:
-            top = self._top
-            log_norm = top + np.log(np.exp(jll - top[:, None]).sum(axis=1))
-            true_jll = jll[np.arange(jll.shape[0]), self._codes]
-        if jll.shape[1] == 2:
-            positive = np.exp(jll[:, 1] - log_norm)
+        top, shifted = self._top, self._shifted
+        if shifted is None:
+            shifted = self._jll - top[:, None]
+        # exp(jll - top) over its row sum: the soft-max
+        exp_shifted = np.exp(shifted)
+        total = exp_shifted.sum(axis=1)
+        if shifted.shape[1] == 2:
+            positive = exp_shifted[:, 1] / total
             true_proba = np.where(self._codes == 1, positive, 1 - positive)
         else:
-            true_proba = np.exp(true_jll - log_norm)
+            true_proba = exp_shifted[np.arange(shifted.shape[0]), self._codes] / total
         eps = np.finfo(np.float64).eps
         loss = -np.log(np.clip(true_proba, eps, 1 - eps))
         return -1 * float(np.average(loss))
