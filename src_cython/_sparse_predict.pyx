@@ -27,8 +27,7 @@ import numpy as np
 from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release,
                              PyObject_GetBuffer)
 
-from _counts cimport (FASTNB_PREFETCH, SMALL_COUNTS, fill_small_weights,
-                      is_small_whole)
+from _counts cimport FASTNB_PREFETCH
 from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
                      row_argmax, MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
@@ -532,23 +531,35 @@ cdef class TablePredictor:
 # with entries for at least half the classes (the frequent ones, most of the
 # work) as one dense (k, m) block of weights, zero where a class has no count
 # (adding x * 0 changes no sum), in one contiguous multiply-add; another by its
-# entries, each m weights from a table of the whole counts below SMALL_COUNTS
-# (most of them) or, rarely, m logs.
+# entries, each m weights from a table of the whole counts below WHOLE_COUNTS
+# (most of them) or, rarely, m logs. A split's set-up (the table, the blocks)
+# costs O(d) and m logs a tabulated count value or a dense entry above it.
 
 # dense blocks made at most: this many doubles (32 MiB); later features walk
 cdef enum:
     DENSE_BLOCK_CELLS = 1 << 22
+    # whole counts below this have their m weights tabulated once a split (most
+    # of a frequent feature's counts are in the hundreds or thousands: their
+    # logs once a count value, not once an entry)
+    WHOLE_COUNTS = 4096
+    # dense blocks' cells from which their fill takes the threads
+    PARALLEL_FILL_CELLS = 1 << 18
     # non-zeros ahead whose features' lines are prefetched
     SWEEP_AHEAD = 16
 
 
+cdef inline bint is_tabulated(double count) noexcept nogil:
+    """True when ``count`` is a whole number in [0, WHOLE_COUNTS)."""
+    return 0.0 <= count < WHOLE_COUNTS and <double>(<int>count) == count
+
+
 cdef inline double entry_weight(double count, double a, double log_a,
-                                const double* small, Py_ssize_t place,
+                                const double* whole, Py_ssize_t place,
                                 Py_ssize_t m) noexcept nogil:
-    """``multinomial_weight``'s value (its bits): from ``small`` for a whole
-    count below SMALL_COUNTS, else log(count + a) - log a."""
-    if is_small_whole(count):
-        return small[<int>count * m + place]
+    """``multinomial_weight``'s value (its bits: the same expression): from
+    ``whole`` for a tabulated count, else log(count + a) - log a."""
+    if is_tabulated(count):
+        return whole[<int>count * m + place]
     return log(count + a) - log_a
 
 
@@ -616,7 +627,7 @@ cdef inline bint sweep_row(
         for e in range(feat_start[j], feat_start[j] + feat_len[j]):
             count = ent_count[e]
             cell = &row[ent_class[e] * m]
-            if is_small_whole(count):
+            if is_tabulated(count):
                 weight = &small[<int>count * m]
                 for a in range(m):
                     cell[a] += x * weight[a]
@@ -661,36 +672,41 @@ def alpha_sweep_scores(
         raise ValueError("alpha_sweep_scores: feat_start and feat_len differ in length")
     if n == 0:
         return 0
-    # small[v, a]: the weight of a whole count v below SMALL_COUNTS
-    small_np = np.empty((SMALL_COUNTS, m))
+    # small[v, a]: the weight of a whole count v below WHOLE_COUNTS, computed as
+    # ``multinomial_weight`` computes it (``fill_small_weights`` below
+    # SMALL_COUNTS: the same expression)
+    small_np = np.empty((WHOLE_COUNTS, m))
     log_alpha_np = np.empty(m)
     cdef double[:, ::1] small = small_np
     cdef double[::1] log_alpha = log_alpha_np
-    cdef double one_alpha[SMALL_COUNTS]
     for a in range(m):
         log_alpha[a] = log(alpha[a])
-        fill_small_weights(one_alpha, alpha[a], log_alpha[a])
-        for v in range(SMALL_COUNTS):
-            small[v, a] = one_alpha[v]
+    with nogil:
+        for v in range(WHOLE_COUNTS):
+            for a in range(m):
+                small[v, a] = log(<double>v + alpha[a]) - log_alpha[a]
     # each feature's dense block, or -1: it walks its entries
     dense_at_np = np.empty(d, dtype=np.int32)
+    dense_features_np = np.empty(max(1, min(d, most_dense)), dtype=np.int64)
     cdef int32_t[::1] dense_at = dense_at_np
+    cdef int64_t[::1] dense_features = dense_features_np
     with nogil:
         for j in range(d):
             if 2 * feat_len[j] >= k and feat_len[j] > 0 and n_dense < most_dense:
                 dense_at[j] = <int32_t>n_dense
+                dense_features[n_dense] = j
                 n_dense += 1
             else:
                 dense_at[j] = -1
     blocks_np = np.empty((max(1, n_dense), km))
     cdef double[:, ::1] blocks = blocks_np
+    cdef int fill_threads = n_threads if n_dense * km >= PARALLEL_FILL_CELLS else 1
     with nogil:
-        for j in prange(d, schedule='static', num_threads=n_threads,
-                        use_threads_if=n_threads > 1):
-            if dense_at[j] >= 0:
-                fill_block(feat_start[j], feat_len[j], &ent_class[0], &ent_count[0],
-                           &alpha[0], &log_alpha[0], &small[0, 0], k, m,
-                           &blocks[dense_at[j], 0])
+        for i in prange(n_dense, schedule='static', num_threads=fill_threads,
+                        use_threads_if=fill_threads > 1):
+            j = dense_features[i]
+            fill_block(feat_start[j], feat_len[j], &ent_class[0], &ent_count[0],
+                       &alpha[0], &log_alpha[0], &small[0, 0], k, m, &blocks[i, 0])
     scratch_np = np.empty((n_blocks, km + m))
     bad_np = np.zeros(n_blocks, dtype=np.intp)
     cdef double[:, ::1] scratch = scratch_np
