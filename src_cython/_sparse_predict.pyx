@@ -27,7 +27,8 @@ import numpy as np
 from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release,
                              PyObject_GetBuffer)
 
-from _counts cimport FASTNB_PREFETCH
+from _sparse_sweep cimport (DENSE_BLOCK_CELLS, PARALLEL_FILL_CELLS, WHOLE_COUNTS,
+                           fill_block, is_tabulated, sweep_row)
 from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
                      row_argmax, MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
@@ -520,122 +521,8 @@ cdef class TablePredictor:
         return label if status == 0 else -1
 
 
-# -- a parameter search: every alpha of MultinomialNB in one pass -----------------
-#
-# A search's candidates that differ from a split's fitted model in alpha only
-# read the same counts: one walk over a fold's rows scores them all. A row's
-# score for alpha a is ``table_predict_row``'s without the bias (the caller adds
-# each candidate's log prior), term for term in the same order, so each alpha's
-# scores are the bits of the table walk of the model ``with_params(alpha=a)``.
-# A row's (k, m) sums stay in cache while its non-zeros are added: a feature
-# with entries for at least half the classes (the frequent ones, most of the
-# work) as one dense (k, m) block of weights, zero where a class has no count
-# (adding x * 0 changes no sum), in one contiguous multiply-add; another by its
-# entries, each m weights from a table of the whole counts below WHOLE_COUNTS
-# (most of them) or, rarely, m logs. A split's set-up (the table, the blocks)
-# costs O(d) and m logs a tabulated count value or a dense entry above it.
-
-# dense blocks made at most: this many doubles (32 MiB); later features walk
-cdef enum:
-    DENSE_BLOCK_CELLS = 1 << 22
-    # whole counts below this have their m weights tabulated once a split (most
-    # of a frequent feature's counts are in the hundreds or thousands: their
-    # logs once a count value, not once an entry)
-    WHOLE_COUNTS = 4096
-    # dense blocks' cells from which their fill takes the threads
-    PARALLEL_FILL_CELLS = 1 << 18
-    # non-zeros ahead whose features' lines are prefetched
-    SWEEP_AHEAD = 16
-
-
-cdef inline bint is_tabulated(double count) noexcept nogil:
-    """True when ``count`` is a whole number in [0, WHOLE_COUNTS)."""
-    return 0.0 <= count < WHOLE_COUNTS and <double>(<int>count) == count
-
-
-cdef inline double entry_weight(double count, double a, double log_a,
-                                const double* whole, Py_ssize_t place,
-                                Py_ssize_t m) noexcept nogil:
-    """``multinomial_weight``'s value (its bits: the same expression): from
-    ``whole`` for a tabulated count, else log(count + a) - log a."""
-    if is_tabulated(count):
-        return whole[<int>count * m + place]
-    return log(count + a) - log_a
-
-
-cdef inline void fill_block(
-    Py_ssize_t start, Py_ssize_t length, const int32_t* ent_class,
-    const double* ent_count, const double* alpha, const double* log_alpha,
-    const double* small, Py_ssize_t k, Py_ssize_t m, double* block,
-) noexcept nogil:
-    """A feature's (k, m) dense weights, zero for the classes without a count."""
-    cdef Py_ssize_t e, a, c
-    cdef double count
-    for c in range(k * m):
-        block[c] = 0.0
-    for e in range(start, start + length):
-        count = ent_count[e]
-        c = ent_class[e]
-        for a in range(m):
-            block[c * m + a] = entry_weight(count, alpha[a], log_alpha[a], small,
-                                            a, m)
-
-
-cdef inline bint sweep_row(
-    const floating* data, const index_t* indices, Py_ssize_t start, Py_ssize_t stop,
-    Py_ssize_t d, const int64_t* feat_start, const int32_t* feat_len,
-    const int32_t* ent_class, const double* ent_count, const int32_t* dense_at,
-    const double* blocks, const double* alpha, const double* log_alpha,
-    const double* base, const double* small, Py_ssize_t k, Py_ssize_t m,
-    double* row, double* base_sum, Py_ssize_t limit,
-) noexcept nogil:
-    """One row's (k, m) sums into ``row`` and its base terms into ``base_sum``;
-    False if an index is out of range. ``limit``: the end of the block's
-    non-zeros, up to which the next rows' features are prefetched."""
-    cdef Py_ssize_t p, j, c, a, e, t, km = k * m, ahead
-    cdef double x, count
-    cdef double* cell
-    cdef const double* weight
-    for t in range(km):
-        row[t] = 0.0
-    for a in range(m):
-        base_sum[a] = 0.0
-    for p in range(start, stop):
-        # a feature's index lines SWEEP_AHEAD non-zeros ahead (a miss each in
-        # three (d,) arrays), its entries' lines half as far ahead
-        if p + SWEEP_AHEAD < limit:
-            ahead = indices[p + SWEEP_AHEAD]
-            if 0 <= ahead < d:
-                FASTNB_PREFETCH(&dense_at[ahead])
-                FASTNB_PREFETCH(&feat_start[ahead])
-                FASTNB_PREFETCH(&feat_len[ahead])
-            ahead = indices[p + SWEEP_AHEAD // 2]
-            if 0 <= ahead < d and dense_at[ahead] < 0 and feat_len[ahead] > 0:
-                FASTNB_PREFETCH(&ent_class[feat_start[ahead]])
-                FASTNB_PREFETCH(&ent_count[feat_start[ahead]])
-        j = indices[p]
-        if j < 0 or j >= d:
-            return False
-        x = data[p]
-        for a in range(m):
-            base_sum[a] = base_sum[a] + x * base[a]
-        if dense_at[j] >= 0:
-            weight = &blocks[dense_at[j] * km]
-            for t in range(km):
-                row[t] += x * weight[t]
-            continue
-        for e in range(feat_start[j], feat_start[j] + feat_len[j]):
-            count = ent_count[e]
-            cell = &row[ent_class[e] * m]
-            if is_tabulated(count):
-                weight = &small[<int>count * m]
-                for a in range(m):
-                    cell[a] += x * weight[a]
-            else:
-                for a in range(m):
-                    cell[a] += x * (log(count + alpha[a]) - log_alpha[a])
-    return True
-
+# -- a parameter search: every alpha of MultinomialNB in one pass ---------------
+# (the layout and the row walk: _sparse_sweep.pxd)
 
 def alpha_sweep_scores(
     const floating[::1] data,         # IN: CSR values (finite, non-negative)
@@ -661,7 +548,7 @@ def alpha_sweep_scores(
     cdef Py_ssize_t n = indptr.shape[0] - 1, k = scale.shape[0], m = alpha.shape[0]
     cdef Py_ssize_t d = feat_start.shape[0], km = k * m, block, i, a, c, v, j
     cdef Py_ssize_t n_blocks = max(1, min(n_threads, n)), n_dense = 0
-    cdef Py_ssize_t most_dense = max(1, DENSE_BLOCK_CELLS // max(1, km))
+    cdef Py_ssize_t most_dense = max(1, DENSE_BLOCK_CELLS // max(1, k))
     cdef double* row
     cdef double s
     if (scale.shape[1] != m or base.shape[0] != m or out.shape[0] != m
@@ -672,10 +559,34 @@ def alpha_sweep_scores(
         raise ValueError("alpha_sweep_scores: feat_start and feat_len differ in length")
     if n == 0:
         return 0
+    # each feature's dense block, or -1: it walks its entries; a dense
+    # feature's counts that are not tabulated get weight rows of their own
+    dense_at_np = np.empty(d, dtype=np.int32)
+    dense_features_np = np.empty(max(1, min(d, most_dense)), dtype=np.int64)
+    extra_at_np = np.empty(max(1, min(d, most_dense)), dtype=np.int64)
+    cdef int32_t[::1] dense_at = dense_at_np
+    cdef int64_t[::1] dense_features = dense_features_np
+    cdef int64_t[::1] extra_at = extra_at_np
+    cdef Py_ssize_t n_extra = 0, e
+    with nogil:
+        for j in range(d):
+            if 2 * feat_len[j] >= k and feat_len[j] > 0 and n_dense < most_dense:
+                dense_at[j] = <int32_t>n_dense
+                dense_features[n_dense] = j
+                extra_at[n_dense] = WHOLE_COUNTS + 1 + n_extra
+                for e in range(feat_start[j], feat_start[j] + feat_len[j]):
+                    if not is_tabulated(ent_count[e]):
+                        n_extra += 1
+                n_dense += 1
+            else:
+                dense_at[j] = -1
+    if WHOLE_COUNTS + 1 + n_extra > 2147483647:
+        raise ValueError("alpha_sweep_scores: too many counts above the table")
     # small[v, a]: the weight of a whole count v below WHOLE_COUNTS, computed as
     # ``multinomial_weight`` computes it (``fill_small_weights`` below
-    # SMALL_COUNTS: the same expression)
-    small_np = np.empty((WHOLE_COUNTS, m))
+    # SMALL_COUNTS: the same expression); then a zero row, then the dense
+    # features' other counts' rows
+    small_np = np.empty((WHOLE_COUNTS + 1 + n_extra, m))
     log_alpha_np = np.empty(m)
     cdef double[:, ::1] small = small_np
     cdef double[::1] log_alpha = log_alpha_np
@@ -685,28 +596,18 @@ def alpha_sweep_scores(
         for v in range(WHOLE_COUNTS):
             for a in range(m):
                 small[v, a] = log(<double>v + alpha[a]) - log_alpha[a]
-    # each feature's dense block, or -1: it walks its entries
-    dense_at_np = np.empty(d, dtype=np.int32)
-    dense_features_np = np.empty(max(1, min(d, most_dense)), dtype=np.int64)
-    cdef int32_t[::1] dense_at = dense_at_np
-    cdef int64_t[::1] dense_features = dense_features_np
-    with nogil:
-        for j in range(d):
-            if 2 * feat_len[j] >= k and feat_len[j] > 0 and n_dense < most_dense:
-                dense_at[j] = <int32_t>n_dense
-                dense_features[n_dense] = j
-                n_dense += 1
-            else:
-                dense_at[j] = -1
-    blocks_np = np.empty((max(1, n_dense), km))
-    cdef double[:, ::1] blocks = blocks_np
+        for a in range(m):
+            small[WHOLE_COUNTS, a] = 0.0
+    blocks_np = np.empty((max(1, n_dense), k), dtype=np.int32)
+    cdef int32_t[:, ::1] blocks = blocks_np
     cdef int fill_threads = n_threads if n_dense * km >= PARALLEL_FILL_CELLS else 1
     with nogil:
         for i in prange(n_dense, schedule='static', num_threads=fill_threads,
                         use_threads_if=fill_threads > 1):
             j = dense_features[i]
             fill_block(feat_start[j], feat_len[j], &ent_class[0], &ent_count[0],
-                       &alpha[0], &log_alpha[0], &small[0, 0], k, m, &blocks[i, 0])
+                       &alpha[0], &log_alpha[0], m, &blocks[i, 0], k, &small[0, 0],
+                       extra_at[i])
     scratch_np = np.empty((n_blocks, km + m))
     bad_np = np.zeros(n_blocks, dtype=np.intp)
     cdef double[:, ::1] scratch = scratch_np
