@@ -5,11 +5,12 @@ scikit-learn's scorers call the estimator's ``predict`` and ``predict_proba``
 one-hot encodes the fold's labels a call). For the common scorer names a
 candidate's scores are simple functions of its joint log likelihood ``jll``
 on the fold: the labels are its arg-max (the first on ties, as the predict
-kernels take it), the probabilities its soft-max. A C-contiguous float64 ``jll``
-(every fastnb model's) is summarised in one kernel pass (``fold_row_scores``:
-each row's arg-max and top score, and the row less it); another takes NumPy. ``FoldScorer`` encodes a
-fold's labels once and computes those scores from a candidate's ``jll``,
-exactly as scikit-learn's functions would from the model's outputs; where
+kernels take it), the probabilities its soft-max. A C-contiguous float64
+``jll`` (every fastnb model's) is summarised in one kernel pass
+(``fold_row_scores``: each row's arg-max and top score, and the row less it);
+another takes NumPy. ``FoldScorer`` encodes a fold's labels once and computes
+those scores from a candidate's ``jll``, exactly as scikit-learn's functions
+would from the model's outputs; where
 scikit-learn would warn or raise (a class of the model missing from the fold
 under log loss, a label predicted that the fold lacks under balanced accuracy,
 a non-finite row), it returns None and the search calls the scorer itself.
