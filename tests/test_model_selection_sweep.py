@@ -92,8 +92,11 @@ def test_what_is_not_swept(rng, table_fits):
                (4, {"alpha": 0.3})]
     sweep = AlphaSweep.of(model, members, fold, None)
     assert [sweep.jll(p) is None for p in range(5)] == [False, True, True, True, False]
-    # fewer than two candidates, another model, rows the sweep does not read
+    # fewer than two alphas, another model, rows the sweep does not read
     assert AlphaSweep.of(model, members[:2], fold, None) is None
+    assert AlphaSweep.of(model, [(0, {"alpha": 0.3, "fit_prior": True}),
+                                 (1, {"alpha": 0.3, "fit_prior": False})],
+                         fold, None) is None
     with table_fits():
         complement = fastnb.ComplementNB().fit(*text_data(rng))
     assert AlphaSweep.of(complement, members, fold, None) is None

@@ -93,8 +93,8 @@ class AlphaSweep:
     @classmethod
     def of(cls, fitted, members, X_test, X_train):
         """The sweep of the group ``members`` ([(index, statistics-free
-        parameters), ...]) whose fit is ``fitted``, or None if it has fewer than
-        two candidates to sweep or the model or rows are not swept."""
+        parameters), ...]) whose fit is ``fitted``, or None if its candidates to
+        sweep have fewer than two alphas or the model or rows are not swept."""
         if type(fitted) is not MultinomialNB:
             return None
         state = fitted.__dict__
@@ -107,7 +107,9 @@ class AlphaSweep:
             found = _swept_alpha(fitted, derived)
             if found is not None:
                 swept[position] = found
-        if len(swept) < 2:
+        if len({alpha for alpha, _ in swept.values()}) < 2:
+            # (one alpha: its model's predict, and its siblings' priors swapped
+            # in its jll, cost less than a walk)
             return None
         rows = [_fold_rows(fitted, X_test)]
         if X_train is not None:
