@@ -52,3 +52,12 @@ def dense_threshold_predict(
     out: _Float64 | None,
     n_threads: int,
 ) -> int: ...
+
+def fold_row_scores(
+    jll: _Float64,
+    offset: _Float64,
+    predicted: NDArray[np.intp],
+    top: _Float64,
+    shifted: _Float64,
+    n_threads: int,
+) -> int: ...

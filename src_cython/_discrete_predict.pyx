@@ -12,6 +12,7 @@ the (n, k) output and finish it in place. The point functions are in
 """
 
 from cython.parallel cimport prange
+from libc.math cimport INFINITY
 
 from _common cimport intp_t, floating, block_start, block_scratch_bytes, MODE_ARGMAX
 from _counts cimport (
@@ -353,3 +354,70 @@ def dense_threshold_predict(
     """
     return table_predict(X, table, bias, True, threshold, mode, labels_out, out,
                          n_threads)
+
+
+# ----------------------------------------------------------------------------------
+# A search's fold scores (fastnb/model_selection/_fold_scores.py)
+# ----------------------------------------------------------------------------------
+
+cdef inline bint summarise_row(const double* jll_row, const double* offset,
+                               Py_ssize_t k, intp_t* predicted, double* top_out,
+                               double* shifted) noexcept nogil:
+    """Of the row ``jll_row + offset``: NumPy's ``argmax`` (its first largest
+    score) and that score, and the row less it into ``shifted``; False when
+    the row has a NaN or its largest score is not finite."""
+    cdef Py_ssize_t c, best = 0
+    cdef double top = jll_row[0] + offset[0], score
+    for c in range(k):
+        score = jll_row[c] + offset[c]
+        if score != score:
+            return False
+        if score > top:
+            top = score
+            best = c
+    if top == INFINITY or top == -INFINITY:
+        return False
+    for c in range(k):
+        shifted[c] = (jll_row[c] + offset[c]) - top
+    predicted[0] = best
+    top_out[0] = top
+    return True
+
+
+def fold_row_scores(
+    const double[:, ::1] jll,        # IN: (n, k) joint log likelihoods
+    const double[::1] offset,        # IN: (k,) added to every row (a log prior)
+    intp_t[::1] predicted,           # OUT: (n,) the first class of the largest score
+    double[::1] top,                 # OUT: (n,) that score
+    double[:, ::1] shifted,          # OUT: (n, k) the scores less the row's top
+    int n_threads,
+):
+    """What a fold's accuracy and log loss need of a candidate's joint log
+    likelihoods ``jll + offset`` (a search adds each candidate's log prior
+    here, not in a copy), in one pass over them: each row's arg-max (NumPy's:
+    the first largest score), its top score, and the row shifted by it, whose
+    exp (NumPy's vectorised exp, several times libm's speed) and sum give
+    the log-sum-exp. Rows in parallel blocks, each row alone: the same bits
+    for any thread count. Returns the number of rows with a NaN or a largest
+    score that is not finite (their outputs are not all written)."""
+    cdef Py_ssize_t n = jll.shape[0], k = jll.shape[1], block, i
+    cdef Py_ssize_t n_blocks = max(1, min(n_threads, n))
+    if (predicted.shape[0] != n or top.shape[0] != n or shifted.shape[0] != n
+            or shifted.shape[1] != k or offset.shape[0] != k):
+        raise ValueError("fold_row_scores: jll, offset and the outputs do not agree "
+                         "in shape")
+    if n == 0:
+        return 0
+    if k == 0:
+        return n
+    bad_np = np.zeros(n_blocks, dtype=np.intp)
+    cdef intp_t[::1] bad = bad_np
+    with nogil:
+        for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
+                            use_threads_if=n_blocks > 1):
+            for i in range(block_start(block, n_blocks, n),
+                           block_start(block + 1, n_blocks, n)):
+                if not summarise_row(&jll[i, 0], &offset[0], k, &predicted[i], &top[i],
+                                     &shifted[i, 0]):
+                    bad[block] += 1
+    return int(bad_np.sum())

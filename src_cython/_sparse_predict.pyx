@@ -21,12 +21,14 @@ a count, and ``w_e`` the difference a class's count makes.
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.math cimport INFINITY
+from libc.math cimport INFINITY, log
 from libc.string cimport strchr
 import numpy as np
 from cpython.buffer cimport (PyBUF_C_CONTIGUOUS, PyBUF_FORMAT, PyBuffer_Release,
                              PyObject_GetBuffer)
 
+from _sparse_sweep cimport (DENSE_BLOCK_CELLS, PARALLEL_FILL_CELLS, WHOLE_COUNTS,
+                           fill_block, is_tabulated, sweep_row)
 from _common cimport (intp_t, floating, finish_row, block_start, block_scratch_bytes,
                      row_argmax, MODE_ARGMAX)
 from _sparse_rows cimport add_block_weights
@@ -517,3 +519,117 @@ cdef class TablePredictor:
         if acc != stack_acc:
             free(acc)
         return label if status == 0 else -1
+
+
+# -- a parameter search: every alpha of MultinomialNB in one pass ---------------
+# (the layout and the row walk: _sparse_sweep.pxd)
+
+def alpha_sweep_scores(
+    const floating[::1] data,         # IN: CSR values (finite, non-negative)
+    const index_t[::1] indices,       # IN: CSR column indices
+    const index_t[::1] indptr,        # IN: (n + 1,) row pointers
+    const int64_t[::1] feat_start,    # IN: the table (see _sparse_rows.pxd)
+    const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class,
+    const double[::1] ent_count,      # IN: its counts (count_scale 1)
+    const double[::1] alpha,          # IN: (m,) scalar smoothing values
+    const double[::1] base,           # IN: (m,) log(alpha), the models' feat_base
+    const double[:, ::1] scale,       # IN: (k, m) -log(N_c + alpha d)
+    double[:, :, ::1] out,            # OUT: (m, n, k) scores, less the log prior
+    int n_threads,
+):
+    """MultinomialNB's joint log likelihoods of CSR rows, less the log prior,
+    for each of m smoothing values at once: out[a, i, c] is what the table walk
+    of the model with alpha[a] adds to class c's log prior. Rows are scored in
+    parallel blocks, each row alone: the same bits for any thread count.
+    Returns the number of rows with an index out of range (their scores are
+    not written). Costs O(d + entries) once, then m multiply-adds an entry a
+    non-zero reads (k m for a feature with a dense block)."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, k = scale.shape[0], m = alpha.shape[0]
+    cdef Py_ssize_t d = feat_start.shape[0], km = k * m, block, i, a, c, v, j
+    cdef Py_ssize_t n_blocks = max(1, min(n_threads, n)), n_dense = 0
+    cdef Py_ssize_t most_dense = max(1, DENSE_BLOCK_CELLS // max(1, k))
+    cdef double* row
+    cdef double s
+    if (scale.shape[1] != m or base.shape[0] != m or out.shape[0] != m
+            or out.shape[1] != n or out.shape[2] != k or m == 0):
+        raise ValueError("alpha_sweep_scores: shapes of alpha, base, scale and out "
+                         "do not agree")
+    if feat_len.shape[0] != d:
+        raise ValueError("alpha_sweep_scores: feat_start and feat_len differ in length")
+    if n == 0:
+        return 0
+    # each feature's dense block, or -1: it walks its entries; a dense
+    # feature's counts that are not tabulated get weight rows of their own
+    dense_at_np = np.empty(d, dtype=np.int32)
+    dense_features_np = np.empty(max(1, min(d, most_dense)), dtype=np.int64)
+    extra_at_np = np.empty(max(1, min(d, most_dense)), dtype=np.int64)
+    cdef int32_t[::1] dense_at = dense_at_np
+    cdef int64_t[::1] dense_features = dense_features_np
+    cdef int64_t[::1] extra_at = extra_at_np
+    cdef Py_ssize_t n_extra = 0, e
+    with nogil:
+        for j in range(d):
+            if 2 * feat_len[j] >= k and feat_len[j] > 0 and n_dense < most_dense:
+                dense_at[j] = <int32_t>n_dense
+                dense_features[n_dense] = j
+                extra_at[n_dense] = WHOLE_COUNTS + 1 + n_extra
+                for e in range(feat_start[j], feat_start[j] + feat_len[j]):
+                    if not is_tabulated(ent_count[e]):
+                        n_extra += 1
+                n_dense += 1
+            else:
+                dense_at[j] = -1
+    if WHOLE_COUNTS + 1 + n_extra > 2147483647:
+        raise ValueError("alpha_sweep_scores: too many counts above the table")
+    # small[v, a]: the weight of a whole count v below WHOLE_COUNTS, computed as
+    # ``multinomial_weight`` computes it (``fill_small_weights`` below
+    # SMALL_COUNTS: the same expression); then a zero row, then the dense
+    # features' other counts' rows
+    small_np = np.empty((WHOLE_COUNTS + 1 + n_extra, m))
+    log_alpha_np = np.empty(m)
+    cdef double[:, ::1] small = small_np
+    cdef double[::1] log_alpha = log_alpha_np
+    for a in range(m):
+        log_alpha[a] = log(alpha[a])
+    with nogil:
+        for v in range(WHOLE_COUNTS):
+            for a in range(m):
+                small[v, a] = log(<double>v + alpha[a]) - log_alpha[a]
+        for a in range(m):
+            small[WHOLE_COUNTS, a] = 0.0
+    blocks_np = np.empty((max(1, n_dense), k), dtype=np.int32)
+    cdef int32_t[:, ::1] blocks = blocks_np
+    cdef int fill_threads = n_threads if n_dense * km >= PARALLEL_FILL_CELLS else 1
+    with nogil:
+        for i in prange(n_dense, schedule='static', num_threads=fill_threads,
+                        use_threads_if=fill_threads > 1):
+            j = dense_features[i]
+            fill_block(feat_start[j], feat_len[j], &ent_class[0], &ent_count[0],
+                       &alpha[0], &log_alpha[0], m, &blocks[i, 0], k, &small[0, 0],
+                       extra_at[i])
+    scratch_np = np.empty((n_blocks, km + m))
+    bad_np = np.zeros(n_blocks, dtype=np.intp)
+    cdef double[:, ::1] scratch = scratch_np
+    cdef intp_t[::1] bad = bad_np
+    with nogil:
+        for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
+                            use_threads_if=n_blocks > 1):
+            row = &scratch[block, 0]
+            for i in range(block_start(block, n_blocks, n),
+                           block_start(block + 1, n_blocks, n)):
+                if not sweep_row(&data[0], &indices[0], indptr[i], indptr[i + 1], d,
+                                 &feat_start[0], &feat_len[0], &ent_class[0],
+                                 &ent_count[0], &dense_at[0], &blocks[0, 0], &alpha[0],
+                                 &log_alpha[0], &base[0], &small[0, 0], k, m, row,
+                                 row + km,
+                                 indptr[block_start(block + 1, n_blocks, n)]):
+                    bad[block] += 1
+                    continue
+                s = 0.0
+                for v in range(indptr[i], indptr[i + 1]):
+                    s = s + data[v]
+                for c in range(k):
+                    for a in range(m):
+                        out[a, i, c] = (row[km + a] + s * scale[c, a]) + row[c * m + a]
+    return int(bad_np.sum())

@@ -5,15 +5,24 @@ scikit-learn's scorers call the estimator's ``predict`` and ``predict_proba``
 one-hot encodes the fold's labels a call). For the common scorer names a
 candidate's scores are simple functions of its joint log likelihood ``jll``
 on the fold: the labels are its arg-max (the first on ties, as the predict
-kernels take it), the probabilities its soft-max. ``FoldScorer`` encodes a
-fold's labels once and computes those scores from a candidate's ``jll``,
-exactly as scikit-learn's functions would from the model's outputs; where
+kernels take it), the probabilities its soft-max. A C-contiguous float64
+``jll`` (every fastnb model's) is summarised in one kernel pass
+(``fold_row_scores``: each row's arg-max and top score, and the row less it);
+another takes NumPy. ``FoldScorer`` encodes a fold's labels once and computes
+those scores from a candidate's ``jll``, exactly as scikit-learn's functions
+would from the model's outputs; where
 scikit-learn would warn or raise (a class of the model missing from the fold
 under log loss, a label predicted that the fold lacks under balanced accuracy,
 a non-finite row), it returns None and the search calls the scorer itself.
 """
 
 import numpy as np
+
+from .._dispatch import load_kernels
+from .._threads import threads_for
+
+_kernels = load_kernels("_discrete_predict")  # fold_row_scores
+
 
 # scorer name -> the ``FoldScorer`` method that computes it
 _METRICS = {"accuracy": "_accuracy", "balanced_accuracy": "_balanced_accuracy",
@@ -49,6 +58,9 @@ class FoldScorer:
         self._y = np.asarray(y)
         self._metrics = metrics
         self._classes = None
+        # the kernel's (n, k) output, reused by every candidate of the fold: a
+        # fresh one each time cost its pages' faults (5.6 MB at T1's fold)
+        self._scratch = None
 
     def _encode(self, classes):
         """The fold's labels as indices into ``classes`` (a model's sorted
@@ -64,10 +76,11 @@ class FoldScorer:
         self._count = np.bincount(at[known], minlength=k)
         self._classes = classes
 
-    def scores(self, jll, classes):
+    def scores(self, jll, classes, offset=None):
         """The candidate's scores (a float, or a dict by the metrics' keys) from
-        its joint log likelihood on the fold, or None where scikit-learn's
-        scorer must decide."""
+        its joint log likelihood on the fold (``jll + offset``, with ``offset``
+        a (k,) array, if given), or None where scikit-learn's scorer must
+        decide."""
         if classes.shape[0] < 2 or jll.shape != (self._y.shape[0], classes.shape[0]):
             return None
         if self._y.shape[0] == 0:
@@ -76,12 +89,30 @@ class FoldScorer:
             self._encode(classes)
         except TypeError:
             return None  # (labels that do not compare with the classes)
-        # (argmax takes a row's first NaN as its largest: a NaN row's top is NaN)
-        predicted = jll.argmax(axis=1)
-        top = np.take_along_axis(jll, predicted[:, None], axis=1)[:, 0]
-        if not np.all(np.isfinite(top)):
-            return None  # (the predict kernels' own handling of such rows)
-        return self._scores(jll, top, predicted)
+        if offset is not None:
+            offset = np.asarray(offset, dtype=np.float64)
+        if jll.dtype == np.float64 and jll.flags.c_contiguous and (
+                offset is None or offset.shape == (jll.shape[1],)):
+            # one pass: each row's arg-max and top score, and the row less it
+            n, k = jll.shape
+            predicted, top = np.empty(n, dtype=np.intp), np.empty(n)
+            if self._scratch is None or self._scratch.shape != (n, k):
+                self._scratch = np.empty((n, k))
+            shifted = self._scratch
+            n_threads = threads_for(None, jll.size, "predict")
+            if _kernels.fold_row_scores(jll, np.zeros(k) if offset is None else offset,
+                                        predicted, top, shifted, n_threads):
+                return None  # (a NaN row, or a non-finite top: as below)
+        else:
+            if offset is not None:
+                jll = jll + offset
+            # (argmax takes a row's first NaN as its largest: a NaN row's top is NaN)
+            predicted = jll.argmax(axis=1)
+            top = np.take_along_axis(jll, predicted[:, None], axis=1)[:, 0]
+            if not np.all(np.isfinite(top)):
+                return None  # (the predict kernels' own handling of such rows)
+            shifted = None
+        return self._scores(jll, top, predicted, shifted)
 
     def labels_suffice(self):
         """Whether every metric is a function of the predicted labels alone."""
@@ -98,10 +129,11 @@ class FoldScorer:
             self._encode(classes)
         except TypeError:
             return None
-        return self._scores(None, None, predicted)
+        return self._scores(None, None, predicted, None)
 
-    def _scores(self, jll, top, predicted):
-        self._jll, self._top, self._predicted = jll, top, predicted
+    def _scores(self, jll, top, predicted, shifted):
+        self._jll, self._top, self._predicted, self._shifted = jll, top, predicted, shifted
+        self._loss = None
         out = {}
         try:
             for key, name in self._metrics.items():
@@ -110,7 +142,7 @@ class FoldScorer:
                     return None
                 out[key] = score
         finally:
-            del self._jll, self._top, self._predicted
+            del self._jll, self._top, self._predicted, self._shifted, self._loss
         return out[None] if None in out else out
 
     def _correct(self):
@@ -138,14 +170,21 @@ class FoldScorer:
         # column p, and log_loss takes 1 - p for the first
         if not self._all_known or not np.all(self._count > 0):
             return None
-        jll, top = self._jll, self._top
-        rows = np.arange(jll.shape[0])
-        log_norm = top + np.log(np.exp(jll - top[:, None]).sum(axis=1))
-        if jll.shape[1] == 2:
-            positive = np.exp(jll[:, 1] - log_norm)
+        if self._loss is not None:
+            return self._loss  # (asked twice: ``shifted`` is its exp by now)
+        top, shifted = self._top, self._shifted
+        if shifted is None:
+            shifted = self._jll - top[:, None]
+        # exp(jll - top) over its row sum: the soft-max (in place: ``shifted`` is
+        # this scorer's own)
+        np.exp(shifted, out=shifted)
+        total = shifted.sum(axis=1)
+        if shifted.shape[1] == 2:
+            positive = shifted[:, 1] / total
             true_proba = np.where(self._codes == 1, positive, 1 - positive)
         else:
-            true_proba = np.exp(jll[rows, self._codes] - log_norm)
+            true_proba = shifted[np.arange(shifted.shape[0]), self._codes] / total
         eps = np.finfo(np.float64).eps
         loss = -np.log(np.clip(true_proba, eps, 1 - eps))
-        return -1 * float(np.average(loss))
+        self._loss = -1 * float(np.average(loss))
+        return self._loss

@@ -48,6 +48,7 @@ from sklearn.utils.validation import indexable
 from .._base import _BaseNB
 from .._discrete import BernoulliNB, MultinomialNB
 from .._persist import _same_value
+from ._alpha_sweep import AlphaSweep
 from ._fold_scores import FoldScorer, fold_metrics
 from ._together import scores_together
 
@@ -466,6 +467,11 @@ class _OneFitPerSplit:
                 last = None
                 # the last derived model, whose table the next may take over
                 spare = None
+                # MultinomialNB's candidates that differ in alpha and the prior
+                # only, scored from one pass over the rows
+                sweep = (AlphaSweep.of(fitted, members, scored_test,
+                                       scored_train if train_scorer else None)
+                         if fast else None)
                 for position, (index, derived) in enumerate(members):
                     if index in together:
                         scores, derive_time, score_time = together[index]
@@ -475,6 +481,12 @@ class _OneFitPerSplit:
                             "fit_time": group_fit_time + derive_time}
                         continue
                     start = time.time()
+                    if sweep is not None:
+                        result = sweep.result(position, test_scorer, train_scorer)
+                        if result is not None:
+                            result.update(n_test_samples=n_test, fit_time=group_fit_time)
+                            out[index * n_splits + split_index] = result
+                            continue
                     if fast and last is not None:
                         result = self._from_sibling(last, derived, test_scorer,
                                                     train_scorer, start)

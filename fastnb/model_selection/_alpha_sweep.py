@@ -1,0 +1,209 @@
+"""A search's MultinomialNB candidates that differ in alpha and the prior only,
+scored from one pass over a split's rows.
+
+Each candidate of a group is the split's fitted model's ``with_params`` of its
+values. Deriving it recomputes every entry weight of the count table (O(entries))
+and its predict of a large fold builds the table's feature slots for all of its
+2**20 features (O(d + entries), ~23 ms at T1's size), whatever the fold touches.
+For MultinomialNB the counts are all a candidate's scores need:
+
+    jll_c(alpha) = log prior_c + s(x) [log alpha - log(N_c + alpha d)]
+                   + sum over x's non-zeros with a count x_j [log(N_cj + alpha) - log alpha]
+
+(plus s(x) log alpha for the classes without a count, folded into the first
+term), so one walk over the fold's non-zeros (``alpha_sweep_scores``) gives every
+alpha's scores less the prior, and each candidate adds its own log prior. The
+scores are the bits of the table walk of the candidate's model (term for term in
+its order; a large batch's predict takes the slots instead, which agree to
+rounding), and do not depend on the thread count.
+
+Only a plain MultinomialNB whose counts are in a table is swept, without
+forgetting or missing values, on a fold of finite non-negative CSR rows; a
+candidate with an array alpha, or one its parameters would reject or warn about,
+goes the general way (``with_params`` and predict), as does any candidate whose
+scores need scikit-learn's scorer.
+"""
+
+import copy
+import time
+import warnings
+from numbers import Real
+
+import numpy as np
+
+from .._discrete import MultinomialNB
+from .._discrete._shared import _table_predict_kernels
+from .._params import ALPHA_LOWER_BOUND
+from .._validation import CSRInput
+
+# the parameters a swept candidate may set (every other one is the fitted model's)
+_SWEPT_PARAMS = frozenset({"alpha", "force_alpha", "fit_prior", "class_prior",
+                           "n_threads"})
+
+# scores computed at once: at most this many (rows x classes x alphas) doubles,
+# the alphas taken in chunks beyond it (T1's 20,000-row fold: all 10 at once)
+_CHUNK_CELLS = 1 << 23
+
+
+def _swept_alpha(fitted, derived):
+    """(alpha, log prior) of the candidate ``fitted.with_params(**derived)`` if it
+    may be swept, else None."""
+    if not derived.keys() <= _SWEPT_PARAMS:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            model = MultinomialNB(**copy.deepcopy({**fitted.get_params(deep=False),
+                                                   **derived}))
+            model._validate_params()
+            alpha = model.alpha
+            if (isinstance(alpha, (bool, np.bool_)) or not isinstance(alpha, Real)
+                    or not np.isfinite(alpha) or not alpha > 0
+                    or (alpha < ALPHA_LOWER_BOUND and not model.force_alpha)):
+                return None
+            prior = model._class_log_prior(fitted.class_count_)
+    except Exception:
+        return None  # (the candidate's with_params reports it, or warns)
+    if prior.shape != fitted.classes_.shape or not np.all(np.isfinite(prior)):
+        return None
+    return float(alpha), prior
+
+
+def _fold_rows(fitted, X):
+    """The fold as a ``CSRInput`` of finite non-negative values, validated as
+    the model's predict validates it; None for anything else."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            checked = fitted._check_predict_X(X)
+    except Exception:
+        return None
+    if not isinstance(checked, CSRInput) or checked.shape[1] != fitted._table.n_features:
+        return None
+    data = checked.data
+    if data.shape[0] and not (np.all(np.isfinite(data)) and data.min() >= 0):
+        return None
+    return checked
+
+
+class AlphaSweep:
+    """The swept candidates of one group on one split: their joint log
+    likelihoods on the test rows (and train rows), an alpha chunk at a time."""
+
+    @classmethod
+    def of(cls, fitted, members, X_test, X_train):
+        """The sweep of the group ``members`` ([(index, statistics-free
+        parameters), ...]) whose fit is ``fitted``, or None if its candidates to
+        sweep have fewer than two alphas or the model or rows are not swept."""
+        if type(fitted) is not MultinomialNB:
+            return None
+        state = fitted.__dict__
+        table = state.get("_table")
+        if (table is None or table.weight_epoch is not None or table.count_scale != 1.0
+                or state.get("_missing_table") is not None):
+            return None
+        swept = {}
+        for position, (_, derived) in enumerate(members):
+            found = _swept_alpha(fitted, derived)
+            if found is not None:
+                swept[position] = found
+        if len({alpha for alpha, _ in swept.values()}) < 2:
+            # (one alpha: its model's predict, and its siblings' priors swapped
+            # in its jll, cost less than a walk)
+            return None
+        rows = [_fold_rows(fitted, X_test)]
+        if X_train is not None:
+            rows.append(_fold_rows(fitted, X_train))
+        if any(r is None for r in rows):
+            return None
+        new = cls()
+        new._fitted, new._table, new._rows, new._swept = fitted, table, rows, swept
+        alphas = []
+        for alpha, _ in swept.values():
+            if alpha not in alphas:
+                alphas.append(alpha)
+        new._alphas = alphas
+        new._chunk = None   # (first alpha's place, [scores of each rows])
+        return new
+
+    def _scores(self, alpha):
+        """[(m, n, k) scores of each rows] of the chunk holding ``alpha``, and
+        its place there."""
+        at = self._alphas.index(alpha)
+        chunk = self._chunk
+        k = self._table.n_classes
+        if chunk is None or not chunk[0] <= at < chunk[0] + chunk[1][0].shape[0]:
+            longest = max(rows.shape[0] for rows in self._rows)
+            size = max(1, _CHUNK_CELLS // max(1, longest * k))
+            alphas = np.array(self._alphas[at:at + size], dtype=np.float64)
+            chunk = self._chunk = (at, [self._sweep(rows, alphas) for rows in self._rows])
+        return chunk[1], at - chunk[0]
+
+    def _sweep(self, rows, alphas):
+        table, fitted = self._table, self._fitted
+        d, k, m = table.n_features, table.n_classes, alphas.shape[0]
+        # the models' feat_base and scale terms, computed as ``_reset_table_terms``
+        # and ``_table_terms`` compute them (the same bits)
+        base = np.array([np.log(np.asarray(a, dtype=np.float64)) for a in alphas])
+        scale = np.empty((k, m))
+        for place, a in enumerate(alphas):
+            scale[:, place] = -np.log(table.class_total * table.count_scale
+                                      + np.array(a, dtype=np.float64) * d)
+        out = np.empty((m, rows.shape[0], k))
+        per_row = k * m * max(1, rows.data.shape[0] // max(1, rows.shape[0]))
+        n_threads = fitted._predict_threads(rows.shape[0], per_row)
+        bad = _table_predict_kernels.alpha_sweep_scores(
+            rows.data, rows.indices, rows.indptr, table.feat_start, table.feat_len,
+            table.ent_class, table.ent_count, alphas, base, scale, out, n_threads)
+        if bad:
+            raise ValueError("a fold row has a feature index out of range")
+        return out
+
+    def _planes(self, position):
+        """([(n, k) scores less the prior, of each rows], log prior) of the
+        group's candidate at ``position``, or None if it is not swept (or the
+        rows turned out malformed: predict reports them)."""
+        found = self._swept.get(position)
+        if found is None:
+            return None
+        alpha, prior = found
+        try:
+            scores, place = self._scores(alpha)
+        except ValueError:
+            self._swept.clear()
+            return None
+        return [rows[place] for rows in scores], prior
+
+    def jll(self, position):
+        """[joint log likelihoods on the test rows, and on the train rows if
+        swept] of the group's candidate at ``position``, or None if it is not
+        swept."""
+        planes = self._planes(position)
+        if planes is None:
+            return None
+        return [plane + planes[1] for plane in planes[0]]
+
+    def result(self, position, test_scorer, train_scorer):
+        """The search's result of the group's candidate at ``position`` (without
+        ``n_test_samples``), or None if it is not swept or its scores need
+        scikit-learn's scorer. Its fit time is its prior's (computed with the
+        sweep); its score time includes the sweep of its chunk, if it made it."""
+        start = time.time()
+        planes = self._planes(position)
+        if planes is None:
+            return None
+        (test, *train), prior = planes
+        classes = self._fitted.classes_
+        result = {"fit_error": None}
+        for key, scorer, rows in (("test_scores", test_scorer, test),
+                                  ("train_scores", train_scorer, train[-1] if train
+                                   else None)):
+            if scorer is None:
+                continue
+            # (the prior is added as the scorer reads the rows: no copy)
+            value = scorer.scores(rows, classes, offset=prior)
+            if value is None:
+                return None
+            result[key] = value
+        result.update(fit_time=0.0, score_time=time.time() - start)
+        return result

@@ -1,0 +1,129 @@
+# A parameter search: every alpha of MultinomialNB in one pass over a fold
+# (``alpha_sweep_scores`` in _sparse_predict.pyx; the row walk is here).
+#
+# A search's candidates that differ from a split's fitted model in alpha only
+# read the same counts: one walk over a fold's rows scores them all. A row's
+# score for alpha a is ``table_predict_row``'s without the bias (the caller adds
+# each candidate's log prior), term for term in the same order, so each alpha's
+# scores are the bits of the table walk of the model ``with_params(alpha=a)``.
+# A row's (k, m) sums stay in cache while its non-zeros are added. Each entry's
+# m weights are a row of one table: the whole counts below WHOLE_COUNTS (most
+# of them) by value, made once a split; a feature with entries for at least
+# half the classes (the frequent ones, most of the work) has a dense block of
+# k row numbers (k int32: 140 bytes for T1, where k m weights took 2.8 kB, and
+# the blocks' traffic bounded the walk), its other counts rows of their own; a
+# rare feature walks its entries, an untabulated count costing m logs.
+
+from libc.stdint cimport int32_t, int64_t
+from libc.math cimport log
+
+from _common cimport floating
+from _counts cimport FASTNB_PREFETCH
+from _sparse_slots cimport index_t
+
+
+# dense blocks made at most: this many row numbers (16 MiB); later features walk
+cdef enum:
+    DENSE_BLOCK_CELLS = 1 << 22
+    # whole counts below this have their m weights tabulated once a split (most
+    # of a frequent feature's counts are in the hundreds or thousands: their
+    # logs once a count value, not once an entry)
+    WHOLE_COUNTS = 4096
+    # dense blocks' cells from which their fill takes the threads
+    PARALLEL_FILL_CELLS = 1 << 18
+    # non-zeros ahead whose features' lines are prefetched
+    SWEEP_AHEAD = 16
+
+
+cdef inline bint is_tabulated(double count) noexcept nogil:
+    """True when ``count`` is a whole number in [0, WHOLE_COUNTS)."""
+    return 0.0 <= count < WHOLE_COUNTS and <double>(<int>count) == count
+
+
+cdef inline void fill_block(
+    Py_ssize_t start, Py_ssize_t length, const int32_t* ent_class,
+    const double* ent_count, const double* alpha, const double* log_alpha,
+    Py_ssize_t m, int32_t* block, Py_ssize_t k, double* weights, Py_ssize_t extra,
+) noexcept nogil:
+    """A feature's dense block: each class's row of ``weights`` (the zero row
+    WHOLE_COUNTS for a class without a count; a whole count's own row; for
+    another count a row from ``extra`` on, computed here)."""
+    cdef Py_ssize_t e, a, c
+    cdef double count
+    for c in range(k):
+        block[c] = WHOLE_COUNTS
+    for e in range(start, start + length):
+        count = ent_count[e]
+        c = ent_class[e]
+        if is_tabulated(count):
+            block[c] = <int32_t>count
+        else:
+            # (``multinomial_weight``'s expression: the table's bits)
+            for a in range(m):
+                weights[extra * m + a] = log(count + alpha[a]) - log_alpha[a]
+            block[c] = <int32_t>extra
+            extra += 1
+
+
+cdef inline bint sweep_row(
+    const floating* data, const index_t* indices, Py_ssize_t start, Py_ssize_t stop,
+    Py_ssize_t d, const int64_t* feat_start, const int32_t* feat_len,
+    const int32_t* ent_class, const double* ent_count, const int32_t* dense_at,
+    const int32_t* blocks, const double* alpha, const double* log_alpha,
+    const double* base, const double* small, Py_ssize_t k, Py_ssize_t m,
+    double* row, double* base_sum, Py_ssize_t limit,
+) noexcept nogil:
+    """One row's (k, m) sums into ``row`` and its base terms into ``base_sum``;
+    False if an index is out of range. ``limit``: the end of the block's
+    non-zeros, up to which the next rows' features are prefetched."""
+    cdef Py_ssize_t p, j, c, a, e, t, km = k * m, ahead
+    cdef double x, count
+    cdef double* cell
+    cdef const double* weight
+    cdef const int32_t* block
+    for t in range(km):
+        row[t] = 0.0
+    for a in range(m):
+        base_sum[a] = 0.0
+    for p in range(start, stop):
+        # a feature's index lines SWEEP_AHEAD non-zeros ahead (a miss each in
+        # three (d,) arrays), its entries' lines half as far ahead
+        if p + SWEEP_AHEAD < limit:
+            ahead = indices[p + SWEEP_AHEAD]
+            if 0 <= ahead < d:
+                FASTNB_PREFETCH(&dense_at[ahead])
+                FASTNB_PREFETCH(&feat_start[ahead])
+                FASTNB_PREFETCH(&feat_len[ahead])
+            ahead = indices[p + SWEEP_AHEAD // 2]
+            if 0 <= ahead < d and dense_at[ahead] < 0 and feat_len[ahead] > 0:
+                FASTNB_PREFETCH(&ent_class[feat_start[ahead]])
+                FASTNB_PREFETCH(&ent_count[feat_start[ahead]])
+        j = indices[p]
+        if j < 0 or j >= d:
+            return False
+        x = data[p]
+        for a in range(m):
+            base_sum[a] = base_sum[a] + x * base[a]
+        if dense_at[j] >= 0:
+            # (a class without a count adds nothing: skipped)
+            block = &blocks[dense_at[j] * k]
+            for c in range(k):
+                if block[c] != WHOLE_COUNTS:
+                    weight = &small[block[c] * m]
+                    cell = &row[c * m]
+                    for a in range(m):
+                        cell[a] += x * weight[a]
+            continue
+        for e in range(feat_start[j], feat_start[j] + feat_len[j]):
+            count = ent_count[e]
+            cell = &row[ent_class[e] * m]
+            if is_tabulated(count):
+                weight = &small[<int>count * m]
+                for a in range(m):
+                    cell[a] += x * weight[a]
+            else:
+                for a in range(m):
+                    cell[a] += x * (log(count + alpha[a]) - log_alpha[a])
+    return True
+
+
