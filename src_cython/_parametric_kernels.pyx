@@ -130,13 +130,32 @@ cdef inline void fill_logs(
 cdef inline bint chunk_in_support(
     const floating* x,     # IN: n contiguous values (whole rows of X)
     Py_ssize_t n,
+    int family,            # a constant at each call
 ) noexcept nogil:
-    """Whether every value is in the log-normal's support (no NaN either)."""
+    """Whether every value is in the family's support (no NaN either)."""
     cdef Py_ssize_t t
     cdef Py_ssize_t n_out = 0
     for t in range(n):
-        n_out += not in_support(x[t], LOGNORMAL)
+        n_out += not in_support(x[t], family)
     return n_out == 0
+
+
+cdef inline void add_complete_row_sums(
+    const floating* x,         # IN: one row, d values, all in the support
+    double w,                  # IN: its weight
+    int family,                # POISSON, EXPONENTIAL or GAMMA (a constant at each call)
+    double_noalias count, double_noalias total, double_noalias log_total,  # IN/OUT
+    const double* logs,
+    Py_ssize_t d,
+) noexcept nogil:
+    """add_row_sums of a row whose block is all in the support: the same sums,
+    without the support test (Poisson's integer test: 2 ms of an 11 ms fit)."""
+    cdef Py_ssize_t j
+    for j in range(d):
+        count[j] += w
+        total[j] += w * x[j]
+        if family == GAMMA:
+            log_total[j] += w * logs[j]
 
 
 cdef int chunk_status(
@@ -180,7 +199,9 @@ cdef int accumulate_chunk(
     # takes one division a row, not one a value (GaussianNB's fit does so too;
     # the same bits as the per-feature update)
     cdef bint complete = family == LOGNORMAL and d > 0 and chunk_in_support(
-        &X[row_start, 0], (row_stop - row_start) * d)
+        &X[row_start, 0], (row_stop - row_start) * d, LOGNORMAL)
+    # other families: whether the block is all in the support (no test a value)
+    cdef bint block_complete = False
     cdef Py_ssize_t n_refused = 0
     cdef const floating* x
     cdef double* logs
@@ -193,6 +214,9 @@ cdef int accumulate_chunk(
             fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows, 0.0)
         elif d > 0 and family == LOGNORMAL:
             fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows, NAN)
+        if family != LOGNORMAL:
+            block_complete = d > 0 and chunk_in_support(
+                &X[block_first, 0], (block_stop - block_first) * d, family)
         for i in range(block_first, block_stop):
             x = &X[i, 0]
             logs = &log_rows[(i - block_first) * d]
@@ -212,6 +236,16 @@ cdef int accumulate_chunk(
                 elif w > 0.0:
                     welford_update_row_missing(logs, w, &count[base], &shift[base],
                                                &first[base], &second[base], d)
+            elif block_complete:
+                if family == GAMMA:
+                    add_complete_row_sums(x, w, GAMMA, &count[base], &first[base],
+                                          &second[base], logs, d)
+                elif family == POISSON:
+                    add_complete_row_sums(x, w, POISSON, &count[base], &first[base],
+                                          &second[base], logs, d)
+                else:
+                    add_complete_row_sums(x, w, EXPONENTIAL, &count[base],
+                                          &first[base], &second[base], logs, d)
             elif family == GAMMA:
                 n_refused += add_row_sums(x, w, GAMMA, &count[base], &first[base],
                                           &second[base], logs, d)
