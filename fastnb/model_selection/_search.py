@@ -50,6 +50,7 @@ from .._discrete import BernoulliNB, MultinomialNB
 from .._persist import _same_value
 from ._alpha_sweep import AlphaSweep
 from ._fold_scores import FoldScorer, fold_metrics
+from ._split_rows import _HeldOutRows, _LazyRows, _row_indices, _rows_fit_X
 from ._together import scores_together
 
 __all__ = ["GridSearchCV", "RandomizedSearchCV"]
@@ -262,43 +263,6 @@ class _Predicted:
         return prior
 
 
-def _rows_fit_X(base, X):
-    """X as the fastnb model's ``_fit_rows`` reads it (validated once for the
-    whole search), when ``base`` is a model that fits on X's rows in place;
-    else None (each split fits on a copy of its training rows)."""
-    rows_fit_X = getattr(base, "_rows_fit_X", None)
-    return None if rows_fit_X is None else rows_fit_X(X)
-
-
-def _row_indices(train, n_samples):
-    """A split's training rows as an intp array of indices in [0, n_samples)
-    (a boolean mask or negative indices made so), or None where they are not
-    such (the split's fit then takes the copy, and fails as scikit-learn's)."""
-    rows = np.asarray(train)
-    if rows.dtype == bool:
-        if rows.shape != (n_samples,) or not rows.any():
-            return None
-        return np.flatnonzero(rows)
-    if rows.ndim != 1 or rows.shape[0] == 0 or rows.dtype.kind not in "iu":
-        return None
-    rows = rows.astype(np.intp, copy=False)
-    if rows.min() < -n_samples or rows.max() >= n_samples:
-        return None
-    return np.where(rows < 0, rows + n_samples, rows) if rows.min() < 0 else rows
-
-
-class _LazyRows:
-    """X's rows of a split, copied (``_safe_indexing``) when first asked for."""
-
-    def __init__(self, X, rows):
-        self._X, self._rows, self._copy = X, rows, None
-
-    def get(self):
-        if self._copy is None:
-            self._copy = _safe_indexing(self._X, self._rows)
-        return self._copy
-
-
 class _OneFitPerSplit:
     """The ``fit`` of both searches: scikit-learn's, evaluating candidates by one
     fit per split and group of candidates that need the same fit."""
@@ -405,6 +369,9 @@ class _OneFitPerSplit:
         on_final_step = isinstance(base, Pipeline) and _scores_on_final_step(self.scoring)
         fast_metrics = fold_metrics(self.scoring)
         rows_X = _rows_fit_X(base, X)
+        # (X itself: its held-out rows go to one buffer that every split reuses,
+        # not a fresh copy a split, whose pages cost more than copying into them)
+        held_out = _HeldOutRows(X, splits) if rows_X is X else None
         for split_index, (train, test) in enumerate(splits):
             # a model that fits on X's rows in place needs no copy of the
             # training rows (640 MB a split on 1,000,000 x 100): made only if
@@ -412,7 +379,10 @@ class _OneFitPerSplit:
             rows = None if rows_X is None else _row_indices(train, X.shape[0])
             X_train = _LazyRows(X, train)
             y_train = _safe_indexing(y, train)
-            X_test, y_test = _safe_indexing(X, test), _safe_indexing(y, test)
+            X_test = None if held_out is None else held_out.take(test)
+            if X_test is None:
+                X_test = _safe_indexing(X, test)
+            y_test = _safe_indexing(y, test)
             n_test = len(test)
             for fit_params, members in groups:
                 start = time.time()
