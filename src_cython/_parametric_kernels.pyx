@@ -133,8 +133,7 @@ cdef inline bint chunk_in_support(
     int family,            # a constant at each call
 ) noexcept nogil:
     """Whether every value is in the family's support (no NaN either)."""
-    cdef Py_ssize_t t
-    cdef Py_ssize_t n_out = 0
+    cdef Py_ssize_t t, n_out = 0
     for t in range(n):
         n_out += not in_support(x[t], family)
     return n_out == 0
@@ -144,15 +143,13 @@ cdef inline void add_complete_row_sums(
     const floating* x,         # IN: one row, d values, all in the support
     double w,                  # IN: its weight
     int family,                # POISSON, EXPONENTIAL or GAMMA (a constant at each call)
-    double_noalias count, double_noalias total, double_noalias log_total,  # IN/OUT
-    const double* logs,
-    Py_ssize_t d,
+    double_noalias total, double_noalias log_total,  # IN/OUT: as add_row_sums
+    const double* logs, Py_ssize_t d,
 ) noexcept nogil:
-    """add_row_sums of a row whose block is all in the support: the same sums,
-    without the support test (Poisson's integer test: 2 ms of an 11 ms fit)."""
+    """add_row_sums, less the counts, of a row whose block is all in the support
+    (Poisson's support test was 2 ms of an 11 ms fit)."""
     cdef Py_ssize_t j
     for j in range(d):
-        count[j] += w
         total[j] += w * x[j]
         if family == GAMMA:
             log_total[j] += w * logs[j]
@@ -194,14 +191,12 @@ cdef int accumulate_chunk(
     cdef Py_ssize_t d = X.shape[1]
     cdef Py_ssize_t block_rows = log_block_rows(d)
     cdef double w, v
-    # LOGNORMAL: whether every value of the chunk is in the support (no NaN):
-    # then every feature of a class has the class's count, and the row update
-    # takes one division a row, not one a value (GaussianNB's fit does so too;
-    # the same bits as the per-feature update)
-    cdef bint complete = family == LOGNORMAL and d > 0 and chunk_in_support(
-        &X[row_start, 0], (row_stop - row_start) * d, LOGNORMAL)
-    # other families: whether the block is all in the support (no test a value)
-    cdef bint block_complete = False
+    # Whether the chunk is all in the support (no NaN): each feature's count is
+    # then its row_count (same sums, same bits) and a log-normal's row update
+    # divides once a row (as GaussianNB's). Else each block is checked.
+    cdef bint complete = d > 0 and chunk_in_support(
+        &X[row_start, 0], (row_stop - row_start) * d, family)
+    cdef bint block_complete = complete
     cdef Py_ssize_t n_refused = 0
     cdef const floating* x
     cdef double* logs
@@ -214,7 +209,7 @@ cdef int accumulate_chunk(
             fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows, 0.0)
         elif d > 0 and family == LOGNORMAL:
             fill_logs(&X[block_first, 0], (block_stop - block_first) * d, log_rows, NAN)
-        if family != LOGNORMAL:
+        if family != LOGNORMAL and not complete:
             block_complete = d > 0 and chunk_in_support(
                 &X[block_first, 0], (block_stop - block_first) * d, family)
         for i in range(block_first, block_stop):
@@ -237,15 +232,18 @@ cdef int accumulate_chunk(
                     welford_update_row_missing(logs, w, &count[base], &shift[base],
                                                &first[base], &second[base], d)
             elif block_complete:
+                if not complete:
+                    for j in range(d):
+                        count[base + j] += w
                 if family == GAMMA:
-                    add_complete_row_sums(x, w, GAMMA, &count[base], &first[base],
-                                          &second[base], logs, d)
+                    add_complete_row_sums(x, w, GAMMA, &first[base], &second[base],
+                                          logs, d)
                 elif family == POISSON:
-                    add_complete_row_sums(x, w, POISSON, &count[base], &first[base],
-                                          &second[base], logs, d)
+                    add_complete_row_sums(x, w, POISSON, &first[base], &second[base],
+                                          logs, d)
                 else:
-                    add_complete_row_sums(x, w, EXPONENTIAL, &count[base],
-                                          &first[base], &second[base], logs, d)
+                    add_complete_row_sums(x, w, EXPONENTIAL, &first[base],
+                                          &second[base], logs, d)
             elif family == GAMMA:
                 n_refused += add_row_sums(x, w, GAMMA, &count[base], &first[base],
                                           &second[base], logs, d)
@@ -266,6 +264,8 @@ cdef int accumulate_chunk(
             unshift_mean(&shift[base], &first[base], d)
             continue
         for j in range(d):
+            if complete:
+                count[base + j] = row_count[slot]
             if count[base + j] > 0.0:
                 first[base + j] = first[base + j] / count[base + j]
                 second[base + j] = second[base + j] / count[base + j]
