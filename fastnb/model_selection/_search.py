@@ -16,8 +16,12 @@ the split's rows transformed once for all the group's candidates.
 Splits are not made by subtracting a fold's statistics from the whole: float
 subtraction is not exact (a GaussianNB's centred second moments, weighted
 counts), so a split's model would differ from scikit-learn's refit in the last
-bits. One fit per split on its training rows is what scikit-learn's search
-computes, and ``with_params`` derives each candidate from it exactly.
+bits. Whole counts would subtract exactly, but a count table's blocks list
+each feature's classes in the order the rows first show them, which the
+held-out rows change: the table would hold the same counts in another order.
+One fit per split on its training rows is what scikit-learn's search
+computes, and ``with_params`` derives each candidate from it exactly; GaussianNB
+and the count-table models read a split's rows of X in place (``_fit_rows``).
 
 Everything scikit-learn's ``fit`` does besides (the candidates, ``cv_results_``,
 ``best_*``, ``refit``) is its own code: these classes subclass its searches and
