@@ -3,7 +3,8 @@ each split on the CSR X's training rows in place (``_fit_rows``: the partition
 kernel reads the rows where they are, no copy of X[train]): the same model as a
 fit of the copy, attribute for attribute and bit for bit, and the same
 ``cv_results_`` as scikit-learn's search. What that path does not take (NaN,
-infinity, a dense-table split, forgetting) is the fit of the copy."""
+infinity, a dense-table split, forgetting) is the fit of the copy. And the
+search reads ``cv`` once, as scikit-learn's does (a generator of splits)."""
 
 import warnings
 
@@ -202,3 +203,20 @@ def test_search_with_a_statistics_changing_grid_on_unsorted_csr(rng):
     grid = {"binarize": [None, 0.5], "alpha": [0.5, 1.0]}
     both(GridSearchCV, fastnb.BernoulliNB(binarize=None), grid, unsorted, y, cv=3,
          scoring=["accuracy", "neg_log_loss"], refit="accuracy")
+
+
+def test_a_generator_of_splits_is_read_once(rng):
+    # scikit-learn's fit lists cv once (check_cv); a second check_cv of the
+    # spent generator found no splits
+    from sklearn import model_selection as sklearn_search
+
+    from test_model_selection import assert_same_results
+
+    X, y = hashed_text(300, seed=11)
+    grid = {"alpha": [0.5, 1.0]}
+    ours = GridSearchCV(fastnb.MultinomialNB(), grid, scoring="accuracy",
+                        cv=sklearn_search.KFold(3).split(X)).fit(X, y)
+    theirs = sklearn_search.GridSearchCV(fastnb.MultinomialNB(), grid, scoring="accuracy",
+                                         cv=sklearn_search.KFold(3).split(X)).fit(X, y)
+    ours._probe_X = X
+    assert_same_results(ours, theirs)

@@ -307,8 +307,10 @@ class _OneFitPerSplit:
         multimetric_scoring = _multimetric_names(self.scoring) is not None
         X, y = indexable(X, y)
         groups = params.get("groups")
-        cv = check_cv(self.cv, y, classifier=True)
-        self.n_splits_ = cv.get_n_splits(X, y, groups=groups)
+        # (checked once, as scikit-learn's fit does: a generator of splits is
+        # listed here, and y's type is not worked out again)
+        cv_orig = check_cv(self.cv, y, classifier=True)
+        self.n_splits_ = cv_orig.get_n_splits(X, y, groups=groups)
         base = clone(self.estimator)
 
         all_params, all_out, all_more = [], [], defaultdict(list)
@@ -316,7 +318,7 @@ class _OneFitPerSplit:
 
         def evaluate_candidates(candidate_params, cv=None, more_results=None, **_):
             nonlocal results
-            cv = cv or check_cv(self.cv, y, classifier=True)
+            cv = cv or cv_orig
             candidate_params = list(candidate_params)
             splits = list(cv.split(X, y, groups))
             if len(splits) != self.n_splits_:
