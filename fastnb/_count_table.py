@@ -109,20 +109,24 @@ class BatchPartition:
     written only for a batch found clean (``largest >= 0``): no NaN, infinity or
     malformed entry, and no negative value with ``stop_on_negative``; ``compact``
     says whether they are compact (one int32 each, the count in its high bits:
-    unweighted whole counts below 2**15, or thresholded ones)."""
+    unweighted whole counts below 2**15, or thresholded ones).
+
+    ``rows``: None, or an intp array: the batch is those rows of X, read in
+    place (a search's split, without the copy ``X[rows]``), and ``nnz`` their
+    non-zeros (``rows_nnz``); ``codes`` and ``weights`` are the batch's."""
 
     def __init__(self, X, codes, weights, n_classes, binarize, threshold, n_threads,
-                 stop_on_negative):
+                 stop_on_negative, rows=None, nnz=None):
         n_features = X.shape[1]
         n_threads = max(1, n_threads)
         self.part_shift = _partition_shift(n_features, n_classes)
         n_parts = max(1, -(-n_features // (1 << self.part_shift)))
         self.part_start = np.empty(n_parts + 1, dtype=np.int64)
         # the records' values and keys (two arrays: see _sparse_counts.pyx)
-        n_records = max(1, X.data.shape[0])
+        n_records = max(1, X.data.shape[0] if nnz is None else nnz)
         self.records = (np.empty(n_records, dtype=np.float64),
                         np.empty(n_records, dtype=np.int32))
-        self.row_total = np.empty(X.shape[0])
+        self.row_total = np.empty(codes.shape[0])
         self.batch_total = np.zeros(n_classes)
         # compact records (one int32 each: see _sparse_counts.pyx) where the batch's
         # counts allow them and every (class, offset) key fits in 16 bits
@@ -131,8 +135,13 @@ class BatchPartition:
             X.data, X.indices, X.indptr, n_features, codes, weights, binarize, threshold,
             self.part_shift, self.part_start, *self.records,
             np.empty((n_threads, n_parts), dtype=np.int64), self.row_total,
-            self.batch_total, stop_on_negative, compact_keys)
+            self.batch_total, stop_on_negative, compact_keys, rows)
         self.flags = tuple(flags)
+
+
+def rows_nnz(indptr, rows):
+    """The stored values of the CSR rows ``rows`` (an intp array of row indices)."""
+    return int((indptr[rows + 1] - indptr[rows]).sum())
 
 
 class _AddUndo:

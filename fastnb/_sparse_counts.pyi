@@ -25,7 +25,8 @@ def table_partition(data: _Values, indices: _Index, indptr: _Index, n_features: 
                     rec_key: NDArray[np.int32],
                     fill: NDArray[np.int64], row_total: _Float64, batch_total: _Float64,
                     stop_on_negative: bool,
-                    compact_keys: bool = ...) -> tuple[int, int, int, int, int, bool]: ...
+                    compact_keys: bool = ...,
+                    rows: NDArray[np.intp] | None = ...) -> tuple[int, int, int, int, int, bool]: ...
 def check_table_entries(features: NDArray[np.int64], classes: NDArray[np.int64],
                         counts: _Float64, n_features: int, class_mark: NDArray[np.int64],
                         class_sum: _Float64, class_max: _Float64,

@@ -132,9 +132,11 @@ cdef void check_rows(
     int64_t* lane_count=NULL,         # SCRATCH: (3 * n_parts,) with part_count
     int* compact=NULL,                # OUT, or NULL: whether the block's records fit
                                       #   the compact form (see COMPACT_VALUE_LIMIT)
+    const intp_t* rows=NULL,          # (n,) or NULL: batch row i is X's row rows[i]
+                                      #   (row_total and weights by batch row)
 ) noexcept nogil:
     cdef Py_ssize_t nnz = data.shape[0]
-    cdef Py_ssize_t i, p, start, stop, j, q
+    cdef Py_ssize_t i, p, start, stop, j, q, row
     cdef Py_ssize_t n_nan = 0, n_inf = 0, n_neg = 0, n_malformed = 0
     cdef double x, row_sum, row_max, row_min
     cdef bint in_range
@@ -155,8 +157,9 @@ cdef void check_rows(
     cdef Py_ssize_t tries = WHOLE_TRIES
     cdef bint odd_index
     for i in range(row_start, row_stop):
-        start = indptr[i]
-        stop = indptr[i + 1]
+        row = i if rows == NULL else rows[i]
+        start = indptr[row]
+        stop = indptr[row + 1]
         row_total[i] = 0.0
         if start < 0 or stop > nnz or stop < start:
             n_malformed += 1
@@ -358,8 +361,9 @@ cdef void partition_rows(
     Py_ssize_t row_stop,
     bint compact,                     # compact records: out_key only, the count in
                                       #   its high bits (``table_partition``)
+    const intp_t* rows=NULL,          # (n,) or NULL: as ``check_rows``
 ) noexcept nogil:
-    cdef Py_ssize_t i, p, j
+    cdef Py_ssize_t i, p, j, row
     cdef int64_t q = 0, part, current = -1
     cdef int64_t mask = (<int64_t>1 << part_shift) - 1
     cdef int32_t c
@@ -367,7 +371,8 @@ cdef void partition_rows(
     for i in range(row_start, row_stop):
         c = <int32_t>codes[i]
         w = 1.0 if weights == NULL else weights[i]
-        for p in range(indptr[i], indptr[i + 1]):
+        row = i if rows == NULL else rows[i]
+        for p in range(indptr[row], indptr[row + 1]):
             x = data[p]
             if binarize:
                 x = 1.0 if x > threshold else 0.0
@@ -417,6 +422,10 @@ def table_partition(
     double[::1] batch_total,          # OUT: (k,) zeros in, as ``csr_check``
     bint stop_on_negative,
     bint compact_keys=False,          # the (class, offset) keys fit in COMPACT_KEY_BITS
+    const intp_t[::1] rows=None,      # IN: (n,) or None: the batch is these rows of
+                                      #   the CSR arrays, in this order (a search's
+                                      #   split, read in place); codes,
+                                      #   sample_weight and row_total by batch row
 ):
     """Validate a batch and copy its non-zeros (thresholded and weighted) into
     their features' partitions, in row order, in parallel over ``fill.shape[0]``
@@ -441,11 +450,21 @@ def table_partition(
     """
     cdef Py_ssize_t n = codes.shape[0], n_parts = part_start.shape[0] - 1
     cdef Py_ssize_t n_blocks = fill.shape[0]
-    cdef Py_ssize_t block, q, largest = 0
+    cdef Py_ssize_t block, q, largest = 0, i
+    cdef Py_ssize_t n_rows = indptr.shape[0] - 1
     cdef int64_t position = 0, size
     cdef const double* weights = NULL
+    cdef const intp_t* row_of = NULL
     if sample_weight is not None:
         weights = &sample_weight[0]
+    if rows is not None:
+        if rows.shape[0] != n:
+            raise ValueError("table_partition: rows must have one index per code")
+        for i in range(n):
+            if rows[i] < 0 or rows[i] >= n_rows:
+                raise ValueError(f"table_partition: {rows[i]} is not a row of X")
+        if n:
+            row_of = &rows[0]
     flags_arr = np.zeros((n_blocks, 4), dtype=np.intp)
     cdef intp_t[:, ::1] flags = flags_arr
     compact_arr = np.zeros(n_blocks, dtype=np.intc)
@@ -456,7 +475,7 @@ def table_partition(
         if n_blocks == 1:
             check_rows(data, indices, indptr, n_features, weights, &row_total[0],
                        binarize, threshold, &flags[0, 0], 0, n, &fill[0, 0],
-                       part_shift, n_parts, &lanes[0, 0], &block_compact[0])
+                       part_shift, n_parts, &lanes[0, 0], &block_compact[0], row_of)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 check_rows(data, indices, indptr, n_features, weights, &row_total[0],
@@ -464,7 +483,7 @@ def table_partition(
                            block_start(block, n_blocks, n),
                            block_start(block + 1, n_blocks, n), &fill[block, 0],
                            part_shift, n_parts, &lanes[block, 0],
-                           &block_compact[block])
+                           &block_compact[block], row_of)
         add_totals(codes, &row_total[0], &batch_total[0], 0, n)
     n_nan, n_inf, n_neg, n_malformed = (int(t) for t in flags_arr.sum(axis=0))
     if n_nan or n_inf or n_malformed or (n_neg and stop_on_negative):
@@ -485,13 +504,13 @@ def table_partition(
         if n_blocks == 1:
             partition_rows(data, indices, indptr, codes, weights, binarize, threshold,
                            part_shift, &fill[0, 0], &rec_value[0], &rec_key[0], 0, n,
-                           compact)
+                           compact, row_of)
         else:
             for block in prange(n_blocks, schedule='static', num_threads=n_blocks):
                 partition_rows(data, indices, indptr, codes, weights, binarize, threshold,
                                part_shift, &fill[block, 0], &rec_value[0], &rec_key[0],
                                block_start(block, n_blocks, n),
-                               block_start(block + 1, n_blocks, n), compact)
+                               block_start(block + 1, n_blocks, n), compact, row_of)
     return n_nan, n_inf, n_neg, n_malformed, largest, compact
 
 

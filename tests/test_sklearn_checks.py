@@ -88,3 +88,22 @@ EXPECTED_FAILURES = {
 )
 def test_sklearn_compatible_estimator(estimator, check):
     check(estimator)
+
+
+def test_param_names_follow_the_class_and_its_init():
+    # the names are cached per class (``_get_param_names``): a subclass with its
+    # own __init__, and an __init__ replaced later, have their own
+    import fastnb
+
+    class _Wider(fastnb.MultinomialNB):
+        def __init__(self, *, extra=1, **params):
+            super().__init__(**params)
+            self.extra = extra
+
+    base = fastnb.MultinomialNB()._get_param_names()
+    assert "extra" not in base
+    assert _Wider._get_param_names() == ["extra"]
+    _Wider.__init__ = fastnb.MultinomialNB.__init__
+    assert _Wider._get_param_names() == base
+    assert fastnb.MultinomialNB(alpha=0.5).get_params()["alpha"] == 0.5
+    assert fastnb.MultinomialNB._get_param_names() is not fastnb.MultinomialNB._get_param_names()

@@ -296,8 +296,8 @@ class ComplementNB(_BaseDiscreteNB):
                 self._feat_base = np.log(np.asarray(alpha, dtype=np.float64))
         self._feature_all = np.zeros(d)
 
-    def _fit_table(self, *args):
-        super()._fit_table(*args)
+    def _fit_table(self, *args, **kwargs):
+        super()._fit_table(*args, **kwargs)
         # scikit-learn applies the norm of the latest fit/partial_fit (in
         # feature_log_prob_); a later set_params(norm=...) changes nothing until then
         self._table_norm = bool(self.norm)

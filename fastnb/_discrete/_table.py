@@ -4,17 +4,19 @@ from a saved file. Its predict paths (the predict caches, the feature slots) are
 _table_predict.py's, whose mixin this one extends: one state, two files."""
 
 import threading
+import warnings
 import weakref
 
 import numpy as np
 
 from .. import _count_table
 from .. import _invariants as rules
-from .._count_table import BatchPartition, SparseCountTable, builds_table, wants_table
+from .._count_table import (BatchPartition, SparseCountTable, builds_table, rows_nnz,
+                            wants_table)
 from .._forgetting import decay_factor, forgets
 from .._params import resolve_alpha, resolve_priors
 from .._threads import threads_for
-from .._validation import CSRInput
+from .._validation import CSRInput, check_counts_X, check_y, is_sparse
 from ._shared import (
     _DENSE_ONLY,
     _dense_to_csr,
@@ -45,6 +47,25 @@ FRAME_MIN_SCALE = 2.0 ** -64
 # Serialises the refreshes of stale weights that predict runs (``_flush_table``,
 # ``_settle_table``).
 _FLUSH_LOCK = threading.Lock()
+
+
+class _RowsNeedCopy(Exception):
+    """A fit of X's rows in place found what only a fit of their copy handles
+    (NaN, infinity, a malformed row; ``_TableMixin._fit_rows``)."""
+
+
+class _CountRows:
+    """A SciPy CSR X as ``_TableMixin._fit_rows`` reads it: the matrix and its
+    validated arrays (``CSRInput``), read in place for every split."""
+
+    __slots__ = ("matrix", "csr")
+
+    def __init__(self, matrix, csr):
+        self.matrix, self.csr = matrix, csr
+
+    @property
+    def shape(self):
+        return self.matrix.shape
 
 
 def _weights_restorer(table):
@@ -143,12 +164,78 @@ class _TableMixin(_TablePredictMixin):
         self._refresh_table(table, features, np.atleast_1d(self._table_alpha))
         self._table = table
 
-    def _fit_table(self, X, Xv, codes, weights, classes, alpha, first_call):
+    def _rows_fit_X(self, X):
+        """X as ``_fit_rows`` reads it, validated once for all the fits on its
+        rows (a search's splits): for a SciPy CSR X whose arrays the kernels
+        read as they are, of a model that may build a table (not forgetting),
+        a ``_CountRows``; else None (each split fits a copy of its rows)."""
+        if self._table_model is None or forgets(self.half_life) or not is_sparse(X):
+            return None
+        if getattr(X, "format", None) != "csr" or X.ndim != 2:
+            return None
+        try:
+            Xv = check_counts_X(X, type(self).__name__,
+                                canonical=self._threshold() is not None)
+        except (TypeError, ValueError):
+            return None
+        if not (Xv.data is X.data and Xv.indices is X.indices and Xv.indptr is X.indptr):
+            return None  # (converted: a split's copy is converted the same way)
+        return _CountRows(X, Xv)
+
+    def _fit_rows(self, X, rows, y):
+        """``fit(X.matrix[rows], y)`` without the copy ``X.matrix[rows]``: the
+        same model, bit for bit (the partition kernel reads the rows in place,
+        in the order of ``rows``, into the same records; the rest of the fit is
+        ``_fit_table``'s). ``X`` is what ``_rows_fit_X`` returned; ``rows`` an
+        intp array of row indices in ``[0, X.shape[0])``, ``y`` their labels. A
+        fit that would not build a table from the rows in one pass (a small or
+        dense-table split, NaN, bad values) is the fit of the copy."""
+        matrix, Xv = X.matrix, X.csr
+        rows = np.ascontiguousarray(rows, dtype=np.intp)
+        n_rows, n_features = rows.shape[0], Xv.shape[1]
+        # (the search asks the estimator it was given for X: a candidate's own
+        # parameters may forget, or threshold values that must be canonical)
+        if (n_rows == 0 or rows.min() < 0 or rows.max() >= Xv.shape[0]
+                or forgets(self.half_life) or (self._threshold() is not None
+                                               and not matrix.has_canonical_format)):
+            return self.fit(matrix[rows], y)
+        self._begin_fit(None, True)
+        y = check_y(y, n_rows, type(self).__name__)
+        classes, codes = self._encode_targets(y, None, refit=True, first_call=True,
+                                              n_features=n_features)
+        n_classes = classes.shape[0]
+        nnz = rows_nnz(Xv.indptr, rows)
+        if not (wants_table(n_classes, n_features, nnz)
+                and builds_table(n_classes, n_features, nnz)):
+            return self.fit(matrix[rows], y)
+        # (a warning of alpha's is given once: by this fit, or by the copy's)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            alpha = resolve_alpha(self.alpha, self.force_alpha, n_features)
+        resolve_priors(self.class_prior, n_classes, name="class_prior", sum_to_one=False)
+        if not np.all(alpha > 0):
+            return self.fit(matrix[rows], y)
+        try:
+            self._fit_table(matrix, Xv, codes, None, classes, alpha, True, rows=rows,
+                            rows_nnz=nnz)
+        except _RowsNeedCopy:
+            return self.fit(matrix[rows], y)
+        for warning in caught:
+            warnings.warn_explicit(warning.message, warning.category, warning.filename,
+                                   warning.lineno)
+        return self
+
+    def _fit_table(self, X, Xv, codes, weights, classes, alpha, first_call, rows=None,
+                   rows_nnz=None):
         """fit/partial_fit into the sparse table: the batch is validated in full
         first (bad input changes nothing), then added in O(nnz); the weights it
         makes stale are refreshed at the next predict. A call that fails after
         validation (MemoryError, an interrupt) is undone: a fit replaces the
-        model's arrays, a later partial_fit adds in place and rolls back its log."""
+        model's arrays, a later partial_fit adds in place and rolls back its log.
+
+        ``rows`` (a fit only, whose table is built): the batch is those rows of
+        ``Xv``, read in place, with ``rows_nnz`` non-zeros; one that is not clean
+        raises ``_RowsNeedCopy`` before anything changes."""
         name = type(self).__name__
         n_classes, n_features = classes.shape[0], Xv.shape[1]
         if not isinstance(Xv, CSRInput):
@@ -156,9 +243,17 @@ class _TableMixin(_TablePredictMixin):
         threshold = self._threshold()
         binarize = threshold is not None
         thr = float(threshold) if binarize else 0.0
-        n_threads = threads_for(self.n_threads, Xv.data.shape[0], "count_fit")
+        nnz = Xv.data.shape[0] if rows is None else rows_nnz
+        n_threads = threads_for(self.n_threads, nnz, "count_fit")
         partition = None
-        if first_call and builds_table(n_classes, n_features, Xv.data.shape[0]):
+        if rows is not None:
+            partition = BatchPartition(Xv, codes, weights, n_classes, binarize, thr,
+                                       n_threads, self._check_negative, rows, nnz)
+            if partition.largest < 0:
+                raise _RowsNeedCopy
+            n_nan, n_inf, n_neg, n_malformed = partition.flags
+            row_total, batch_total = partition.row_total, partition.batch_total
+        elif first_call and builds_table(n_classes, n_features, nnz):
             # a table to be built: the validation pass also counts the non-zeros
             # of each partition, and a clean batch is copied into them (scratch:
             # the model is not touched until everything is checked)
@@ -202,7 +297,7 @@ class _TableMixin(_TablePredictMixin):
             self._check_feature_names(X, reset=first_call)
             self._add_to_table(table, Xv, codes, weights, classes, alpha, first_call,
                                n_nan, class_count, binarize, thr, row_total, partition,
-                               undo)
+                               undo, rows_nnz if rows is not None else None)
         except BaseException:
             for rollback in reversed(undo):
                 rollback()
@@ -212,11 +307,14 @@ class _TableMixin(_TablePredictMixin):
         return self
 
     def _add_to_table(self, table, Xv, codes, weights, classes, alpha, first_call,
-                      n_nan, class_count, binarize, thr, row_total, partition, undo):
+                      n_nan, class_count, binarize, thr, row_total, partition, undo,
+                      rows_nnz=None):
         """The state-changing half of ``_fit_table``, on a validated batch: into
         ``table`` (None on a first call, which makes a new one; ``partition``:
         the batch's ``BatchPartition``, if it was made). Each change made in place
-        appends to ``undo`` the call that puts it back."""
+        appends to ``undo`` the call that puts it back. ``rows_nnz``: the
+        non-zeros of the rows of ``Xv`` that ``partition`` holds (a fit of rows
+        in place: the table is built from the partition), else None."""
         n_classes, n_features = classes.shape[0], Xv.shape[1]
         if first_call:
             for key in _DENSE_ONLY:
@@ -226,7 +324,7 @@ class _TableMixin(_TablePredictMixin):
         alpha_changed = (self._table_alpha is None
                          or not np.array_equal(self._table_alpha, alpha))
         observed, missing = _split_missing(Xv) if n_nan else (Xv, None)
-        nnz = observed.data.shape[0]
+        nnz = observed.data.shape[0] if rows_nnz is None else rows_nnz
         builds = first_call and builds_table(n_classes, n_features, nnz)
         if alpha_changed:
             # the per-feature terms depend on alpha and d only: reset before the

@@ -16,8 +16,12 @@ the split's rows transformed once for all the group's candidates.
 Splits are not made by subtracting a fold's statistics from the whole: float
 subtraction is not exact (a GaussianNB's centred second moments, weighted
 counts), so a split's model would differ from scikit-learn's refit in the last
-bits. One fit per split on its training rows is what scikit-learn's search
-computes, and ``with_params`` derives each candidate from it exactly.
+bits. Whole counts would subtract exactly, but a count table's blocks list
+each feature's classes in the order the rows first show them, which the
+held-out rows change: the table would hold the same counts in another order.
+One fit per split on its training rows is what scikit-learn's search
+computes, and ``with_params`` derives each candidate from it exactly; GaussianNB
+and the count-table models read a split's rows of X in place (``_fit_rows``).
 
 Everything scikit-learn's ``fit`` does besides (the candidates, ``cv_results_``,
 ``best_*``, ``refit``) is its own code: these classes subclass its searches and
@@ -303,8 +307,10 @@ class _OneFitPerSplit:
         multimetric_scoring = _multimetric_names(self.scoring) is not None
         X, y = indexable(X, y)
         groups = params.get("groups")
-        cv = check_cv(self.cv, y, classifier=True)
-        self.n_splits_ = cv.get_n_splits(X, y, groups=groups)
+        # (checked once, as scikit-learn's fit does: a generator of splits is
+        # listed here, and y's type is not worked out again)
+        cv_orig = check_cv(self.cv, y, classifier=True)
+        self.n_splits_ = cv_orig.get_n_splits(X, y, groups=groups)
         base = clone(self.estimator)
 
         all_params, all_out, all_more = [], [], defaultdict(list)
@@ -312,7 +318,7 @@ class _OneFitPerSplit:
 
         def evaluate_candidates(candidate_params, cv=None, more_results=None, **_):
             nonlocal results
-            cv = cv or check_cv(self.cv, y, classifier=True)
+            cv = cv or cv_orig
             candidate_params = list(candidate_params)
             splits = list(cv.split(X, y, groups))
             if len(splits) != self.n_splits_:
