@@ -1,5 +1,6 @@
 # A parameter search: every alpha of MultinomialNB in one pass over a fold
-# (``alpha_sweep_scores`` in _sparse_predict.pyx; the row walk is here).
+# (``alpha_sweep_scores`` and ``alpha_sweep_rows`` in _alpha_sweep_kernels.pyx;
+# the row walk is here).
 #
 # A search's candidates that differ from a split's fitted model in alpha only
 # read the same counts: one walk over a fold's rows scores them all. A row's
