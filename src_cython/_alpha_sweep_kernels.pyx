@@ -12,13 +12,21 @@ candidate's joint log likelihoods.
 
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t
-from libc.math cimport INFINITY, exp, log
+from libc.math cimport INFINITY, log
 import numpy as np
 
 from _sparse_sweep cimport (DENSE_BLOCK_CELLS, PARALLEL_FILL_CELLS, WHOLE_COUNTS,
                            fill_block, is_tabulated, sweep_row)
 from _common cimport intp_t, floating, block_start
 from _sparse_slots cimport index_t
+
+
+# exp of float64 (_exp_simd.h): within 1 ulp, the same bits from the scalar
+# function and the AVX2 block loop (libm's exp, a call per value, was most of a
+# fused sweep's time: k exps a candidate and row)
+cdef extern from "_exp_simd.h":
+    double fastnb_exp(double x) noexcept nogil
+    void fastnb_exps(const double* x, Py_ssize_t n, double* out) noexcept nogil
 
 
 # NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src): a sum
@@ -28,8 +36,6 @@ cdef enum:
 
 # the float64 machine epsilon: log loss clips probabilities to [EPS, 1 - EPS]
 cdef double EPS = 2.220446049250313e-16
-# exp(x) is +0.0 below this (the least subnormal is exp(-744.44...))
-cdef double EXP_UNDERFLOW = -746.0
 
 
 cdef double pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
@@ -100,8 +106,8 @@ cdef inline bint score_candidates(
             continue
         # the soft-max's exp(jll - top) and their sum, as NumPy takes them
         for c in range(k):
-            score = jll[c] - top
-            jll[c] = 0.0 if score < EXP_UNDERFLOW else exp(score)
+            jll[c] = jll[c] - top
+        fastnb_exps(jll, k, jll)
         total = pairwise_sum(jll, k)
         if k == 2:
             positive = jll[1] / total
@@ -339,3 +345,23 @@ def alpha_sweep_rows(
                                         loss_at, n, i):
                     bad[block] += 1
     return int(bad_np.sum())
+
+
+def exp_values(const double[::1] x):
+    """fastnb's exp of every value (_exp_simd.h's block loop: AVX2 in that
+    build), for its tests."""
+    out = np.empty(x.shape[0])
+    cdef double[::1] out_view = out
+    if x.shape[0]:
+        fastnb_exps(&x[0], x.shape[0], &out_view[0])
+    return out
+
+
+def exp_values_scalar(const double[::1] x):
+    """fastnb's exp of every value, by the scalar function, for its tests."""
+    out = np.empty(x.shape[0])
+    cdef double[::1] out_view = out
+    cdef Py_ssize_t i
+    for i in range(x.shape[0]):
+        out_view[i] = fastnb_exp(x[i])
+    return out
