@@ -27,6 +27,14 @@ from _sparse_slots cimport index_t
 cdef extern from "_exp_simd.h":
     double fastnb_exp(double x) noexcept nogil
     void fastnb_exps(const double* x, Py_ssize_t n, double* out) noexcept nogil
+    void fastnb_exps_below(const double* x, Py_ssize_t n, double top,
+                           double* out) noexcept nogil
+
+
+# log of float64 (_log_simd.h): within about 0.5 ulp, a few times libm's speed
+# (a log-loss term a candidate and row)
+cdef extern from "_log_simd.h":
+    double fastnb_log(double x) noexcept nogil
 
 
 # NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src): a sum
@@ -71,43 +79,76 @@ cdef double pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
     return pairwise_sum(a, half) + pairwise_sum(a + half, n - half)
 
 
-cdef inline bint score_candidates(
+cdef inline void alpha_scores(
     const double* row, const double* base_sum, double s, const double* scale,
-    const double* priors, const intp_t* cand_alpha, Py_ssize_t n_cand, Py_ssize_t k,
-    Py_ssize_t m, intp_t code, bint want_loss, double* jll, intp_t* predicted,
-    double* loss, Py_ssize_t n, Py_ssize_t i,
+    Py_ssize_t k, Py_ssize_t m, double* scores,
+) noexcept nogil:
+    """A row's (m, k) scores less the log prior from its (k, m) sums: each
+    alpha's k scores contiguous, as its candidates read them
+    (``alpha_sweep_scores``'s expression: the same bits)."""
+    cdef Py_ssize_t a, c
+    for c in range(k):
+        for a in range(m):
+            scores[a * k + c] = (base_sum[a] + s * scale[c * m + a]) + row[c * m + a]
+
+
+cdef inline Py_ssize_t first_argmax(const double* jll, Py_ssize_t k) noexcept nogil:
+    """NumPy's argmax of k > 0 values without a NaN: the first largest (its
+    maximum over four running maxima, then the first value equal to it)."""
+    cdef double m0 = jll[0], m1 = jll[0], m2 = jll[0], m3 = jll[0], top
+    cdef Py_ssize_t c = 0
+    while c + 4 <= k:
+        m0 = jll[c] if jll[c] > m0 else m0
+        m1 = jll[c + 1] if jll[c + 1] > m1 else m1
+        m2 = jll[c + 2] if jll[c + 2] > m2 else m2
+        m3 = jll[c + 3] if jll[c + 3] > m3 else m3
+        c += 4
+    while c < k:
+        m0 = jll[c] if jll[c] > m0 else m0
+        c += 1
+    m0 = m1 if m1 > m0 else m0
+    m2 = m3 if m3 > m2 else m2
+    top = m2 if m2 > m0 else m0
+    c = 0
+    while jll[c] != top:
+        c += 1
+    return c
+
+
+cdef inline bint score_candidates(
+    const double* scores, const double* priors, const intp_t* cand_alpha,
+    Py_ssize_t n_cand, Py_ssize_t k, intp_t code, bint want_loss, double* jll,
+    intp_t* predicted, double* loss, Py_ssize_t n, Py_ssize_t i,
 ) noexcept nogil:
     """A row's candidates' predicted classes (and log-loss terms, if wanted)
-    from its (k, m) sums; False when a candidate's scores have a NaN or a top
-    that is not finite, or the row's label code is not a class."""
-    cdef Py_ssize_t q, a, c, best
-    cdef double score, top, total, true_proba, positive
+    from its (m, k) scores less the prior; False when a candidate's scores
+    have a NaN or a top that is not finite, or the row's label code is not a
+    class."""
+    cdef Py_ssize_t q, c, best
+    cdef const double* alpha_row
+    cdef const double* prior
+    cdef double top, total, true_proba, positive
+    cdef int saw_nan = 0
     if want_loss and not 0 <= code < k:
         return False
     for q in range(n_cand):
-        a = cand_alpha[q]
-        # (``alpha_sweep_scores``'s expression, then ``summarise_row``'s + prior)
+        # (``summarise_row``'s score + prior: the bits of the candidate's jll)
+        alpha_row = &scores[cand_alpha[q] * k]
+        prior = &priors[q * k]
         for c in range(k):
-            jll[c] = ((base_sum[a] + s * scale[c * m + a]) + row[c * m + a]) \
-                + priors[q * k + c]
-        best = 0
-        top = jll[0]
-        for c in range(k):
-            score = jll[c]
-            if score != score:
-                return False
-            if score > top:
-                top = score
-                best = c
+            jll[c] = alpha_row[c] + prior[c]
+            saw_nan |= jll[c] != jll[c]
+        if saw_nan:
+            return False
+        best = first_argmax(jll, k)
+        top = jll[best]
         if top == INFINITY or top == -INFINITY:
             return False
         predicted[q * n + i] = best
         if not want_loss:
             continue
         # the soft-max's exp(jll - top) and their sum, as NumPy takes them
-        for c in range(k):
-            jll[c] = jll[c] - top
-        fastnb_exps(jll, k, jll)
+        fastnb_exps_below(jll, k, top, jll)
         total = pairwise_sum(jll, k)
         if k == 2:
             positive = jll[1] / total
@@ -119,7 +160,7 @@ cdef inline bint score_candidates(
             true_proba = EPS
         if true_proba > 1 - EPS:
             true_proba = 1 - EPS
-        loss[q * n + i] = -log(true_proba)
+        loss[q * n + i] = -fastnb_log(true_proba)
     return True
 
 
@@ -316,8 +357,8 @@ def alpha_sweep_rows(
     cdef int32_t[:, ::1] blocks = tables.blocks
     cdef double[:, ::1] small = tables.small
     cdef double[::1] log_alpha = tables.log_alpha
-    # a block's (k, m) sums, m base sums and k scores of a candidate
-    scratch_np = np.empty((n_blocks, km + m + k))
+    # a block's (k, m) sums, m base sums, (m, k) scores and k of a candidate
+    scratch_np = np.empty((n_blocks, 2 * km + m + k))
     bad_np = np.zeros(n_blocks, dtype=np.intp)
     cdef double[:, ::1] scratch = scratch_np
     cdef intp_t[::1] bad = bad_np
@@ -339,10 +380,11 @@ def alpha_sweep_rows(
                 s = 0.0
                 for v in range(indptr[i], indptr[i + 1]):
                     s = s + data[v]
-                if not score_candidates(row, row + km, s, &scale[0, 0], &priors[0, 0],
-                                        &cand_alpha[0], n_cand, k, m, codes[i],
-                                        want_loss, row + km + m, &predicted[0, 0],
-                                        loss_at, n, i):
+                alpha_scores(row, row + km, s, &scale[0, 0], k, m, row + km + m)
+                if not score_candidates(row + km + m, &priors[0, 0], &cand_alpha[0],
+                                        n_cand, k, codes[i], want_loss,
+                                        row + 2 * km + m, &predicted[0, 0], loss_at,
+                                        n, i):
                     bad[block] += 1
     return int(bad_np.sum())
 
@@ -364,4 +406,14 @@ def exp_values_scalar(const double[::1] x):
     cdef Py_ssize_t i
     for i in range(x.shape[0]):
         out_view[i] = fastnb_exp(x[i])
+    return out
+
+
+def exp_values_below(const double[::1] x, double top):
+    """fastnb's exp of every value less ``top`` (_exp_simd.h's soft-max loop),
+    for its tests."""
+    out = np.empty(x.shape[0])
+    cdef double[::1] out_view = out
+    if x.shape[0]:
+        fastnb_exps_below(&x[0], x.shape[0], top, &out_view[0])
     return out

@@ -119,6 +119,58 @@ static inline __m256d fastnb_exp4(__m256d x) {
 }
 #endif
 
+#if defined(__AVX2__)
+/* fastnb_exp4 of lanes all in [FASTNB_EXP_NORMAL_FROM, 0] (no NaN), whose
+   results are normal: no clamps, and 2**n in one factor (exact, as the two
+   halves are): the same bits in fewer operations */
+#define FASTNB_EXP_NORMAL_FROM -708.0
+static inline __m256d fastnb_exp4_normal(__m256d v) {
+    const __m256d shift = _mm256_set1_pd(FASTNB_EXP_SHIFT);
+    __m256d n, hi, lo, r, rr, c, y, p;
+    n = _mm256_sub_pd(_mm256_add_pd(
+        _mm256_mul_pd(v, _mm256_set1_pd(FASTNB_EXP_INV_LN2)), shift), shift);
+    hi = _mm256_sub_pd(v, _mm256_mul_pd(n, _mm256_set1_pd(FASTNB_EXP_LN2_HI)));
+    lo = _mm256_mul_pd(n, _mm256_set1_pd(FASTNB_EXP_LN2_LO));
+    r = _mm256_sub_pd(hi, lo);
+    rr = _mm256_mul_pd(r, r);
+    p = _mm256_add_pd(_mm256_set1_pd(FASTNB_EXP_P4),
+                      _mm256_mul_pd(rr, _mm256_set1_pd(FASTNB_EXP_P5)));
+    p = _mm256_add_pd(_mm256_set1_pd(FASTNB_EXP_P3), _mm256_mul_pd(rr, p));
+    p = _mm256_add_pd(_mm256_set1_pd(FASTNB_EXP_P2), _mm256_mul_pd(rr, p));
+    p = _mm256_add_pd(_mm256_set1_pd(FASTNB_EXP_P1), _mm256_mul_pd(rr, p));
+    c = _mm256_sub_pd(r, _mm256_mul_pd(rr, p));
+    y = _mm256_div_pd(_mm256_mul_pd(r, c), _mm256_sub_pd(_mm256_set1_pd(2.0), c));
+    y = _mm256_sub_pd(_mm256_set1_pd(1.0), _mm256_sub_pd(_mm256_sub_pd(lo, y), hi));
+    return _mm256_mul_pd(y, fastnb_exp_pow2_4(n));
+}
+#endif
+
+/* out[i] = fastnb_exp(x[i] - top) for i < n (x == out allowed), for a
+   soft-max's terms (x[i] <= top, mostly): 4 at a time in the AVX2 build (by
+   fastnb_exp4_normal where all 4 allow it), the remainder by the scalar
+   function (the same bits) */
+static inline void fastnb_exps_below(const double* x, ptrdiff_t n, double top,
+                                     double* out) {
+    ptrdiff_t i = 0;
+#if defined(__AVX2__)
+    const __m256d top4 = _mm256_set1_pd(top);
+    const __m256d from = _mm256_set1_pd(FASTNB_EXP_NORMAL_FROM);
+    __m256d v, inside;
+    for (; i + 4 <= n; i += 4) {
+        v = _mm256_sub_pd(_mm256_loadu_pd(x + i), top4);
+        /* (false for NaN) */
+        inside = _mm256_and_pd(_mm256_cmp_pd(v, from, _CMP_GE_OQ),
+                               _mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_LE_OQ));
+        if (_mm256_movemask_pd(inside) == 15)
+            _mm256_storeu_pd(out + i, fastnb_exp4_normal(v));
+        else
+            _mm256_storeu_pd(out + i, fastnb_exp4(v));
+    }
+#endif
+    for (; i < n; i++)
+        out[i] = fastnb_exp(x[i] - top);
+}
+
 /* out[i] = fastnb_exp(x[i]) for i < n (x == out allowed): 4 at a time in the
    AVX2 build, the remainder by the scalar function (the same bits) */
 static inline void fastnb_exps(const double* x, ptrdiff_t n, double* out) {

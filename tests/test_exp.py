@@ -94,3 +94,17 @@ def test_exp_monotonic_and_path_free(values):
     finite = ~np.isnan(x)
     steps = np.abs(ours[finite].view(np.int64) - numpy_exp[finite].view(np.int64))
     assert np.all(steps <= 1)
+
+
+@pytest.mark.parametrize("top", [0.0, -3.5, 12.25, 800.0])
+def test_soft_max_loop_same_bits(top):
+    """The soft-max loop's exp(x - top), whose AVX2 lanes take a shorter path
+    where all four results are normal: the bits of exp of x - top."""
+    rng = np.random.default_rng(3)
+    x = top + np.concatenate([sweep(rng)[:300_000], [np.nan, -np.inf, np.inf, 1.0]])
+    rng.shuffle(x)
+    expected = PORTABLE.exp_values_scalar(x - top).view(np.int64)
+    for kernels in BUILDS:
+        for cut in (0, 1, 3):
+            assert_array_equal(kernels.exp_values_below(x[cut:], top).view(np.int64),
+                               expected[cut:])
