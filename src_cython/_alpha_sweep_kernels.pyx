@@ -16,7 +16,7 @@ from libc.math cimport INFINITY, log
 import numpy as np
 
 from _sparse_sweep cimport (DENSE_BLOCK_CELLS, PARALLEL_FILL_CELLS, WHOLE_COUNTS,
-                           fill_block, is_tabulated, sweep_row)
+                           fill_block, is_tabulated, sweep_lanes, sweep_row)
 from _common cimport intp_t, floating, block_start
 from _sparse_slots cimport index_t
 
@@ -81,15 +81,16 @@ cdef double pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
 
 cdef inline void alpha_scores(
     const double* row, const double* base_sum, double s, const double* scale,
-    Py_ssize_t k, Py_ssize_t m, double* scores,
+    Py_ssize_t k, Py_ssize_t m, Py_ssize_t lanes, double* scores,
 ) noexcept nogil:
-    """A row's (m, k) scores less the log prior from its (k, m) sums: each
+    """A row's (m, k) scores less the log prior from its (k, lanes) sums: each
     alpha's k scores contiguous, as its candidates read them
     (``alpha_sweep_scores``'s expression: the same bits)."""
     cdef Py_ssize_t a, c
     for c in range(k):
         for a in range(m):
-            scores[a * k + c] = (base_sum[a] + s * scale[c * m + a]) + row[c * m + a]
+            scores[a * k + c] = ((base_sum[a] + s * scale[c * m + a])
+                                 + row[c * lanes + a])
 
 
 cdef inline Py_ssize_t first_argmax(const double* jll, Py_ssize_t k) noexcept nogil:
@@ -177,6 +178,7 @@ cdef _SweepTables sweep_tables(
     """Each feature's dense block or -1, the blocks, the weight rows and
     log(alpha) of the table for the alphas ``alpha``."""
     cdef Py_ssize_t d = feat_start.shape[0], m = alpha.shape[0], km = k * m
+    cdef Py_ssize_t lanes = sweep_lanes(m)
     cdef Py_ssize_t most_dense = max(1, DENSE_BLOCK_CELLS // max(1, k)), n_dense = 0
     cdef Py_ssize_t i, j, a, v, e, n_extra = 0
     if feat_len.shape[0] != d:
@@ -207,7 +209,7 @@ cdef _SweepTables sweep_tables(
     # ``multinomial_weight`` computes it (``fill_small_weights`` below
     # SMALL_COUNTS: the same expression); then a zero row, then the dense
     # features' other counts' rows
-    small_np = np.empty((WHOLE_COUNTS + 1 + n_extra, m))
+    small_np = np.zeros((WHOLE_COUNTS + 1 + n_extra, lanes))
     log_alpha_np = np.empty(m)
     cdef double[:, ::1] small = small_np
     cdef double[::1] log_alpha = log_alpha_np
@@ -217,8 +219,6 @@ cdef _SweepTables sweep_tables(
         for v in range(WHOLE_COUNTS):
             for a in range(m):
                 small[v, a] = log(<double>v + alpha[a]) - log_alpha[a]
-        for a in range(m):
-            small[WHOLE_COUNTS, a] = 0.0
     blocks_np = np.empty((max(1, n_dense), k), dtype=np.int32)
     cdef int32_t[:, ::1] blocks = blocks_np
     cdef int fill_threads = n_threads if n_dense * km >= PARALLEL_FILL_CELLS else 1
@@ -227,7 +227,7 @@ cdef _SweepTables sweep_tables(
                         use_threads_if=fill_threads > 1):
             j = dense_features[i]
             fill_block(feat_start[j], feat_len[j], &ent_class[0], &ent_count[0],
-                       &alpha[0], &log_alpha[0], m, &blocks[i, 0], k, &small[0, 0],
+                       &alpha[0], &log_alpha[0], m, lanes, &blocks[i, 0], k, &small[0, 0],
                        extra_at[i])
     tables = _SweepTables()
     tables.dense_at, tables.blocks = dense_at_np, blocks_np
@@ -257,7 +257,8 @@ def alpha_sweep_scores(
     not written). Costs O(d + entries) once, then m multiply-adds an entry a
     non-zero reads (k m for a feature with a dense block)."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, k = scale.shape[0], m = alpha.shape[0]
-    cdef Py_ssize_t d = feat_start.shape[0], km = k * m, block, i, a, c, v
+    cdef Py_ssize_t d = feat_start.shape[0], block, i, a, c, v
+    cdef Py_ssize_t lanes = sweep_lanes(m), kl = k * lanes
     cdef Py_ssize_t n_blocks = max(1, min(n_threads, n))
     cdef double* row
     cdef double s
@@ -275,7 +276,8 @@ def alpha_sweep_scores(
     cdef int32_t[:, ::1] blocks = tables.blocks
     cdef double[:, ::1] small = tables.small
     cdef double[::1] log_alpha = tables.log_alpha
-    scratch_np = np.empty((n_blocks, km + m))
+    # a block's (k, lanes) sums and lanes base sums
+    scratch_np = np.empty((n_blocks, kl + lanes))
     bad_np = np.zeros(n_blocks, dtype=np.intp)
     cdef double[:, ::1] scratch = scratch_np
     cdef intp_t[::1] bad = bad_np
@@ -288,8 +290,8 @@ def alpha_sweep_scores(
                 if not sweep_row(&data[0], &indices[0], indptr[i], indptr[i + 1], d,
                                  &feat_start[0], &feat_len[0], &ent_class[0],
                                  &ent_count[0], &dense_at[0], &blocks[0, 0], &alpha[0],
-                                 &log_alpha[0], &base[0], &small[0, 0], k, m, row,
-                                 row + km,
+                                 &log_alpha[0], &base[0], &small[0, 0], k, m, lanes,
+                                 row, row + kl,
                                  indptr[block_start(block + 1, n_blocks, n)]):
                     bad[block] += 1
                     continue
@@ -298,7 +300,8 @@ def alpha_sweep_scores(
                     s = s + data[v]
                 for c in range(k):
                     for a in range(m):
-                        out[a, i, c] = (row[km + a] + s * scale[c, a]) + row[c * m + a]
+                        out[a, i, c] = ((row[kl + a] + s * scale[c, a])
+                                        + row[c * lanes + a])
     return int(bad_np.sum())
 
 
@@ -333,6 +336,7 @@ def alpha_sweep_rows(
     a code that is not a class: the caller takes the general path."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, k = scale.shape[0], m = alpha.shape[0]
     cdef Py_ssize_t d = feat_start.shape[0], km = k * m, block, i, v, q
+    cdef Py_ssize_t lanes = sweep_lanes(m), kl = k * lanes
     cdef Py_ssize_t n_cand = cand_alpha.shape[0], n_blocks = max(1, min(n_threads, n))
     cdef bint want_loss = loss.shape[0] != 0
     cdef double* row
@@ -357,8 +361,9 @@ def alpha_sweep_rows(
     cdef int32_t[:, ::1] blocks = tables.blocks
     cdef double[:, ::1] small = tables.small
     cdef double[::1] log_alpha = tables.log_alpha
-    # a block's (k, m) sums, m base sums, (m, k) scores and k of a candidate
-    scratch_np = np.empty((n_blocks, 2 * km + m + k))
+    # a block's (k, lanes) sums, lanes base sums, (m, k) scores and k of a
+    # candidate
+    scratch_np = np.empty((n_blocks, kl + lanes + km + k))
     bad_np = np.zeros(n_blocks, dtype=np.intp)
     cdef double[:, ::1] scratch = scratch_np
     cdef intp_t[::1] bad = bad_np
@@ -372,19 +377,20 @@ def alpha_sweep_rows(
                 if not sweep_row(&data[0], &indices[0], indptr[i], indptr[i + 1], d,
                                  &feat_start[0], &feat_len[0], &ent_class[0],
                                  &ent_count[0], &dense_at[0], &blocks[0, 0], &alpha[0],
-                                 &log_alpha[0], &base[0], &small[0, 0], k, m, row,
-                                 row + km,
+                                 &log_alpha[0], &base[0], &small[0, 0], k, m, lanes,
+                                 row, row + kl,
                                  indptr[block_start(block + 1, n_blocks, n)]):
                     bad[block] += 1
                     continue
                 s = 0.0
                 for v in range(indptr[i], indptr[i + 1]):
                     s = s + data[v]
-                alpha_scores(row, row + km, s, &scale[0, 0], k, m, row + km + m)
-                if not score_candidates(row + km + m, &priors[0, 0], &cand_alpha[0],
+                alpha_scores(row, row + kl, s, &scale[0, 0], k, m, lanes,
+                             row + kl + lanes)
+                if not score_candidates(row + kl + lanes, &priors[0, 0], &cand_alpha[0],
                                         n_cand, k, codes[i], want_loss,
-                                        row + 2 * km + m, &predicted[0, 0], loss_at,
-                                        n, i):
+                                        row + kl + lanes + km, &predicted[0, 0],
+                                        loss_at, n, i):
                     bad[block] += 1
     return int(bad_np.sum())
 

@@ -167,3 +167,38 @@ def test_fused_search_equals_sklearns(return_train_score, rng, table_fits, monke
              scoring={"a": "accuracy", "b": "balanced_accuracy", "l": "neg_log_loss"},
              refit="l", return_train_score=return_train_score)
     assert len(fused) == 3 and all(f is not None for f in fused)
+
+
+def test_both_builds_give_the_same_bits(rng, table_fits):
+    """The portable build and the AVX2 one (4 alphas a lane, m padded): the
+    same scores, classes and loss terms."""
+    import importlib
+
+    builds = [importlib.import_module("fastnb._alpha_sweep_kernels")]
+    try:
+        builds.append(importlib.import_module("fastnb._alpha_sweep_kernels_avx2"))
+    except ImportError:
+        pytest.skip("no AVX2 build")
+    model, fold, y_fold, _, _ = split(rng, table_fits, 35, np.float64)
+    sweep = AlphaSweep.of(model, members_for(35), fold, None)
+    table = model._table
+    codes = np.searchsorted(model.classes_, y_fold).astype(np.intp)
+    outputs = []
+    for m in (1, 5, 8):
+        alphas = np.geomspace(1e-3, 3.0, m)
+        base, scale = sweep._terms(alphas)
+        cand_alpha = np.arange(m, dtype=np.intp)
+        priors = np.tile(model.class_log_prior_, (m, 1))
+        for kernels in builds:
+            scores = np.empty((m, fold.shape[0], 35))
+            predicted = np.empty((m, fold.shape[0]), dtype=np.intp)
+            loss = np.empty((m, fold.shape[0]))
+            args = (fold.data, fold.indices, fold.indptr, table.feat_start,
+                    table.feat_len, table.ent_class, table.ent_count, alphas, base, scale)
+            assert kernels.alpha_sweep_scores(*args, scores, 2) == 0
+            assert kernels.alpha_sweep_rows(*args, cand_alpha, priors, codes, predicted,
+                                            loss, 2) == 0
+            outputs.append((scores, predicted, loss))
+        for one, two in zip(*outputs[-2:]):
+            assert_array_equal(one.view(np.int64) if one.dtype == np.float64 else one,
+                               two.view(np.int64) if two.dtype == np.float64 else two)
