@@ -147,8 +147,8 @@ static inline __m256d fastnb_exp4_normal(__m256d v) {
 
 /* out[i] = fastnb_exp(x[i] - top) for i < n (x == out allowed), for a
    soft-max's terms (x[i] <= top, mostly): 4 at a time in the AVX2 build (by
-   fastnb_exp4_normal where all 4 allow it), the remainder by the scalar
-   function (the same bits) */
+   fastnb_exp4_normal where all 4 allow it, the last 1-3 padded), by the
+   scalar function in the portable one (the same bits) */
 static inline void fastnb_exps_below(const double* x, ptrdiff_t n, double top,
                                      double* out) {
     ptrdiff_t i = 0;
@@ -156,15 +156,30 @@ static inline void fastnb_exps_below(const double* x, ptrdiff_t n, double top,
     const __m256d top4 = _mm256_set1_pd(top);
     const __m256d from = _mm256_set1_pd(FASTNB_EXP_NORMAL_FROM);
     __m256d v, inside;
-    for (; i + 4 <= n; i += 4) {
-        v = _mm256_sub_pd(_mm256_loadu_pd(x + i), top4);
+    double rest[4];
+    ptrdiff_t left;
+    for (; i < n; i += 4) {
+        left = n - i;
+        if (left >= 4) {
+            v = _mm256_sub_pd(_mm256_loadu_pd(x + i), top4);
+        } else {
+            /* the last 1-3 values padded with top (exp 0 = 1, dropped): a lane
+               is the scalar function's bits, and 1-3 scalar exps cost more
+               than a vector of 4 */
+            rest[0] = rest[1] = rest[2] = rest[3] = top;
+            memcpy(rest, x + i, (size_t)left * sizeof(double));
+            v = _mm256_sub_pd(_mm256_loadu_pd(rest), top4);
+        }
         /* (false for NaN) */
         inside = _mm256_and_pd(_mm256_cmp_pd(v, from, _CMP_GE_OQ),
                                _mm256_cmp_pd(v, _mm256_setzero_pd(), _CMP_LE_OQ));
-        if (_mm256_movemask_pd(inside) == 15)
-            _mm256_storeu_pd(out + i, fastnb_exp4_normal(v));
-        else
-            _mm256_storeu_pd(out + i, fastnb_exp4(v));
+        v = _mm256_movemask_pd(inside) == 15 ? fastnb_exp4_normal(v) : fastnb_exp4(v);
+        if (left >= 4) {
+            _mm256_storeu_pd(out + i, v);
+        } else {
+            _mm256_storeu_pd(rest, v);
+            memcpy(out + i, rest, (size_t)left * sizeof(double));
+        }
     }
 #endif
     for (; i < n; i++)
