@@ -8,7 +8,10 @@ on the fold: the labels are its arg-max (the first on ties, as the predict
 kernels take it), the probabilities its soft-max. A C-contiguous float64
 ``jll`` (every fastnb model's) is summarised in one kernel pass
 (``fold_row_scores``: each row's arg-max and top score, and the row less it);
-another takes NumPy. ``FoldScorer`` encodes a fold's labels once and computes
+another takes NumPy. A MultinomialNB alpha sweep (``_alpha_sweep.py``) computes
+each row's arg-max and log-loss term in its walk instead: ``row_codes`` gives it
+the labels, ``scores_of_rows`` averages what it returns. ``FoldScorer`` encodes a
+fold's labels once and computes
 those scores from a candidate's ``jll``, exactly as scikit-learn's functions
 would from the model's outputs; where
 scikit-learn would warn or raise (a class of the model missing from the fold
