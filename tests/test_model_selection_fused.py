@@ -94,7 +94,7 @@ def test_fused_rows_equal_the_swept_scores(k, dtype, rng, table_fits):
                                                      classes, offset=prior)
                 assert got[key]["acc"] == want["acc"]
                 assert got[key]["bal"] == want["bal"]
-                assert_allclose(got[key]["ll"], want["ll"], rtol=1e-14)
+                assert_allclose(got[key]["ll"], want["ll"], rtol=1e-15)
         by_threads.append(outputs)
     for one, two in zip(*by_threads):
         assert_array_equal(one[0], two[0])
