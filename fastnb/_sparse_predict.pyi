@@ -33,9 +33,3 @@ class TablePredictor:
     def predict_row(self, data: _Values, indices: _Index, indptr: _Index, binarize: bool,
                     threshold: float) -> int: ...
     def slot_arrays(self) -> tuple[NDArray[np.uint8], _Float64] | None: ...
-
-def alpha_sweep_scores(data: _Values, indices: _Index, indptr: _Index,
-                       feat_start: NDArray[np.int64], feat_len: NDArray[np.int32],
-                       ent_class: NDArray[np.int32], ent_count: _Float64,
-                       alpha: _Float64, base: _Float64, scale: _Float64,
-                       out: _Float64, n_threads: int) -> int: ...

@@ -1,5 +1,6 @@
 # A parameter search: every alpha of MultinomialNB in one pass over a fold
-# (``alpha_sweep_scores`` in _sparse_predict.pyx; the row walk is here).
+# (``alpha_sweep_scores`` and ``alpha_sweep_rows`` in _alpha_sweep_kernels.pyx;
+# the row walk is here).
 #
 # A search's candidates that differ from a split's fitted model in alpha only
 # read the same counts: one walk over a fold's rows scores them all. A row's
@@ -12,7 +13,9 @@
 # half the classes (the frequent ones, most of the work) has a dense block of
 # k row numbers (k int32: 140 bytes for T1, where k m weights took 2.8 kB, and
 # the blocks' traffic bounded the walk), its other counts rows of their own; a
-# rare feature walks its entries, an untabulated count costing m logs.
+# rare feature walks its entries, an untabulated count costing m logs. The
+# sums and weight rows have ``lanes`` alphas, m padded to a multiple of 4 (the
+# padding's weights 0.0): _sweep_simd.h adds a weight row 4 alphas at a time.
 
 from libc.stdint cimport int32_t, int64_t
 from libc.math cimport log
@@ -20,6 +23,16 @@ from libc.math cimport log
 from _common cimport floating
 from _counts cimport FASTNB_PREFETCH
 from _sparse_slots cimport index_t
+
+
+cdef extern from "_sweep_simd.h":
+    void fastnb_sweep_add(double* cell, const double* weight, double x,
+                          Py_ssize_t lanes) noexcept nogil
+
+
+cdef inline Py_ssize_t sweep_lanes(Py_ssize_t m) noexcept nogil:
+    """m alphas padded to a multiple of 4: a row of sums' and weights' length."""
+    return (m + 3) // 4 * 4
 
 
 # dense blocks made at most: this many row numbers (16 MiB); later features walk
@@ -43,7 +56,8 @@ cdef inline bint is_tabulated(double count) noexcept nogil:
 cdef inline void fill_block(
     Py_ssize_t start, Py_ssize_t length, const int32_t* ent_class,
     const double* ent_count, const double* alpha, const double* log_alpha,
-    Py_ssize_t m, int32_t* block, Py_ssize_t k, double* weights, Py_ssize_t extra,
+    Py_ssize_t m, Py_ssize_t lanes, int32_t* block, Py_ssize_t k, double* weights,
+    Py_ssize_t extra,
 ) noexcept nogil:
     """A feature's dense block: each class's row of ``weights`` (the zero row
     WHOLE_COUNTS for a class without a count; a whole count's own row; for
@@ -59,8 +73,9 @@ cdef inline void fill_block(
             block[c] = <int32_t>count
         else:
             # (``multinomial_weight``'s expression: the table's bits)
-            for a in range(m):
-                weights[extra * m + a] = log(count + alpha[a]) - log_alpha[a]
+            for a in range(lanes):
+                weights[extra * lanes + a] = (log(count + alpha[a]) - log_alpha[a]
+                                              if a < m else 0.0)
             block[c] = <int32_t>extra
             extra += 1
 
@@ -71,17 +86,16 @@ cdef inline bint sweep_row(
     const int32_t* ent_class, const double* ent_count, const int32_t* dense_at,
     const int32_t* blocks, const double* alpha, const double* log_alpha,
     const double* base, const double* small, Py_ssize_t k, Py_ssize_t m,
-    double* row, double* base_sum, Py_ssize_t limit,
+    Py_ssize_t lanes, double* row, double* base_sum, Py_ssize_t limit,
 ) noexcept nogil:
-    """One row's (k, m) sums into ``row`` and its base terms into ``base_sum``;
+    """One row's (k, lanes) sums into ``row`` and its base terms into ``base_sum``;
     False if an index is out of range. ``limit``: the end of the block's
     non-zeros, up to which the next rows' features are prefetched."""
-    cdef Py_ssize_t p, j, c, a, e, t, km = k * m, ahead
+    cdef Py_ssize_t p, j, c, a, e, t, kl = k * lanes, ahead
     cdef double x, count
     cdef double* cell
-    cdef const double* weight
     cdef const int32_t* block
-    for t in range(km):
+    for t in range(kl):
         row[t] = 0.0
     for a in range(m):
         base_sum[a] = 0.0
@@ -105,22 +119,18 @@ cdef inline bint sweep_row(
         for a in range(m):
             base_sum[a] = base_sum[a] + x * base[a]
         if dense_at[j] >= 0:
-            # (a class without a count adds nothing: skipped)
+            # (a class without a count adds x * 0.0 = +0.0 from the zero row,
+            # which leaves its sums' bits: they are >= +0.0, never -0.0, as
+            # every weight is >= 0. No branch: ~10% faster a walk)
             block = &blocks[dense_at[j] * k]
             for c in range(k):
-                if block[c] != WHOLE_COUNTS:
-                    weight = &small[block[c] * m]
-                    cell = &row[c * m]
-                    for a in range(m):
-                        cell[a] += x * weight[a]
+                fastnb_sweep_add(&row[c * lanes], &small[block[c] * lanes], x, lanes)
             continue
         for e in range(feat_start[j], feat_start[j] + feat_len[j]):
             count = ent_count[e]
-            cell = &row[ent_class[e] * m]
+            cell = &row[ent_class[e] * lanes]
             if is_tabulated(count):
-                weight = &small[<int>count * m]
-                for a in range(m):
-                    cell[a] += x * weight[a]
+                fastnb_sweep_add(cell, &small[<int>count * lanes], x, lanes)
             else:
                 for a in range(m):
                     cell[a] += x * (log(count + alpha[a]) - log_alpha[a])

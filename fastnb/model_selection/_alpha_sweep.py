@@ -15,7 +15,12 @@ term), so one walk over the fold's non-zeros (``alpha_sweep_scores``) gives ever
 alpha's scores less the prior, and each candidate adds its own log prior. The
 scores are the bits of the table walk of the candidate's model (term for term in
 its order; a large batch's predict takes the slots instead, which agree to
-rounding), and do not depend on the thread count.
+rounding), and do not depend on the thread count. When the search's scorers are
+``FoldScorer``s, the walk (``alpha_sweep_rows``) turns each row's sums at once
+into every candidate's predicted class and log-loss term instead, the scores'
+only inputs: no (m, n, k) scores are written and read back. A fold whose rows
+that walk cannot score (a NaN or non-finite score, a malformed row) takes the
+scores, and then the scorers' own handling of such rows.
 
 Only a plain MultinomialNB whose counts are in a table is swept, without
 forgetting or missing values, on a fold of finite non-negative CSR rows; a
@@ -32,9 +37,11 @@ from numbers import Real
 import numpy as np
 
 from .._discrete import MultinomialNB
-from .._discrete._shared import _table_predict_kernels
+from .._dispatch import load_kernels
 from .._params import ALPHA_LOWER_BOUND
 from .._validation import CSRInput
+
+_kernels = load_kernels("_alpha_sweep_kernels")
 
 # the parameters a swept candidate may set (every other one is the fitted model's)
 _SWEPT_PARAMS = frozenset({"alpha", "force_alpha", "fit_prior", "class_prior",
@@ -124,7 +131,67 @@ class AlphaSweep:
                 alphas.append(alpha)
         new._alphas = alphas
         new._chunk = None   # (first alpha's place, [scores of each rows])
+        # {position: its row in the outputs}, [(predicted, loss terms or None) of
+        # each rows scored] of ``alpha_sweep_rows``; False once it declined
+        new._fused = None
         return new
+
+    def _terms(self, alphas):
+        """The (m,) feat_base and (k, m) scale terms of ``alphas``, computed as
+        ``_reset_table_terms`` and ``_table_terms`` compute them (the same bits)."""
+        table = self._table
+        d, k, m = table.n_features, table.n_classes, alphas.shape[0]
+        base = np.array([np.log(np.asarray(a, dtype=np.float64)) for a in alphas])
+        scale = np.empty((k, m))
+        for place, a in enumerate(alphas):
+            scale[:, place] = -np.log(table.class_total * table.count_scale
+                                      + np.array(a, dtype=np.float64) * d)
+        return base, scale
+
+    def _threads(self, rows, m):
+        k = self._table.n_classes
+        per_row = k * m * max(1, rows.data.shape[0] // max(1, rows.shape[0]))
+        return self._fitted._predict_threads(rows.shape[0], per_row)
+
+    def _fused_rows(self, scorers):
+        """[(predicted (C, n), loss terms (C, n) or None) of each rows scored by
+        a scorer of ``scorers``] of every swept candidate from one walk, or None
+        if a scorer needs the scores (or the rows turned out unfit)."""
+        if self._fused is None:
+            self._fused = self._fuse(scorers) or False
+        return self._fused or None
+
+    def _fuse(self, scorers):
+        table, classes = self._table, self._fitted.classes_
+        positions = list(self._swept)
+        n_cand = len(positions)
+        if any(n_cand * rows.shape[0] > _CHUNK_CELLS for rows in self._rows):
+            return None  # (the scores, an alpha chunk at a time)
+        alphas = np.array(self._alphas, dtype=np.float64)
+        base, scale = self._terms(alphas)
+        cand_alpha = np.array([self._alphas.index(self._swept[p][0]) for p in positions],
+                              dtype=np.intp)
+        priors = np.ascontiguousarray([self._swept[p][1] for p in positions],
+                                      dtype=np.float64)
+        outputs = []
+        for rows, scorer in zip(self._rows, scorers):
+            if scorer is None:
+                outputs.append(None)
+                continue
+            coded = scorer.row_codes(classes)
+            if coded is None:
+                return None
+            codes, want_loss = coded
+            predicted = np.empty((n_cand, rows.shape[0]), dtype=np.intp)
+            loss = np.empty((n_cand if want_loss else 0, rows.shape[0]))
+            bad = _kernels.alpha_sweep_rows(
+                rows.data, rows.indices, rows.indptr, table.feat_start, table.feat_len,
+                table.ent_class, table.ent_count, alphas, base, scale, cand_alpha,
+                priors, codes, predicted, loss, self._threads(rows, alphas.shape[0]))
+            if bad:
+                return None
+            outputs.append((predicted, loss if want_loss else None))
+        return {position: at for at, position in enumerate(positions)}, outputs
 
     def _scores(self, alpha):
         """[(m, n, k) scores of each rows] of the chunk holding ``alpha``, and
@@ -140,21 +207,13 @@ class AlphaSweep:
         return chunk[1], at - chunk[0]
 
     def _sweep(self, rows, alphas):
-        table, fitted = self._table, self._fitted
-        d, k, m = table.n_features, table.n_classes, alphas.shape[0]
-        # the models' feat_base and scale terms, computed as ``_reset_table_terms``
-        # and ``_table_terms`` compute them (the same bits)
-        base = np.array([np.log(np.asarray(a, dtype=np.float64)) for a in alphas])
-        scale = np.empty((k, m))
-        for place, a in enumerate(alphas):
-            scale[:, place] = -np.log(table.class_total * table.count_scale
-                                      + np.array(a, dtype=np.float64) * d)
-        out = np.empty((m, rows.shape[0], k))
-        per_row = k * m * max(1, rows.data.shape[0] // max(1, rows.shape[0]))
-        n_threads = fitted._predict_threads(rows.shape[0], per_row)
-        bad = _table_predict_kernels.alpha_sweep_scores(
+        table = self._table
+        base, scale = self._terms(alphas)
+        out = np.empty((alphas.shape[0], rows.shape[0], table.n_classes))
+        bad = _kernels.alpha_sweep_scores(
             rows.data, rows.indices, rows.indptr, table.feat_start, table.feat_len,
-            table.ent_class, table.ent_count, alphas, base, scale, out, n_threads)
+            table.ent_class, table.ent_count, alphas, base, scale, out,
+            self._threads(rows, alphas.shape[0]))
         if bad:
             raise ValueError("a fold row has a feature index out of range")
         return out
@@ -189,12 +248,30 @@ class AlphaSweep:
         scikit-learn's scorer. Its fit time is its prior's (computed with the
         sweep); its score time includes the sweep of its chunk, if it made it."""
         start = time.time()
+        if position not in self._swept:
+            return None
+        scorers = (test_scorer, train_scorer if len(self._rows) > 1 else None)
+        classes = self._fitted.classes_
+        result = {"fit_error": None}
+        fused = self._fused_rows(scorers)
+        if fused is not None:
+            at = fused[0][position]
+            for key, scorer, outputs in zip(("test_scores", "train_scores"), scorers,
+                                            fused[1]):
+                if scorer is None:
+                    continue
+                predicted, loss = outputs
+                value = scorer.scores_of_rows(
+                    predicted[at], None if loss is None else loss[at], classes)
+                if value is None:
+                    return None
+                result[key] = value
+            result.update(fit_time=0.0, score_time=time.time() - start)
+            return result
         planes = self._planes(position)
         if planes is None:
             return None
         (test, *train), prior = planes
-        classes = self._fitted.classes_
-        result = {"fit_error": None}
         for key, scorer, rows in (("test_scores", test_scorer, test),
                                   ("train_scores", train_scorer, train[-1] if train
                                    else None)):

@@ -8,7 +8,10 @@ on the fold: the labels are its arg-max (the first on ties, as the predict
 kernels take it), the probabilities its soft-max. A C-contiguous float64
 ``jll`` (every fastnb model's) is summarised in one kernel pass
 (``fold_row_scores``: each row's arg-max and top score, and the row less it);
-another takes NumPy. ``FoldScorer`` encodes a fold's labels once and computes
+another takes NumPy. A MultinomialNB alpha sweep (``_alpha_sweep.py``) computes
+each row's arg-max and log-loss term in its walk instead: ``row_codes`` gives it
+the labels, ``scores_of_rows`` averages what it returns. ``FoldScorer`` encodes a
+fold's labels once and computes
 those scores from a candidate's ``jll``, exactly as scikit-learn's functions
 would from the model's outputs; where
 scikit-learn would warn or raise (a class of the model missing from the fold
@@ -131,8 +134,41 @@ class FoldScorer:
             return None
         return self._scores(None, None, predicted, None)
 
-    def _scores(self, jll, top, predicted, shifted):
+    def row_codes(self, classes):
+        """(the fold's labels as indices into ``classes``, -1 for a label the
+        model lacks; whether the log-loss terms are wanted: log loss is asked
+        and every class of the model is in the fold), the inputs of
+        ``scores_of_rows``; None where scikit-learn's scorer must decide."""
+        if classes.shape[0] < 2 or self._y.shape[0] == 0:
+            return None
+        try:
+            self._encode(classes)
+        except TypeError:
+            return None
+        codes = np.where(self._known, self._codes, -1).astype(np.intp, copy=False)
+        want_loss = ("neg_log_loss" in self._metrics.values() and self._all_known
+                     and bool(np.all(self._count > 0)))
+        return codes, want_loss
+
+    def scores_of_rows(self, predicted, loss, classes):
+        """The candidate's scores from its predicted class indices (into
+        ``classes``; every row's best score finite) and, if log loss is asked,
+        its rows' log-loss terms ``loss`` (-log of the clipped probability of
+        the row's class, as ``_neg_log_loss`` takes it; None: not computed);
+        None where scikit-learn's scorer must decide."""
+        if (classes.shape[0] < 2 or predicted.shape != self._y.shape
+                or self._y.shape[0] == 0
+                or (loss is not None and loss.shape != self._y.shape)):
+            return None
+        try:
+            self._encode(classes)
+        except TypeError:
+            return None
+        return self._scores(None, None, predicted, None, loss)
+
+    def _scores(self, jll, top, predicted, shifted, row_loss=None):
         self._jll, self._top, self._predicted, self._shifted = jll, top, predicted, shifted
+        self._row_loss = row_loss
         self._loss = None
         out = {}
         try:
@@ -142,7 +178,8 @@ class FoldScorer:
                     return None
                 out[key] = score
         finally:
-            del self._jll, self._top, self._predicted, self._shifted, self._loss
+            del (self._jll, self._top, self._predicted, self._shifted, self._loss,
+                 self._row_loss)
         return out[None] if None in out else out
 
     def _correct(self):
@@ -172,7 +209,12 @@ class FoldScorer:
             return None
         if self._loss is not None:
             return self._loss  # (asked twice: ``shifted`` is its exp by now)
+        if self._row_loss is not None:
+            self._loss = -1 * float(np.average(self._row_loss))
+            return self._loss
         top, shifted = self._top, self._shifted
+        if top is None:
+            return None  # (the rows' labels alone)
         if shifted is None:
             shifted = self._jll - top[:, None]
         # exp(jll - top) over its row sum: the soft-max (in place: ``shifted`` is

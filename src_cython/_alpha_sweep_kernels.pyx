@@ -1,0 +1,425 @@
+"""A parameter search's sweep of MultinomialNB's alphas
+(fastnb/model_selection/_alpha_sweep.py): every alpha's scores from one walk
+over a fold's CSR rows (the layout and the row walk: _sparse_sweep.pxd).
+
+``alpha_sweep_scores`` writes each alpha's (n, k) scores less the log prior;
+``alpha_sweep_rows`` turns a row's (k, m) sums at once into each candidate's
+(alpha, log prior) predicted class and log-loss term, so no (m, n, k) array is
+written and read back: what a fold's accuracy and log loss need, as
+``fold_row_scores`` (_discrete_predict.pyx) and NumPy compute them from the
+candidate's joint log likelihoods.
+"""
+
+from cython.parallel cimport prange
+from libc.stdint cimport int32_t, int64_t
+from libc.math cimport INFINITY, log
+import numpy as np
+
+from _sparse_sweep cimport (DENSE_BLOCK_CELLS, PARALLEL_FILL_CELLS, WHOLE_COUNTS,
+                           fill_block, is_tabulated, sweep_lanes, sweep_row)
+from _common cimport intp_t, floating, block_start
+from _sparse_slots cimport index_t
+
+
+# exp of float64 (_exp_simd.h): within 1 ulp, the same bits from the scalar
+# function and the AVX2 block loop (libm's exp, a call per value, was most of a
+# fused sweep's time: k exps a candidate and row)
+cdef extern from "_exp_simd.h":
+    double fastnb_exp(double x) noexcept nogil
+    void fastnb_exps(const double* x, Py_ssize_t n, double* out) noexcept nogil
+    void fastnb_exps_below(const double* x, Py_ssize_t n, double top,
+                           double* out) noexcept nogil
+
+
+# log of float64 (_log_simd.h): within about 0.5 ulp, a few times libm's speed
+# (a log-loss term a candidate and row)
+cdef extern from "_log_simd.h":
+    double fastnb_log(double x) noexcept nogil
+
+
+# NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src): a sum
+# of up to this many values takes eight interleaved partial sums
+cdef enum:
+    PAIRWISE_BLOCK = 128
+
+# the float64 machine epsilon: log loss clips probabilities to [EPS, 1 - EPS]
+cdef double EPS = 2.220446049250313e-16
+
+
+cdef double pairwise_sum(const double* a, Py_ssize_t n) noexcept nogil:
+    """The sum of ``a[:n]`` as ``np.sum`` adds a row (the same bits)."""
+    cdef Py_ssize_t i, half
+    cdef double r0, r1, r2, r3, r4, r5, r6, r7, res
+    if n < 8:
+        res = -0.0
+        for i in range(n):
+            res = res + a[i]
+        return res
+    if n <= PAIRWISE_BLOCK:
+        r0, r1, r2, r3 = a[0], a[1], a[2], a[3]
+        r4, r5, r6, r7 = a[4], a[5], a[6], a[7]
+        i = 8
+        while i < n - (n % 8):
+            r0 = r0 + a[i]
+            r1 = r1 + a[i + 1]
+            r2 = r2 + a[i + 2]
+            r3 = r3 + a[i + 3]
+            r4 = r4 + a[i + 4]
+            r5 = r5 + a[i + 5]
+            r6 = r6 + a[i + 6]
+            r7 = r7 + a[i + 7]
+            i += 8
+        res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+        while i < n:
+            res = res + a[i]
+            i += 1
+        return res
+    half = n // 2
+    half -= half % 8
+    return pairwise_sum(a, half) + pairwise_sum(a + half, n - half)
+
+
+cdef inline void alpha_scores(
+    const double* row, const double* base_sum, double s, const double* scale,
+    Py_ssize_t k, Py_ssize_t m, Py_ssize_t lanes, double* scores,
+) noexcept nogil:
+    """A row's (m, k) scores less the log prior from its (k, lanes) sums: each
+    alpha's k scores contiguous, as its candidates read them
+    (``alpha_sweep_scores``'s expression: the same bits)."""
+    cdef Py_ssize_t a, c
+    for c in range(k):
+        for a in range(m):
+            scores[a * k + c] = ((base_sum[a] + s * scale[c * m + a])
+                                 + row[c * lanes + a])
+
+
+cdef inline Py_ssize_t first_argmax(const double* jll, Py_ssize_t k) noexcept nogil:
+    """NumPy's argmax of k > 0 values without a NaN: the first largest (its
+    maximum over four running maxima, then the first value equal to it)."""
+    cdef double m0 = jll[0], m1 = jll[0], m2 = jll[0], m3 = jll[0], top
+    cdef Py_ssize_t c = 0
+    while c + 4 <= k:
+        m0 = jll[c] if jll[c] > m0 else m0
+        m1 = jll[c + 1] if jll[c + 1] > m1 else m1
+        m2 = jll[c + 2] if jll[c + 2] > m2 else m2
+        m3 = jll[c + 3] if jll[c + 3] > m3 else m3
+        c += 4
+    while c < k:
+        m0 = jll[c] if jll[c] > m0 else m0
+        c += 1
+    m0 = m1 if m1 > m0 else m0
+    m2 = m3 if m3 > m2 else m2
+    top = m2 if m2 > m0 else m0
+    c = 0
+    while jll[c] != top:
+        c += 1
+    return c
+
+
+cdef inline bint score_candidates(
+    const double* scores, const double* priors, const intp_t* cand_alpha,
+    Py_ssize_t n_cand, Py_ssize_t k, intp_t code, bint want_loss, double* jll,
+    intp_t* predicted, double* loss, Py_ssize_t n, Py_ssize_t i,
+) noexcept nogil:
+    """A row's candidates' predicted classes (and log-loss terms, if wanted)
+    from its (m, k) scores less the prior; False when a candidate's scores
+    have a NaN or a top that is not finite, or the row's label code is not a
+    class."""
+    cdef Py_ssize_t q, c, best
+    cdef const double* alpha_row
+    cdef const double* prior
+    cdef double top, total, true_proba, positive
+    cdef int saw_nan = 0
+    if want_loss and not 0 <= code < k:
+        return False
+    for q in range(n_cand):
+        # (``summarise_row``'s score + prior: the bits of the candidate's jll)
+        alpha_row = &scores[cand_alpha[q] * k]
+        prior = &priors[q * k]
+        for c in range(k):
+            jll[c] = alpha_row[c] + prior[c]
+            saw_nan |= jll[c] != jll[c]
+        if saw_nan:
+            return False
+        best = first_argmax(jll, k)
+        top = jll[best]
+        if top == INFINITY or top == -INFINITY:
+            return False
+        predicted[q * n + i] = best
+        if not want_loss:
+            continue
+        # the soft-max's exp(jll - top) and their sum, as NumPy takes them
+        fastnb_exps_below(jll, k, top, jll)
+        total = pairwise_sum(jll, k)
+        if k == 2:
+            positive = jll[1] / total
+            true_proba = positive if code == 1 else 1 - positive
+        else:
+            true_proba = jll[code] / total
+        # np.clip(p, eps, 1 - eps)
+        if true_proba < EPS:
+            true_proba = EPS
+        if true_proba > 1 - EPS:
+            true_proba = 1 - EPS
+        loss[q * n + i] = -fastnb_log(true_proba)
+    return True
+
+
+cdef class _SweepTables:
+    """A split's tables for the row walk (see _sparse_sweep.pxd)."""
+    cdef public object dense_at, blocks, small, log_alpha
+
+
+cdef _SweepTables sweep_tables(
+    const int64_t[::1] feat_start, const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class, const double[::1] ent_count,
+    const double[::1] alpha, Py_ssize_t k, int n_threads,
+):
+    """Each feature's dense block or -1, the blocks, the weight rows and
+    log(alpha) of the table for the alphas ``alpha``."""
+    cdef Py_ssize_t d = feat_start.shape[0], m = alpha.shape[0], km = k * m
+    cdef Py_ssize_t lanes = sweep_lanes(m)
+    cdef Py_ssize_t most_dense = max(1, DENSE_BLOCK_CELLS // max(1, k)), n_dense = 0
+    cdef Py_ssize_t i, j, a, v, e, n_extra = 0
+    if feat_len.shape[0] != d:
+        raise ValueError("alpha sweep: feat_start and feat_len differ in length")
+    # each feature's dense block, or -1: it walks its entries; a dense
+    # feature's counts that are not tabulated get weight rows of their own
+    dense_at_np = np.empty(d, dtype=np.int32)
+    dense_features_np = np.empty(max(1, min(d, most_dense)), dtype=np.int64)
+    extra_at_np = np.empty(max(1, min(d, most_dense)), dtype=np.int64)
+    cdef int32_t[::1] dense_at = dense_at_np
+    cdef int64_t[::1] dense_features = dense_features_np
+    cdef int64_t[::1] extra_at = extra_at_np
+    with nogil:
+        for j in range(d):
+            if 2 * feat_len[j] >= k and feat_len[j] > 0 and n_dense < most_dense:
+                dense_at[j] = <int32_t>n_dense
+                dense_features[n_dense] = j
+                extra_at[n_dense] = WHOLE_COUNTS + 1 + n_extra
+                for e in range(feat_start[j], feat_start[j] + feat_len[j]):
+                    if not is_tabulated(ent_count[e]):
+                        n_extra += 1
+                n_dense += 1
+            else:
+                dense_at[j] = -1
+    if WHOLE_COUNTS + 1 + n_extra > 2147483647:
+        raise ValueError("alpha sweep: too many counts above the table")
+    # small[v, a]: the weight of a whole count v below WHOLE_COUNTS, computed as
+    # ``multinomial_weight`` computes it (``fill_small_weights`` below
+    # SMALL_COUNTS: the same expression); then a zero row, then the dense
+    # features' other counts' rows
+    small_np = np.zeros((WHOLE_COUNTS + 1 + n_extra, lanes))
+    log_alpha_np = np.empty(m)
+    cdef double[:, ::1] small = small_np
+    cdef double[::1] log_alpha = log_alpha_np
+    for a in range(m):
+        log_alpha[a] = log(alpha[a])
+    with nogil:
+        for v in range(WHOLE_COUNTS):
+            for a in range(m):
+                small[v, a] = log(<double>v + alpha[a]) - log_alpha[a]
+    blocks_np = np.empty((max(1, n_dense), k), dtype=np.int32)
+    cdef int32_t[:, ::1] blocks = blocks_np
+    cdef int fill_threads = n_threads if n_dense * km >= PARALLEL_FILL_CELLS else 1
+    with nogil:
+        for i in prange(n_dense, schedule='static', num_threads=fill_threads,
+                        use_threads_if=fill_threads > 1):
+            j = dense_features[i]
+            fill_block(feat_start[j], feat_len[j], &ent_class[0], &ent_count[0],
+                       &alpha[0], &log_alpha[0], m, lanes, &blocks[i, 0], k, &small[0, 0],
+                       extra_at[i])
+    tables = _SweepTables()
+    tables.dense_at, tables.blocks = dense_at_np, blocks_np
+    tables.small, tables.log_alpha = small_np, log_alpha_np
+    return tables
+
+
+def alpha_sweep_scores(
+    const floating[::1] data,         # IN: CSR values (finite, non-negative)
+    const index_t[::1] indices,       # IN: CSR column indices
+    const index_t[::1] indptr,        # IN: (n + 1,) row pointers
+    const int64_t[::1] feat_start,    # IN: the table (see _sparse_rows.pxd)
+    const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class,
+    const double[::1] ent_count,      # IN: its counts (count_scale 1)
+    const double[::1] alpha,          # IN: (m,) scalar smoothing values
+    const double[::1] base,           # IN: (m,) log(alpha), the models' feat_base
+    const double[:, ::1] scale,       # IN: (k, m) -log(N_c + alpha d)
+    double[:, :, ::1] out,            # OUT: (m, n, k) scores, less the log prior
+    int n_threads,
+):
+    """MultinomialNB's joint log likelihoods of CSR rows, less the log prior,
+    for each of m smoothing values at once: out[a, i, c] is what the table walk
+    of the model with alpha[a] adds to class c's log prior. Rows are scored in
+    parallel blocks, each row alone: the same bits for any thread count.
+    Returns the number of rows with an index out of range (their scores are
+    not written). Costs O(d + entries) once, then m multiply-adds an entry a
+    non-zero reads (k m for a feature with a dense block)."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, k = scale.shape[0], m = alpha.shape[0]
+    cdef Py_ssize_t d = feat_start.shape[0], block, i, a, c, v
+    cdef Py_ssize_t lanes = sweep_lanes(m), kl = k * lanes
+    cdef Py_ssize_t n_blocks = max(1, min(n_threads, n))
+    cdef double* row
+    cdef double s
+    if (scale.shape[1] != m or base.shape[0] != m or out.shape[0] != m
+            or out.shape[1] != n or out.shape[2] != k or m == 0):
+        raise ValueError("alpha_sweep_scores: shapes of alpha, base, scale and out "
+                         "do not agree")
+    if feat_len.shape[0] != d:
+        raise ValueError("alpha_sweep_scores: feat_start and feat_len differ in length")
+    if n == 0:
+        return 0
+    tables = sweep_tables(feat_start, feat_len, ent_class, ent_count, alpha, k,
+                          n_threads)
+    cdef int32_t[::1] dense_at = tables.dense_at
+    cdef int32_t[:, ::1] blocks = tables.blocks
+    cdef double[:, ::1] small = tables.small
+    cdef double[::1] log_alpha = tables.log_alpha
+    # a block's (k, lanes) sums and lanes base sums
+    scratch_np = np.empty((n_blocks, kl + lanes))
+    bad_np = np.zeros(n_blocks, dtype=np.intp)
+    cdef double[:, ::1] scratch = scratch_np
+    cdef intp_t[::1] bad = bad_np
+    with nogil:
+        for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
+                            use_threads_if=n_blocks > 1):
+            row = &scratch[block, 0]
+            for i in range(block_start(block, n_blocks, n),
+                           block_start(block + 1, n_blocks, n)):
+                if not sweep_row(&data[0], &indices[0], indptr[i], indptr[i + 1], d,
+                                 &feat_start[0], &feat_len[0], &ent_class[0],
+                                 &ent_count[0], &dense_at[0], &blocks[0, 0], &alpha[0],
+                                 &log_alpha[0], &base[0], &small[0, 0], k, m, lanes,
+                                 row, row + kl,
+                                 indptr[block_start(block + 1, n_blocks, n)]):
+                    bad[block] += 1
+                    continue
+                s = 0.0
+                for v in range(indptr[i], indptr[i + 1]):
+                    s = s + data[v]
+                for c in range(k):
+                    for a in range(m):
+                        out[a, i, c] = ((row[kl + a] + s * scale[c, a])
+                                        + row[c * lanes + a])
+    return int(bad_np.sum())
+
+
+def alpha_sweep_rows(
+    const floating[::1] data,         # IN: CSR values (finite, non-negative)
+    const index_t[::1] indices,       # IN: CSR column indices
+    const index_t[::1] indptr,        # IN: (n + 1,) row pointers
+    const int64_t[::1] feat_start,    # IN: the table (see _sparse_rows.pxd)
+    const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class,
+    const double[::1] ent_count,      # IN: its counts (count_scale 1)
+    const double[::1] alpha,          # IN: (m,) scalar smoothing values
+    const double[::1] base,           # IN: (m,) log(alpha), the models' feat_base
+    const double[:, ::1] scale,       # IN: (k, m) -log(N_c + alpha d)
+    const intp_t[::1] cand_alpha,     # IN: (C,) each candidate's place in alpha
+    const double[:, ::1] priors,      # IN: (C, k) each candidate's log prior
+    const intp_t[::1] codes,          # IN: (n,) each row's label's class, or -1
+    intp_t[:, ::1] predicted,         # OUT: (C, n) each candidate's arg-max
+    double[:, ::1] loss,              # OUT: (C, n) its log-loss terms, or (0, n)
+    int n_threads,
+):
+    """Each candidate's (alpha[cand_alpha[q]], log prior priors[q]) predicted
+    class of every row, NumPy's ``argmax`` of its joint log likelihoods (the
+    bits of ``alpha_sweep_scores`` plus the prior, as ``fold_row_scores`` adds
+    it), and, unless ``loss`` has no rows, the row's log-loss term as
+    ``FoldScorer`` computes it: -log(clip(p, eps, 1 - eps)) with p the
+    soft-max's probability of the row's class ``codes[i]`` (a binary model's
+    1 - p of the second class for the first). A row's (k, m) sums become the
+    candidates' results at once. Rows in parallel blocks, each row alone: the
+    same bits for any thread count. Returns the number of rows with an index
+    out of range, a candidate's NaN or non-finite top score, or (with the loss)
+    a code that is not a class: the caller takes the general path."""
+    cdef Py_ssize_t n = indptr.shape[0] - 1, k = scale.shape[0], m = alpha.shape[0]
+    cdef Py_ssize_t d = feat_start.shape[0], km = k * m, block, i, v, q
+    cdef Py_ssize_t lanes = sweep_lanes(m), kl = k * lanes
+    cdef Py_ssize_t n_cand = cand_alpha.shape[0], n_blocks = max(1, min(n_threads, n))
+    cdef bint want_loss = loss.shape[0] != 0
+    cdef double* row
+    cdef double s
+    if (scale.shape[1] != m or base.shape[0] != m or m == 0 or n_cand == 0
+            or priors.shape[0] != n_cand or priors.shape[1] != k
+            or codes.shape[0] != n or predicted.shape[0] != n_cand
+            or predicted.shape[1] != n or loss.shape[1] != n
+            or (want_loss and loss.shape[0] != n_cand)):
+        raise ValueError("alpha_sweep_rows: shapes of alpha, base, scale, the "
+                         "candidates, codes and the outputs do not agree")
+    for q in range(n_cand):
+        if not 0 <= cand_alpha[q] < m:
+            raise ValueError("alpha_sweep_rows: a candidate's alpha is out of range")
+    if n == 0:
+        return 0
+    if k == 0:
+        return n
+    tables = sweep_tables(feat_start, feat_len, ent_class, ent_count, alpha, k,
+                          n_threads)
+    cdef int32_t[::1] dense_at = tables.dense_at
+    cdef int32_t[:, ::1] blocks = tables.blocks
+    cdef double[:, ::1] small = tables.small
+    cdef double[::1] log_alpha = tables.log_alpha
+    # a block's (k, lanes) sums, lanes base sums, (m, k) scores and k of a
+    # candidate
+    scratch_np = np.empty((n_blocks, kl + lanes + km + k))
+    bad_np = np.zeros(n_blocks, dtype=np.intp)
+    cdef double[:, ::1] scratch = scratch_np
+    cdef intp_t[::1] bad = bad_np
+    cdef double* loss_at = &loss[0, 0] if want_loss else NULL
+    with nogil:
+        for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
+                            use_threads_if=n_blocks > 1):
+            row = &scratch[block, 0]
+            for i in range(block_start(block, n_blocks, n),
+                           block_start(block + 1, n_blocks, n)):
+                if not sweep_row(&data[0], &indices[0], indptr[i], indptr[i + 1], d,
+                                 &feat_start[0], &feat_len[0], &ent_class[0],
+                                 &ent_count[0], &dense_at[0], &blocks[0, 0], &alpha[0],
+                                 &log_alpha[0], &base[0], &small[0, 0], k, m, lanes,
+                                 row, row + kl,
+                                 indptr[block_start(block + 1, n_blocks, n)]):
+                    bad[block] += 1
+                    continue
+                s = 0.0
+                for v in range(indptr[i], indptr[i + 1]):
+                    s = s + data[v]
+                alpha_scores(row, row + kl, s, &scale[0, 0], k, m, lanes,
+                             row + kl + lanes)
+                if not score_candidates(row + kl + lanes, &priors[0, 0], &cand_alpha[0],
+                                        n_cand, k, codes[i], want_loss,
+                                        row + kl + lanes + km, &predicted[0, 0],
+                                        loss_at, n, i):
+                    bad[block] += 1
+    return int(bad_np.sum())
+
+
+def exp_values(const double[::1] x):
+    """fastnb's exp of every value (_exp_simd.h's block loop: AVX2 in that
+    build), for its tests."""
+    out = np.empty(x.shape[0])
+    cdef double[::1] out_view = out
+    if x.shape[0]:
+        fastnb_exps(&x[0], x.shape[0], &out_view[0])
+    return out
+
+
+def exp_values_scalar(const double[::1] x):
+    """fastnb's exp of every value, by the scalar function, for its tests."""
+    out = np.empty(x.shape[0])
+    cdef double[::1] out_view = out
+    cdef Py_ssize_t i
+    for i in range(x.shape[0]):
+        out_view[i] = fastnb_exp(x[i])
+    return out
+
+
+def exp_values_below(const double[::1] x, double top):
+    """fastnb's exp of every value less ``top`` (_exp_simd.h's soft-max loop),
+    for its tests."""
+    out = np.empty(x.shape[0])
+    cdef double[::1] out_view = out
+    if x.shape[0]:
+        fastnb_exps_below(&x[0], x.shape[0], top, &out_view[0])
+    return out
