@@ -117,21 +117,37 @@ cdef inline Py_ssize_t first_argmax(const double* jll, Py_ssize_t k) noexcept no
 
 
 cdef inline bint score_candidates(
-    const double* scores, const double* priors, const intp_t* cand_alpha,
-    Py_ssize_t n_cand, Py_ssize_t k, intp_t code, bint want_loss, double* jll,
-    intp_t* predicted, double* loss, Py_ssize_t n, Py_ssize_t i,
+    const double* scores, const double* priors, const double* weights,
+    const intp_t* cand_alpha, Py_ssize_t n_cand, Py_ssize_t k, Py_ssize_t m,
+    intp_t code, bint want_loss, double* jll, double* shares, intp_t* predicted,
+    double* loss, Py_ssize_t n, Py_ssize_t i,
 ) noexcept nogil:
     """A row's candidates' predicted classes (and log-loss terms, if wanted)
     from its (m, k) scores less the prior; False when a candidate's scores
     have a NaN or a top that is not finite, or the row's label code is not a
-    class."""
-    cdef Py_ssize_t q, c, best
+    class. ``weights`` (a (C, k) array, or NULL): each candidate's exp(log
+    prior - its largest), with which the soft-max's exps are taken once an
+    alpha (into ``shares``, (m, k)), not once a candidate."""
+    cdef Py_ssize_t q, c, a, best
     cdef const double* alpha_row
     cdef const double* prior
+    cdef const double* share
+    cdef const double* weight
     cdef double top, total, true_proba, positive
     cdef int saw_nan = 0
     if want_loss and not 0 <= code < k:
         return False
+    if want_loss and weights != NULL:
+        # exp(S_c - max S) of each alpha's scores S: a candidate's soft-max
+        # exp(S_c + p_c - top) / sum is share_c w_c / sum_c share_c w_c (its
+        # factors exp(max S + max p - top) cancel), so its k exps are its
+        # alpha's. (NaN scores: refused below, before a share is read.)
+        for a in range(m):
+            alpha_row = &scores[a * k]
+            top = alpha_row[0]
+            for c in range(1, k):
+                top = alpha_row[c] if alpha_row[c] > top else top
+            fastnb_exps_below(alpha_row, k, top, &shares[a * k])
     for q in range(n_cand):
         # (``summarise_row``'s score + prior: the bits of the candidate's jll)
         alpha_row = &scores[cand_alpha[q] * k]
@@ -148,8 +164,14 @@ cdef inline bint score_candidates(
         predicted[q * n + i] = best
         if not want_loss:
             continue
-        # the soft-max's exp(jll - top) and their sum, as NumPy takes them
-        fastnb_exps_below(jll, k, top, jll)
+        if weights != NULL:
+            share = &shares[cand_alpha[q] * k]
+            weight = &weights[q * k]
+            for c in range(k):
+                jll[c] = share[c] * weight[c]
+        else:
+            # the soft-max's exp(jll - top) and their sum, as NumPy takes them
+            fastnb_exps_below(jll, k, top, jll)
         total = pairwise_sum(jll, k)
         if k == 2:
             positive = jll[1] / total
@@ -318,6 +340,7 @@ def alpha_sweep_rows(
     const double[:, ::1] scale,       # IN: (k, m) -log(N_c + alpha d)
     const intp_t[::1] cand_alpha,     # IN: (C,) each candidate's place in alpha
     const double[:, ::1] priors,      # IN: (C, k) each candidate's log prior
+    const double[:, ::1] weights,     # IN: (C, k) exp(prior - its largest), or (0, k)
     const intp_t[::1] codes,          # IN: (n,) each row's label's class, or -1
     intp_t[:, ::1] predicted,         # OUT: (C, n) each candidate's arg-max
     double[:, ::1] loss,              # OUT: (C, n) its log-loss terms, or (0, n)
@@ -330,7 +353,9 @@ def alpha_sweep_rows(
     ``FoldScorer`` computes it: -log(clip(p, eps, 1 - eps)) with p the
     soft-max's probability of the row's class ``codes[i]`` (a binary model's
     1 - p of the second class for the first). A row's (k, m) sums become the
-    candidates' results at once. Rows in parallel blocks, each row alone: the
+    candidates' results at once. Given ``weights`` (k > 2: see
+    ``score_candidates``), the soft-max's exps are taken once an alpha, not
+    once a candidate: the same probabilities to a few ulps, not the same bits. Rows in parallel blocks, each row alone: the
     same bits for any thread count. Returns the number of rows with an index
     out of range, a candidate's NaN or non-finite top score, or (with the loss)
     a code that is not a class: the caller takes the general path."""
@@ -339,13 +364,16 @@ def alpha_sweep_rows(
     cdef Py_ssize_t lanes = sweep_lanes(m), kl = k * lanes
     cdef Py_ssize_t n_cand = cand_alpha.shape[0], n_blocks = max(1, min(n_threads, n))
     cdef bint want_loss = loss.shape[0] != 0
+    cdef bint shared = weights.shape[0] != 0
     cdef double* row
     cdef double s
     if (scale.shape[1] != m or base.shape[0] != m or m == 0 or n_cand == 0
             or priors.shape[0] != n_cand or priors.shape[1] != k
             or codes.shape[0] != n or predicted.shape[0] != n_cand
             or predicted.shape[1] != n or loss.shape[1] != n
-            or (want_loss and loss.shape[0] != n_cand)):
+            or (want_loss and loss.shape[0] != n_cand)
+            or (shared and (weights.shape[0] != n_cand or weights.shape[1] != k
+                            or k < 3))):
         raise ValueError("alpha_sweep_rows: shapes of alpha, base, scale, the "
                          "candidates, codes and the outputs do not agree")
     for q in range(n_cand):
@@ -361,13 +389,14 @@ def alpha_sweep_rows(
     cdef int32_t[:, ::1] blocks = tables.blocks
     cdef double[:, ::1] small = tables.small
     cdef double[::1] log_alpha = tables.log_alpha
-    # a block's (k, lanes) sums, lanes base sums, (m, k) scores and k of a
-    # candidate
-    scratch_np = np.empty((n_blocks, kl + lanes + km + k))
+    # a block's (k, lanes) sums, lanes base sums, (m, k) scores, k of a
+    # candidate and (m, k) shares
+    scratch_np = np.empty((n_blocks, kl + lanes + km + k + km))
     bad_np = np.zeros(n_blocks, dtype=np.intp)
     cdef double[:, ::1] scratch = scratch_np
     cdef intp_t[::1] bad = bad_np
     cdef double* loss_at = &loss[0, 0] if want_loss else NULL
+    cdef const double* weights_at = &weights[0, 0] if shared else NULL
     with nogil:
         for block in prange(n_blocks, schedule='static', num_threads=n_blocks,
                             use_threads_if=n_blocks > 1):
@@ -387,9 +416,10 @@ def alpha_sweep_rows(
                     s = s + data[v]
                 alpha_scores(row, row + kl, s, &scale[0, 0], k, m, lanes,
                              row + kl + lanes)
-                if not score_candidates(row + kl + lanes, &priors[0, 0], &cand_alpha[0],
-                                        n_cand, k, codes[i], want_loss,
-                                        row + kl + lanes + km, &predicted[0, 0],
+                if not score_candidates(row + kl + lanes, &priors[0, 0], weights_at,
+                                        &cand_alpha[0], n_cand, k, m, codes[i],
+                                        want_loss, row + kl + lanes + km,
+                                        row + kl + lanes + km + k, &predicted[0, 0],
                                         loss_at, n, i):
                     bad[block] += 1
     return int(bad_np.sum())

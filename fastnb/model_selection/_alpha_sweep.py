@@ -47,6 +47,11 @@ _kernels = load_kernels("_alpha_sweep_kernels")
 _SWEPT_PARAMS = frozenset({"alpha", "force_alpha", "fit_prior", "class_prior",
                            "n_threads"})
 
+# the widest log prior (largest less smallest) whose exps the fused walk
+# shares: a class whose exp(S_c - max S) underflows (S_c < max S - 745) then has
+# a probability below exp(-745 + 600) relative to the top class's: nothing
+SHARED_PRIOR_SPAN = 600.0
+
 # scores computed at once: at most this many (rows x classes x alphas) doubles,
 # the alphas taken in chunks beyond it (T1's 20,000-row fold: all 10 at once)
 _CHUNK_CELLS = 1 << 23
@@ -91,6 +96,21 @@ def _fold_rows(fitted, X):
     if data.shape[0] and not (np.all(np.isfinite(data)) and data.min() >= 0):
         return None
     return checked
+
+
+def _shared_exp_weights(priors, n_alphas):
+    """(C, k) exp(log prior - its largest) of the candidates' log priors
+    ``priors``, with which the fused walk takes a row's soft-max exps once an
+    alpha, not once a candidate; (0, k) where that saves nothing (no more
+    candidates than alphas), for a binary model (whose loss reads 1 - p, where
+    a few ulps of p are not a few ulps of the loss), or where a prior spans
+    more than SHARED_PRIOR_SPAN (a class's share of exp(S - max S) could then
+    underflow where its probability does not)."""
+    n_cand, k = priors.shape
+    span = priors.max(axis=1) - priors.min(axis=1)
+    if n_cand <= n_alphas or k < 3 or not np.all(span <= SHARED_PRIOR_SPAN):
+        return np.empty((0, k))
+    return np.exp(priors - priors.max(axis=1, keepdims=True))
 
 
 class AlphaSweep:
@@ -173,6 +193,7 @@ class AlphaSweep:
                               dtype=np.intp)
         priors = np.ascontiguousarray([self._swept[p][1] for p in positions],
                                       dtype=np.float64)
+        weights = _shared_exp_weights(priors, alphas.shape[0])
         outputs = []
         for rows, scorer in zip(self._rows, scorers):
             if scorer is None:
@@ -187,7 +208,8 @@ class AlphaSweep:
             bad = _kernels.alpha_sweep_rows(
                 rows.data, rows.indices, rows.indptr, table.feat_start, table.feat_len,
                 table.ent_class, table.ent_count, alphas, base, scale, cand_alpha,
-                priors, codes, predicted, loss, self._threads(rows, alphas.shape[0]))
+                priors, weights, codes, predicted, loss,
+                self._threads(rows, alphas.shape[0]))
             if bad:
                 return None
             outputs.append((predicted, loss if want_loss else None))
