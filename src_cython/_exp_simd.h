@@ -339,23 +339,33 @@ static inline void fastnb_exps_below(const double* x, ptrdiff_t n, double top,
 #endif
 }
 
-/* out[i] = fastnb_exp(x[i]) for i < n (x == out allowed): 4 at a time in the
-   AVX2 build (fewer than 4 by the scalar function), the same bits */
+/* out[i] = fastnb_exp(x[i]) for i < n (x == out allowed): 4 at a time by
+   fastnb_exp4 in the AVX2 build, by the scalar function in the portable one
+   (the same bits) */
 static inline void fastnb_exps(const double* x, ptrdiff_t n, double* out) {
-    ptrdiff_t i = 0;
 #if defined(__AVX2__)
     __m256d last;
+    double rest[4];
+    ptrdiff_t i;
     if (n >= 4) {
         /* as in fastnb_exps_below */
         last = fastnb_exp4(_mm256_loadu_pd(x + n - 4));
-        for (; i < n - 4; i += 4)
+        for (i = 0; i < n - 4; i += 4)
             _mm256_storeu_pd(out + i, fastnb_exp4(_mm256_loadu_pd(x + i)));
         _mm256_storeu_pd(out + n - 4, last);
-        return;
+    } else if (n > 0) {
+        /* 1-3 values padded with 0 (exp 0 = 1, dropped) */
+        _mm256_storeu_pd(rest, fastnb_exp4(_mm256_setr_pd(
+            x[0], n > 1 ? x[1] : 0.0, n > 2 ? x[2] : 0.0, 0.0)));
+        out[0] = rest[0];
+        if (n > 1) out[1] = rest[1];
+        if (n > 2) out[2] = rest[2];
     }
-#endif
-    for (; i < n; i++)
+#else
+    ptrdiff_t i;
+    for (i = 0; i < n; i++)
         out[i] = fastnb_exp(x[i]);
+#endif
 }
 
 #endif
