@@ -15,7 +15,8 @@
 # the blocks' traffic bounded the walk), its other counts rows of their own; a
 # rare feature walks its entries, an untabulated count costing m logs. The
 # sums and weight rows have ``lanes`` alphas, m padded to a multiple of 4 (the
-# padding's weights 0.0): _sweep_simd.h adds a weight row 4 alphas at a time.
+# padding's weights 0.0): _sweep_simd.h adds a weight row 4 alphas at a time,
+# a run of dense features' rows to a class's sums in registers.
 
 from libc.stdint cimport int32_t, int64_t
 from libc.math cimport log
@@ -28,6 +29,11 @@ from _sparse_slots cimport index_t
 cdef extern from "_sweep_simd.h":
     void fastnb_sweep_add(double* cell, const double* weight, double x,
                           Py_ssize_t lanes) noexcept nogil
+    void fastnb_sweep_run(double* row, const double* weights,
+                          const int32_t* const* blocks, const double* xs,
+                          Py_ssize_t n_run, Py_ssize_t k, Py_ssize_t lanes) noexcept nogil
+    # consecutive dense features added at most in one run
+    enum: FASTNB_SWEEP_RUN
 
 
 cdef inline Py_ssize_t sweep_lanes(Py_ssize_t m) noexcept nogil:
@@ -91,10 +97,13 @@ cdef inline bint sweep_row(
     """One row's (k, lanes) sums into ``row`` and its base terms into ``base_sum``;
     False if an index is out of range. ``limit``: the end of the block's
     non-zeros, up to which the next rows' features are prefetched."""
-    cdef Py_ssize_t p, j, c, a, e, t, kl = k * lanes, ahead
+    cdef Py_ssize_t p, j, a, e, t, kl = k * lanes, ahead, n_run = 0
     cdef double x, count
     cdef double* cell
-    cdef const int32_t* block
+    # the pending run of dense features: added before the next sparse feature's
+    # entries (so each cell's terms keep the row's order), when full, at the end
+    cdef const int32_t* run_block[FASTNB_SWEEP_RUN]
+    cdef double run_x[FASTNB_SWEEP_RUN]
     for t in range(kl):
         row[t] = 0.0
     for a in range(m):
@@ -122,10 +131,18 @@ cdef inline bint sweep_row(
             # (a class without a count adds x * 0.0 = +0.0 from the zero row,
             # which leaves its sums' bits: they are >= +0.0, never -0.0, as
             # every weight is >= 0. No branch: ~10% faster a walk)
-            block = &blocks[dense_at[j] * k]
-            for c in range(k):
-                fastnb_sweep_add(&row[c * lanes], &small[block[c] * lanes], x, lanes)
+            # (the run's terms go into each class's cell in the row's order,
+            # in registers: a cell's load and store a run, not a feature)
+            run_block[n_run] = &blocks[dense_at[j] * k]
+            run_x[n_run] = x
+            n_run += 1
+            if n_run == FASTNB_SWEEP_RUN:
+                fastnb_sweep_run(row, small, run_block, run_x, n_run, k, lanes)
+                n_run = 0
             continue
+        if n_run > 0:
+            fastnb_sweep_run(row, small, run_block, run_x, n_run, k, lanes)
+            n_run = 0
         for e in range(feat_start[j], feat_start[j] + feat_len[j]):
             count = ent_count[e]
             cell = &row[ent_class[e] * lanes]
@@ -134,6 +151,8 @@ cdef inline bint sweep_row(
             else:
                 for a in range(m):
                     cell[a] += x * (log(count + alpha[a]) - log_alpha[a])
+    if n_run > 0:
+        fastnb_sweep_run(row, small, run_block, run_x, n_run, k, lanes)
     return True
 
 
