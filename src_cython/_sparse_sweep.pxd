@@ -52,6 +52,9 @@ cdef enum:
     PARALLEL_FILL_CELLS = 1 << 18
     # non-zeros ahead whose features' lines are prefetched
     SWEEP_AHEAD = 16
+    # int32 a feature's record (``sweep_tables``): its dense block or -1, its
+    # entries' count, their int64 start
+    FEATURE_RECORD = 4
 
 
 cdef inline bint is_tabulated(double count) noexcept nogil:
@@ -89,15 +92,18 @@ cdef inline void fill_block(
 cdef inline bint sweep_row(
     const floating* data, const index_t* indices, Py_ssize_t start, Py_ssize_t stop,
     Py_ssize_t d, const int64_t* feat_start, const int32_t* feat_len,
-    const int32_t* ent_class, const double* ent_count, const int32_t* dense_at,
+    const int32_t* ent_class, const double* ent_count, const int32_t* records,
     const int32_t* blocks, const double* alpha, const double* log_alpha,
     const double* base, const double* small, Py_ssize_t k, Py_ssize_t m,
     Py_ssize_t lanes, double* row, double* base_sum, Py_ssize_t limit,
 ) noexcept nogil:
     """One row's (k, lanes) sums into ``row`` and its base terms into ``base_sum``;
-    False if an index is out of range. ``limit``: the end of the block's
-    non-zeros, up to which the next rows' features are prefetched."""
-    cdef Py_ssize_t p, j, a, e, t, kl = k * lanes, ahead, n_run = 0
+    False if an index is out of range. ``records``: each feature's
+    FEATURE_RECORD int32 (``feat_start`` and ``feat_len`` in one line; those two
+    are not read). ``limit``: the end of the block's non-zeros, up to which the
+    next rows' features are prefetched."""
+    cdef Py_ssize_t p, j, a, e, t, kl = k * lanes, ahead, n_run = 0, first
+    cdef const int32_t* record
     cdef double x, count
     cdef double* cell
     # the pending run of dense features: added before the next sparse feature's
@@ -109,31 +115,33 @@ cdef inline bint sweep_row(
     for a in range(m):
         base_sum[a] = 0.0
     for p in range(start, stop):
-        # a feature's index lines SWEEP_AHEAD non-zeros ahead (a miss each in
-        # three (d,) arrays), its entries' lines half as far ahead
+        # a feature's record SWEEP_AHEAD non-zeros ahead, its entries' lines
+        # half as far ahead
         if p + SWEEP_AHEAD < limit:
             ahead = indices[p + SWEEP_AHEAD]
             if 0 <= ahead < d:
-                FASTNB_PREFETCH(&dense_at[ahead])
-                FASTNB_PREFETCH(&feat_start[ahead])
-                FASTNB_PREFETCH(&feat_len[ahead])
+                FASTNB_PREFETCH(&records[ahead * FEATURE_RECORD])
             ahead = indices[p + SWEEP_AHEAD // 2]
-            if 0 <= ahead < d and dense_at[ahead] < 0 and feat_len[ahead] > 0:
-                FASTNB_PREFETCH(&ent_class[feat_start[ahead]])
-                FASTNB_PREFETCH(&ent_count[feat_start[ahead]])
+            if 0 <= ahead < d:
+                record = &records[ahead * FEATURE_RECORD]
+                if record[0] < 0 and record[1] > 0:
+                    e = (<const int64_t*>&record[2])[0]
+                    FASTNB_PREFETCH(&ent_class[e])
+                    FASTNB_PREFETCH(&ent_count[e])
         j = indices[p]
         if j < 0 or j >= d:
             return False
+        record = &records[j * FEATURE_RECORD]
         x = data[p]
         for a in range(m):
             base_sum[a] = base_sum[a] + x * base[a]
-        if dense_at[j] >= 0:
+        if record[0] >= 0:
             # (a class without a count adds x * 0.0 = +0.0 from the zero row,
             # which leaves its sums' bits: they are >= +0.0, never -0.0, as
             # every weight is >= 0. No branch: ~10% faster a walk)
             # (the run's terms go into each class's cell in the row's order,
             # in registers: a cell's load and store a run, not a feature)
-            run_block[n_run] = &blocks[dense_at[j] * k]
+            run_block[n_run] = &blocks[record[0] * k]
             run_x[n_run] = x
             n_run += 1
             if n_run == FASTNB_SWEEP_RUN:
@@ -143,7 +151,8 @@ cdef inline bint sweep_row(
         if n_run > 0:
             fastnb_sweep_run(row, small, run_block, run_x, n_run, k, lanes)
             n_run = 0
-        for e in range(feat_start[j], feat_start[j] + feat_len[j]):
+        first = (<const int64_t*>&record[2])[0]
+        for e in range(first, first + record[1]):
             count = ent_count[e]
             cell = &row[ent_class[e] * lanes]
             if is_tabulated(count):
