@@ -15,8 +15,8 @@ from libc.stdint cimport int32_t, int64_t
 from libc.math cimport INFINITY, log
 import numpy as np
 
-from _sparse_sweep cimport (DENSE_BLOCK_CELLS, PARALLEL_FILL_CELLS, WHOLE_COUNTS,
-                           fill_block, is_tabulated, sweep_lanes, sweep_row)
+from _sparse_sweep cimport (DENSE_BLOCK_CELLS, FEATURE_RECORD, PARALLEL_FILL_CELLS,
+                           WHOLE_COUNTS, fill_block, is_tabulated, sweep_lanes, sweep_row)
 from _common cimport intp_t, floating, block_start
 from _sparse_slots cimport index_t
 
@@ -197,26 +197,35 @@ cdef _SweepTables sweep_tables(
     const int32_t[::1] ent_class, const double[::1] ent_count,
     const double[::1] alpha, Py_ssize_t k, int n_threads,
 ):
-    """Each feature's dense block or -1, the blocks, the weight rows and
-    log(alpha) of the table for the alphas ``alpha``."""
+    """Each feature's record (its dense block or -1, its entries' count and
+    start: ``dense_at``), the blocks, the weight rows and log(alpha) of the
+    table for the alphas ``alpha``."""
     cdef Py_ssize_t d = feat_start.shape[0], m = alpha.shape[0], km = k * m
     cdef Py_ssize_t lanes = sweep_lanes(m)
     cdef Py_ssize_t most_dense = max(1, DENSE_BLOCK_CELLS // max(1, k)), n_dense = 0
     cdef Py_ssize_t i, j, a, v, e, n_extra = 0
     if feat_len.shape[0] != d:
         raise ValueError("alpha sweep: feat_start and feat_len differ in length")
-    # each feature's dense block, or -1: it walks its entries; a dense
-    # feature's counts that are not tabulated get weight rows of their own
-    dense_at_np = np.empty(d, dtype=np.int32)
+    # each feature's record of FEATURE_RECORD int32 (one cache line, where the
+    # walk read three (d,) arrays): its dense block or -1 (it walks its
+    # entries), its entries' count and their int64 start; a dense feature's
+    # counts that are not tabulated get weight rows of their own
+    dense_at_np = np.empty(d * FEATURE_RECORD + 4, dtype=np.int32)
     dense_features_np = np.empty(max(1, min(d, most_dense)), dtype=np.int64)
     extra_at_np = np.empty(max(1, min(d, most_dense)), dtype=np.int64)
     cdef int32_t[::1] dense_at = dense_at_np
     cdef int64_t[::1] dense_features = dense_features_np
     cdef int64_t[::1] extra_at = extra_at_np
+    # (the records from a 16-byte boundary: each in one line, its start aligned)
+    cdef Py_ssize_t record_at = (16 - <size_t>&dense_at[0] % 16) % 16 // 4
+    cdef int32_t* record
     with nogil:
         for j in range(d):
+            record = &dense_at[record_at + j * FEATURE_RECORD]
+            record[1] = feat_len[j]
+            (<int64_t*>&record[2])[0] = feat_start[j]
             if 2 * feat_len[j] >= k and feat_len[j] > 0 and n_dense < most_dense:
-                dense_at[j] = <int32_t>n_dense
+                record[0] = <int32_t>n_dense
                 dense_features[n_dense] = j
                 extra_at[n_dense] = WHOLE_COUNTS + 1 + n_extra
                 for e in range(feat_start[j], feat_start[j] + feat_len[j]):
@@ -224,7 +233,7 @@ cdef _SweepTables sweep_tables(
                         n_extra += 1
                 n_dense += 1
             else:
-                dense_at[j] = -1
+                record[0] = -1
     if WHOLE_COUNTS + 1 + n_extra > 2147483647:
         raise ValueError("alpha sweep: too many counts above the table")
     # small[v, a]: the weight of a whole count v below WHOLE_COUNTS, computed as
@@ -252,7 +261,7 @@ cdef _SweepTables sweep_tables(
                        &alpha[0], &log_alpha[0], m, lanes, &blocks[i, 0], k, &small[0, 0],
                        extra_at[i])
     tables = _SweepTables()
-    tables.dense_at, tables.blocks = dense_at_np, blocks_np
+    tables.dense_at, tables.blocks = dense_at_np[record_at:], blocks_np
     tables.small, tables.log_alpha = small_np, log_alpha_np
     return tables
 

@@ -76,6 +76,36 @@ def test_swept_jll_equals_the_candidates_own(dtype, index, rng, table_fits):
         assert_array_equal(one[0], two[0])
 
 
+@pytest.mark.parametrize("n_alphas", [2, 7, 10, 13, 17])
+def test_long_runs_of_frequent_features(n_alphas, rng, table_fits):
+    # rows of ~30 frequent features (dense blocks, walked in runs of up to 8)
+    # between rare ones, fractional and large counts, 4 to 20 lanes of alphas:
+    # each row's scores are the table walk's bits
+    n, k = 160, 3
+    y = np.arange(n) % k
+    frequent = rng.integers(0, 60, size=(n, 30))
+    rare = 60 + rng.integers(0, 2000, size=(n, 6))
+    cols = np.hstack([frequent, rare])
+    rows = np.repeat(np.arange(n), cols.shape[1])
+    X = sp.csr_matrix((np.ones(rows.size), (rows, cols.ravel())), shape=(n, 2060))
+    X.sum_duplicates()
+    X.data[rng.random(X.data.shape[0]) < 0.1] *= 300
+    X.data[rng.random(X.data.shape[0]) < 0.1] *= 0.37
+    with table_fits():
+        model = fastnb.MultinomialNB().fit(X[:120], y[:120])
+    members = [(i, {"alpha": a}) for i, a in enumerate(np.geomspace(1e-3, 5.0, n_alphas))]
+    for n_threads in (1, 2):
+        model.set_params(n_threads=n_threads)
+        sweep = AlphaSweep.of(model, members, X[120:], X[120:])
+        assert sweep is not None
+        for position, (_, derived) in enumerate(members):
+            candidate = model.with_params(**derived)
+            train = sweep.jll(position)[1]
+            for row in range(0, 40, 3):
+                assert_array_equal(
+                    train[row], candidate.predict_joint_log_proba(X[120 + row])[0])
+
+
 def test_alpha_chunks(rng, table_fits, monkeypatch):
     model, fold = fitted_and_fold(rng, table_fits)
     whole = AlphaSweep.of(model, MEMBERS, fold, None)
