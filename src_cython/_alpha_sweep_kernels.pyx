@@ -12,7 +12,7 @@ candidate's joint log likelihoods.
 
 from cython.parallel cimport prange
 from libc.stdint cimport int32_t, int64_t
-from libc.math cimport INFINITY, log
+from libc.math cimport INFINITY, isfinite, log
 import numpy as np
 
 from _sparse_sweep cimport (DENSE_BLOCK_CELLS, FEATURE_RECORD, PARALLEL_FILL_CELLS,
@@ -29,6 +29,13 @@ cdef extern from "_exp_simd.h":
     void fastnb_exps(const double* x, Py_ssize_t n, double* out) noexcept nogil
     void fastnb_exps_below(const double* x, Py_ssize_t n, double top,
                            double* out) noexcept nogil
+
+
+# a candidate's predicted class: the first arg-max of its alpha's scores plus
+# its prior, 4 classes a step in the AVX2 build (the same index and bits)
+cdef extern from "_argmax_simd.h":
+    Py_ssize_t fastnb_argmax_of_sum(const double* s, const double* p, Py_ssize_t k,
+                                    double* out, double* top) noexcept nogil
 
 
 # log of float64 (_log_simd.h): within about 0.5 ulp, a few times libm's speed
@@ -93,29 +100,6 @@ cdef inline void alpha_scores(
                                  + row[c * lanes + a])
 
 
-cdef inline Py_ssize_t first_argmax(const double* jll, Py_ssize_t k) noexcept nogil:
-    """NumPy's argmax of k > 0 values without a NaN: the first largest (its
-    maximum over four running maxima, then the first value equal to it)."""
-    cdef double m0 = jll[0], m1 = jll[0], m2 = jll[0], m3 = jll[0], top
-    cdef Py_ssize_t c = 0
-    while c + 4 <= k:
-        m0 = jll[c] if jll[c] > m0 else m0
-        m1 = jll[c + 1] if jll[c + 1] > m1 else m1
-        m2 = jll[c + 2] if jll[c + 2] > m2 else m2
-        m3 = jll[c + 3] if jll[c + 3] > m3 else m3
-        c += 4
-    while c < k:
-        m0 = jll[c] if jll[c] > m0 else m0
-        c += 1
-    m0 = m1 if m1 > m0 else m0
-    m2 = m3 if m3 > m2 else m2
-    top = m2 if m2 > m0 else m0
-    c = 0
-    while jll[c] != top:
-        c += 1
-    return c
-
-
 cdef inline bint score_candidates(
     const double* scores, const double* priors, const double* weights,
     const intp_t* cand_alpha, Py_ssize_t n_cand, Py_ssize_t k, Py_ssize_t m,
@@ -137,6 +121,12 @@ cdef inline bint score_candidates(
     cdef int saw_nan = 0
     if want_loss and not 0 <= code < k:
         return False
+    # (the priors are finite: a candidate's jll is NaN only where its alpha's
+    # scores are)
+    for c in range(m * k):
+        saw_nan |= scores[c] != scores[c]
+    if saw_nan:
+        return False
     if want_loss and weights != NULL:
         # exp(S_c - max S) of each alpha's scores S: a candidate's soft-max
         # exp(S_c + p_c - top) / sum is share_c w_c / sum_c share_c w_c (its
@@ -152,13 +142,10 @@ cdef inline bint score_candidates(
         # (``summarise_row``'s score + prior: the bits of the candidate's jll)
         alpha_row = &scores[cand_alpha[q] * k]
         prior = &priors[q * k]
-        for c in range(k):
-            jll[c] = alpha_row[c] + prior[c]
-            saw_nan |= jll[c] != jll[c]
-        if saw_nan:
-            return False
-        best = first_argmax(jll, k)
-        top = jll[best]
+        # (the jll written only where its exps are taken below)
+        best = fastnb_argmax_of_sum(alpha_row, prior, k,
+                                    jll if want_loss and weights == NULL else NULL,
+                                    &top)
         if top == INFINITY or top == -INFINITY:
             return False
         predicted[q * n + i] = best
@@ -369,7 +356,7 @@ def alpha_sweep_rows(
     out of range, a candidate's NaN or non-finite top score, or (with the loss)
     a code that is not a class: the caller takes the general path."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, k = scale.shape[0], m = alpha.shape[0]
-    cdef Py_ssize_t d = feat_start.shape[0], km = k * m, block, i, v, q
+    cdef Py_ssize_t d = feat_start.shape[0], km = k * m, block, i, v, q, c
     cdef Py_ssize_t lanes = sweep_lanes(m), kl = k * lanes
     cdef Py_ssize_t n_cand = cand_alpha.shape[0], n_blocks = max(1, min(n_threads, n))
     cdef bint want_loss = loss.shape[0] != 0
@@ -388,6 +375,11 @@ def alpha_sweep_rows(
     for q in range(n_cand):
         if not 0 <= cand_alpha[q] < m:
             raise ValueError("alpha_sweep_rows: a candidate's alpha is out of range")
+        for c in range(k):
+            # (``score_candidates`` reads a NaN jll from the scores alone)
+            if not isfinite(priors[q, c]):
+                raise ValueError("alpha_sweep_rows: a candidate's log prior is not "
+                                 "finite")
     if n == 0:
         return 0
     if k == 0:
@@ -462,3 +454,17 @@ def exp_values_below(const double[::1] x, double top):
     if x.shape[0]:
         fastnb_exps_below(&x[0], x.shape[0], top, &out_view[0])
     return out
+
+
+def argmax_of_sums(const double[:, ::1] scores, const double[::1] prior):
+    """Each row's first arg-max of ``scores[i] + prior`` and that sum
+    (_argmax_simd.h's, AVX2 in that build), for its tests."""
+    cdef Py_ssize_t n = scores.shape[0], k = scores.shape[1], i
+    if prior.shape[0] != k or k == 0:
+        raise ValueError("argmax_of_sums: scores and prior do not agree")
+    best_np, top_np = np.empty(n, dtype=np.intp), np.empty(n)
+    cdef intp_t[::1] best = best_np
+    cdef double[::1] top = top_np
+    for i in range(n):
+        best[i] = fastnb_argmax_of_sum(&scores[i, 0], &prior[0], k, NULL, &top[i])
+    return best_np, top_np

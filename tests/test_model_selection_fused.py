@@ -214,3 +214,32 @@ def test_both_builds_give_the_same_bits(rng, table_fits):
         for one, two in zip(*outputs[-2:]):
             assert_array_equal(one.view(np.int64) if one.dtype == np.float64 else one,
                                two.view(np.int64) if two.dtype == np.float64 else two)
+
+
+@pytest.mark.parametrize("k", [1, 2, 3, 4, 5, 8, 35])
+def test_candidate_argmax_is_numpys(k, rng):
+    """A candidate's predicted class: NumPy's argmax of its scores plus its
+    prior (the first largest, ties and signed zeros included), and that sum,
+    the same on both builds."""
+    import importlib
+
+    builds = [importlib.import_module("fastnb._alpha_sweep_kernels")]
+    try:
+        builds.append(importlib.import_module("fastnb._alpha_sweep_kernels_avx2"))
+    except ImportError:
+        pass
+    scores = rng.normal(size=(400, k)) * 50
+    # ties: whole numbers drawn from a few, so a row's largest often repeats,
+    # and rows of zeros of both signs
+    scores[:200] = rng.integers(-3, 2, size=(200, k))
+    scores[200:220] = np.where(rng.random((20, k)) < 0.5, -0.0, 0.0)
+    scores[220:230] = -np.inf
+    for prior in (np.zeros(k), rng.normal(size=k), -np.log(np.arange(1, k + 1))):
+        jll = scores + prior
+        # (all -inf rows: NumPy's first index)
+        want = jll.argmax(axis=1)
+        for kernels in builds:
+            best, top = kernels.argmax_of_sums(np.ascontiguousarray(scores), prior)
+            assert_array_equal(best, want)
+            assert_array_equal(top.view(np.int64),
+                               jll[np.arange(jll.shape[0]), want].view(np.int64))
