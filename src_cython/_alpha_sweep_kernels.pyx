@@ -33,15 +33,18 @@ cdef extern from "_exp_simd.h":
 
 # a candidate's predicted class: the first arg-max of its alpha's scores plus
 # its prior, 4 classes a step in the AVX2 build (the same index and bits)
-cdef extern from "_argmax_simd.h":
+cdef extern from "_candidate_simd.h":
     Py_ssize_t fastnb_argmax_of_sum(const double* s, const double* p, Py_ssize_t k,
                                     double* out, double* top) noexcept nogil
+    double fastnb_dot(const double* a, const double* b, Py_ssize_t k) noexcept nogil
 
 
 # log of float64 (_log_simd.h): within about 0.5 ulp, a few times libm's speed
 # (a log-loss term a candidate and row)
 cdef extern from "_log_simd.h":
     double fastnb_log(double x) noexcept nogil
+    void fastnb_logs_f64(const double* x, Py_ssize_t n, double* out, int outside_given,
+                         double outside) noexcept nogil
 
 
 # NumPy's pairwise summation (numpy/_core/src/umath/loops_utils.h.src): a sum
@@ -103,15 +106,16 @@ cdef inline void alpha_scores(
 cdef inline bint score_candidates(
     const double* scores, const double* priors, const double* weights,
     const intp_t* cand_alpha, Py_ssize_t n_cand, Py_ssize_t k, Py_ssize_t m,
-    intp_t code, bint want_loss, double* jll, double* shares, intp_t* predicted,
-    double* loss, Py_ssize_t n, Py_ssize_t i,
+    intp_t code, bint want_loss, double* jll, double* shares, double* probas,
+    intp_t* predicted, double* loss, Py_ssize_t n, Py_ssize_t i,
 ) noexcept nogil:
     """A row's candidates' predicted classes (and log-loss terms, if wanted)
     from its (m, k) scores less the prior; False when a candidate's scores
     have a NaN or a top that is not finite, or the row's label code is not a
     class. ``weights`` (a (C, k) array, or NULL): each candidate's exp(log
     prior - its largest), with which the soft-max's exps are taken once an
-    alpha (into ``shares``, (m, k)), not once a candidate."""
+    alpha (into ``shares``, (m, k)), not once a candidate. ``probas``: n_cand
+    doubles of scratch."""
     cdef Py_ssize_t q, c, a, best
     cdef const double* alpha_row
     cdef const double* prior
@@ -131,7 +135,7 @@ cdef inline bint score_candidates(
         # exp(S_c - max S) of each alpha's scores S: a candidate's soft-max
         # exp(S_c + p_c - top) / sum is share_c w_c / sum_c share_c w_c (its
         # factors exp(max S + max p - top) cancel), so its k exps are its
-        # alpha's. (NaN scores: refused below, before a share is read.)
+        # alpha's.
         for a in range(m):
             alpha_row = &scores[a * k]
             top = alpha_row[0]
@@ -152,25 +156,31 @@ cdef inline bint score_candidates(
         if not want_loss:
             continue
         if weights != NULL:
+            # share_y w_y / sum_c share_c w_c
             share = &shares[cand_alpha[q] * k]
             weight = &weights[q * k]
-            for c in range(k):
-                jll[c] = share[c] * weight[c]
+            total = fastnb_dot(share, weight, k)
+            true_proba = share[code] * weight[code] / total
         else:
             # the soft-max's exp(jll - top) and their sum, as NumPy takes them
             fastnb_exps_below(jll, k, top, jll)
-        total = pairwise_sum(jll, k)
-        if k == 2:
-            positive = jll[1] / total
-            true_proba = positive if code == 1 else 1 - positive
-        else:
-            true_proba = jll[code] / total
+            total = pairwise_sum(jll, k)
+            if k == 2:
+                positive = jll[1] / total
+                true_proba = positive if code == 1 else 1 - positive
+            else:
+                true_proba = jll[code] / total
         # np.clip(p, eps, 1 - eps)
         if true_proba < EPS:
             true_proba = EPS
         if true_proba > 1 - EPS:
             true_proba = 1 - EPS
-        loss[q * n + i] = -fastnb_log(true_proba)
+        probas[q] = true_proba
+    if want_loss:
+        # the candidates' -log p, 4 a step in the AVX2 build
+        fastnb_logs_f64(probas, n_cand, probas, 0, 0.0)
+        for q in range(n_cand):
+            loss[q * n + i] = -probas[q]
     return True
 
 
@@ -391,8 +401,8 @@ def alpha_sweep_rows(
     cdef double[:, ::1] small = tables.small
     cdef double[::1] log_alpha = tables.log_alpha
     # a block's (k, lanes) sums, lanes base sums, (m, k) scores, k of a
-    # candidate and (m, k) shares
-    scratch_np = np.empty((n_blocks, kl + lanes + km + k + km))
+    # candidate, (m, k) shares and a probability a candidate
+    scratch_np = np.empty((n_blocks, kl + lanes + km + k + km + n_cand))
     bad_np = np.zeros(n_blocks, dtype=np.intp)
     cdef double[:, ::1] scratch = scratch_np
     cdef intp_t[::1] bad = bad_np
@@ -420,8 +430,9 @@ def alpha_sweep_rows(
                 if not score_candidates(row + kl + lanes, &priors[0, 0], weights_at,
                                         &cand_alpha[0], n_cand, k, m, codes[i],
                                         want_loss, row + kl + lanes + km,
-                                        row + kl + lanes + km + k, &predicted[0, 0],
-                                        loss_at, n, i):
+                                        row + kl + lanes + km + k,
+                                        row + kl + lanes + km + k + km,
+                                        &predicted[0, 0], loss_at, n, i):
                     bad[block] += 1
     return int(bad_np.sum())
 
@@ -458,7 +469,7 @@ def exp_values_below(const double[::1] x, double top):
 
 def argmax_of_sums(const double[:, ::1] scores, const double[::1] prior):
     """Each row's first arg-max of ``scores[i] + prior`` and that sum
-    (_argmax_simd.h's, AVX2 in that build), for its tests."""
+    (_candidate_simd.h's, AVX2 in that build), for its tests."""
     cdef Py_ssize_t n = scores.shape[0], k = scores.shape[1], i
     if prior.shape[0] != k or k == 0:
         raise ValueError("argmax_of_sums: scores and prior do not agree")
