@@ -37,6 +37,7 @@ cdef extern from "_candidate_simd.h":
     Py_ssize_t fastnb_argmax_of_sum(const double* s, const double* p, Py_ssize_t k,
                                     double* out, double* top) noexcept nogil
     double fastnb_dot(const double* a, const double* b, Py_ssize_t k) noexcept nogil
+    double fastnb_max(const double* s, Py_ssize_t k) noexcept nogil
 
 
 # log of float64 (_log_simd.h): within about 0.5 ulp, a few times libm's speed
@@ -138,10 +139,7 @@ cdef inline bint score_candidates(
         # alpha's.
         for a in range(m):
             alpha_row = &scores[a * k]
-            top = alpha_row[0]
-            for c in range(1, k):
-                top = alpha_row[c] if alpha_row[c] > top else top
-            fastnb_exps_below(alpha_row, k, top, &shares[a * k])
+            fastnb_exps_below(alpha_row, k, fastnb_max(alpha_row, k), &shares[a * k])
     for q in range(n_cand):
         # (``summarise_row``'s score + prior: the bits of the candidate's jll)
         alpha_row = &scores[cand_alpha[q] * k]

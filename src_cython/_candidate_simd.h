@@ -8,7 +8,8 @@
      select made a dependency chain a class: 20 candidates a row were ~10 ms
      of a T1 fold's 30.)
    - its soft-max's denominator from its alpha's shared exps: a dot product
-     in 4 interleaved partial sums, combined in one order on both paths. */
+     in 4 interleaved partial sums, combined in one order on both paths, and
+     the largest score those exps are taken below. */
 #ifndef FASTNB_CANDIDATE_SIMD_H
 #define FASTNB_CANDIDATE_SIMD_H
 #include <stddef.h>
@@ -86,6 +87,33 @@ static inline double fastnb_dot(const double* a, const double* b, ptrdiff_t k) {
     for (; c < k; c++)
         total = total + a[c] * b[c];
     return total;
+}
+
+/* the largest of s[0..k) (k > 0, no NaN), 4 a step in the AVX2 build: the
+   top an alpha's shared exps are taken below (exact; where the largest is a
+   zero, its sign may differ between the builds, which changes no exp(x - top):
+   x - 0.0 and x - -0.0 differ only for x = +-0, whose exp is 1 either way) */
+static inline double fastnb_max(const double* s, ptrdiff_t k) {
+    ptrdiff_t c = 0;
+    double best;
+#if defined(__AVX2__)
+    if (k >= 4) {
+        __m256d most = _mm256_loadu_pd(s);
+        __m128d half;
+        for (c = 4; c + 4 <= k; c += 4)
+            most = _mm256_max_pd(most, _mm256_loadu_pd(s + c));
+        half = _mm_max_pd(_mm256_castpd256_pd128(most), _mm256_extractf128_pd(most, 1));
+        half = _mm_max_sd(half, _mm_unpackhi_pd(half, half));
+        best = _mm_cvtsd_f64(half);
+    } else
+#endif
+    {
+        best = s[0];
+        c = 1;
+    }
+    for (; c < k; c++)
+        best = s[c] > best ? s[c] : best;
+    return best;
 }
 
 #endif
