@@ -261,6 +261,64 @@ cdef _SweepTables sweep_tables(
     return tables
 
 
+cdef struct FoldWalk:
+    # a split's tables for ``sweep_row``, as every row of a fold reads them
+    const int64_t* feat_start
+    const int32_t* feat_len
+    const int32_t* ent_class
+    const double* ent_count
+    const int32_t* records
+    const int32_t* blocks
+    const double* alpha
+    const double* log_alpha
+    const double* base
+    const double* small
+    Py_ssize_t d
+    Py_ssize_t k
+    Py_ssize_t m
+    Py_ssize_t lanes
+
+
+cdef FoldWalk fold_walk(
+    const int64_t[::1] feat_start, const int32_t[::1] feat_len,
+    const int32_t[::1] ent_class, const double[::1] ent_count, _SweepTables tables,
+    const double[::1] alpha, const double[::1] base, Py_ssize_t k,
+):
+    """The walk over the table and ``tables`` (which the caller keeps alive)."""
+    cdef int32_t[::1] records = tables.dense_at
+    cdef int32_t[:, ::1] blocks = tables.blocks
+    cdef double[:, ::1] small = tables.small
+    cdef double[::1] log_alpha = tables.log_alpha
+    cdef FoldWalk walk
+    walk.feat_start, walk.feat_len = &feat_start[0], &feat_len[0]
+    walk.ent_class, walk.ent_count = &ent_class[0], &ent_count[0]
+    walk.records, walk.blocks, walk.small = &records[0], &blocks[0, 0], &small[0, 0]
+    walk.alpha, walk.log_alpha, walk.base = &alpha[0], &log_alpha[0], &base[0]
+    walk.d, walk.k, walk.m = feat_start.shape[0], k, alpha.shape[0]
+    walk.lanes = sweep_lanes(walk.m)
+    return walk
+
+
+cdef inline bint walk_row(
+    const FoldWalk* walk, const floating* data, const index_t* indices,
+    const index_t* indptr, Py_ssize_t i, Py_ssize_t limit, double* row, double* total,
+) noexcept nogil:
+    """Row i's (k, lanes) sums into ``row`` and its lanes base sums after them
+    (``sweep_row``), and the sum of its values into ``total``; False if an
+    index is out of range. ``limit``: the end of the block's non-zeros."""
+    cdef Py_ssize_t v
+    cdef double s = 0.0
+    if not sweep_row(data, indices, indptr[i], indptr[i + 1], walk.d, walk.feat_start,
+                     walk.feat_len, walk.ent_class, walk.ent_count, walk.records,
+                     walk.blocks, walk.alpha, walk.log_alpha, walk.base, walk.small,
+                     walk.k, walk.m, walk.lanes, row, row + walk.k * walk.lanes, limit):
+        return False
+    for v in range(indptr[i], indptr[i + 1]):
+        s = s + data[v]
+    total[0] = s
+    return True
+
+
 def alpha_sweep_scores(
     const floating[::1] data,         # IN: CSR values (finite, non-negative)
     const index_t[::1] indices,       # IN: CSR column indices
@@ -298,10 +356,8 @@ def alpha_sweep_scores(
         return 0
     tables = sweep_tables(feat_start, feat_len, ent_class, ent_count, alpha, k,
                           n_threads)
-    cdef int32_t[::1] dense_at = tables.dense_at
-    cdef int32_t[:, ::1] blocks = tables.blocks
-    cdef double[:, ::1] small = tables.small
-    cdef double[::1] log_alpha = tables.log_alpha
+    cdef FoldWalk walk = fold_walk(feat_start, feat_len, ent_class, ent_count, tables,
+                                   alpha, base, k)
     # a block's (k, lanes) sums and lanes base sums
     scratch_np = np.empty((n_blocks, kl + lanes))
     bad_np = np.zeros(n_blocks, dtype=np.intp)
@@ -313,17 +369,13 @@ def alpha_sweep_scores(
             row = &scratch[block, 0]
             for i in range(block_start(block, n_blocks, n),
                            block_start(block + 1, n_blocks, n)):
-                if not sweep_row(&data[0], &indices[0], indptr[i], indptr[i + 1], d,
-                                 &feat_start[0], &feat_len[0], &ent_class[0],
-                                 &ent_count[0], &dense_at[0], &blocks[0, 0], &alpha[0],
-                                 &log_alpha[0], &base[0], &small[0, 0], k, m, lanes,
-                                 row, row + kl,
-                                 indptr[block_start(block + 1, n_blocks, n)]):
+                # (assigned here, so that each thread has its own ``s``: prange
+                # makes private only what its body assigns)
+                s = 0.0
+                if not walk_row(&walk, &data[0], &indices[0], &indptr[0], i,
+                                indptr[block_start(block + 1, n_blocks, n)], row, &s):
                     bad[block] += 1
                     continue
-                s = 0.0
-                for v in range(indptr[i], indptr[i + 1]):
-                    s = s + data[v]
                 for c in range(k):
                     for a in range(m):
                         out[a, i, c] = ((row[kl + a] + s * scale[c, a])
@@ -359,8 +411,9 @@ def alpha_sweep_rows(
     1 - p of the second class for the first). A row's (k, m) sums become the
     candidates' results at once. Given ``weights`` (k > 2: see
     ``score_candidates``), the soft-max's exps are taken once an alpha, not
-    once a candidate: the same probabilities to a few ulps, not the same bits. Rows in parallel blocks, each row alone: the
-    same bits for any thread count. Returns the number of rows with an index
+    once a candidate: the same probabilities to a few ulps, not the same bits.
+    Rows in parallel blocks, each row alone: the same bits for any thread
+    count. Returns the number of rows with an index
     out of range, a candidate's NaN or non-finite top score, or (with the loss)
     a code that is not a class: the caller takes the general path."""
     cdef Py_ssize_t n = indptr.shape[0] - 1, k = scale.shape[0], m = alpha.shape[0]
@@ -394,10 +447,8 @@ def alpha_sweep_rows(
         return n
     tables = sweep_tables(feat_start, feat_len, ent_class, ent_count, alpha, k,
                           n_threads)
-    cdef int32_t[::1] dense_at = tables.dense_at
-    cdef int32_t[:, ::1] blocks = tables.blocks
-    cdef double[:, ::1] small = tables.small
-    cdef double[::1] log_alpha = tables.log_alpha
+    cdef FoldWalk walk = fold_walk(feat_start, feat_len, ent_class, ent_count, tables,
+                                   alpha, base, k)
     # a block's (k, lanes) sums, lanes base sums, (m, k) scores, k of a
     # candidate, (m, k) shares and a probability a candidate
     scratch_np = np.empty((n_blocks, kl + lanes + km + k + km + n_cand))
@@ -412,17 +463,13 @@ def alpha_sweep_rows(
             row = &scratch[block, 0]
             for i in range(block_start(block, n_blocks, n),
                            block_start(block + 1, n_blocks, n)):
-                if not sweep_row(&data[0], &indices[0], indptr[i], indptr[i + 1], d,
-                                 &feat_start[0], &feat_len[0], &ent_class[0],
-                                 &ent_count[0], &dense_at[0], &blocks[0, 0], &alpha[0],
-                                 &log_alpha[0], &base[0], &small[0, 0], k, m, lanes,
-                                 row, row + kl,
-                                 indptr[block_start(block + 1, n_blocks, n)]):
+                # (assigned here, so that each thread has its own ``s``: prange
+                # makes private only what its body assigns)
+                s = 0.0
+                if not walk_row(&walk, &data[0], &indices[0], &indptr[0], i,
+                                indptr[block_start(block + 1, n_blocks, n)], row, &s):
                     bad[block] += 1
                     continue
-                s = 0.0
-                for v in range(indptr[i], indptr[i + 1]):
-                    s = s + data[v]
                 alpha_scores(row, row + kl, s, &scale[0, 0], k, m, lanes,
                              row + kl + lanes)
                 if not score_candidates(row + kl + lanes, &priors[0, 0], weights_at,
