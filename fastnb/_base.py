@@ -57,16 +57,24 @@ MODE_PROBA = _runtime.PREDICT_MODES["proba"]
 _SMALL_BATCH = 64
 
 
-# the parameter names of each estimator class (inspect.signature costs ~20 us)
+# each class's (__init__, sorted parameter names): a search reads them hundreds of times
 _PARAM_NAMES = {}
-# each class's (__init__, names): inspect.signature was 14 ms of an H1 search
-_SIGNATURE_NAMES = {}
 # parameter values that compare by value, for ``_BaseNB._params_key``
 _PLAIN_PARAM_TYPES = frozenset((type(None), bool, int, float, str))
 # the key of each estimator's parameters when they last passed validation: kept
 # outside the estimator, whose state (a failed call leaves it as it was, pickles
 # and saved files hold it) it is not part of
 _VALIDATED_PARAMS = weakref.WeakKeyDictionary()
+
+
+def _param_names(cls):
+    """``cls.__init__``'s sorted parameter names, read once per class and __init__."""
+    init, cached = cls.__init__, _PARAM_NAMES.get(cls)
+    if cached is None or cached[0] is not init:
+        cached = _PARAM_NAMES[cls] = (init, tuple(sorted(
+            name for name, p in inspect.signature(init).parameters.items()
+            if name != "self" and p.kind != p.VAR_KEYWORD)))
+    return cached[1]
 
 
 class _BaseNB:
@@ -96,12 +104,7 @@ class _BaseNB:
     # -- the estimator protocol ---------------------------------------------------
     @classmethod
     def _get_param_names(cls):
-        init, cached = cls.__init__, _SIGNATURE_NAMES.get(cls)
-        if cached is None or cached[0] is not init:
-            cached = _SIGNATURE_NAMES[cls] = (init, tuple(sorted(
-                name for name, p in inspect.signature(init).parameters.items()
-                if name != "self" and p.kind != p.VAR_KEYWORD)))
-        return list(cached[1])
+        return list(_param_names(cls))
 
     def get_params(self, deep=True):
         """Get the parameters of this estimator.
@@ -375,10 +378,7 @@ class _BaseNB:
         same plain types (None, bool, int, float, str), or None when one is of
         another type (an array, a list). A stream of partial_fit calls validates
         the parameters again only when the key changed (~4 us a call)."""
-        cls = type(self)
-        names = _PARAM_NAMES.get(cls)
-        if names is None:
-            names = _PARAM_NAMES[cls] = tuple(cls._get_param_names())
+        names = _param_names(type(self))
         values = tuple([getattr(self, name) for name in names])
         types = tuple([type(value) for value in values])
         for kind in types:

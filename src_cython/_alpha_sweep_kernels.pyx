@@ -31,8 +31,9 @@ cdef extern from "_exp_simd.h":
                            double* out) noexcept nogil
 
 
-# a candidate's predicted class: the first arg-max of its alpha's scores plus
-# its prior, 4 classes a step in the AVX2 build (the same index and bits)
+# a candidate's predicted class (the first arg-max of its alpha's scores plus
+# its prior), its soft-max's denominator from shared exps and the top they are
+# taken below: 4 classes a step in the AVX2 build, the same bits on both
 cdef extern from "_candidate_simd.h":
     Py_ssize_t fastnb_argmax_of_sum(const double* s, const double* p, Py_ssize_t k,
                                     double* out, double* top) noexcept nogil
@@ -41,9 +42,8 @@ cdef extern from "_candidate_simd.h":
 
 
 # log of float64 (_log_simd.h): within about 0.5 ulp, a few times libm's speed
-# (a log-loss term a candidate and row)
+# (a row's candidates' log-loss terms, 4 at a time in the AVX2 build)
 cdef extern from "_log_simd.h":
-    double fastnb_log(double x) noexcept nogil
     void fastnb_logs_f64(const double* x, Py_ssize_t n, double* out, int outside_given,
                          double outside) noexcept nogil
 
