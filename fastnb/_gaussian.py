@@ -28,6 +28,12 @@ _kernels = load_kernels("_gaussian_kernels")
 # this much scratch memory for the per-chunk moments. The chunking depends on the
 # data's shape only, which is what makes the fit independent of the thread count.
 _FIT_MIN_ROWS_PER_CHUNK = 4096
+# A candidate's labels are derived from an anchor's scores (no sums of its
+# own, except on close calls) when its weights are within this relative
+# half-width of a fixed multiple of the anchor's, class by class
+_DERIVE_MAX_SPREAD = 1e-3
+# how far the bounds of a float64 ratio are widened: 4 units of roundoff
+_RATIO_WIDENING = 2.0 ** -51
 _FIT_MAX_CHUNKS = 64
 _FIT_SCRATCH_BYTES = 32 << 20
 
@@ -68,6 +74,47 @@ def _fit_chunk_count(n_samples, n_slots, n_features):
 # The largest mean a saved GaussianNB may hold: sqrt(float64's largest value) is
 # ~1.34e154, past which a deviation from the mean squares to infinity.
 MEAN_LIMIT = 1e154
+
+
+def _label_anchors(weights):
+    """(anchor_of, ratio_lo, ratio_hi) for ``gaussian_predict_candidates``'s
+    labels, from the candidates' (g, k, d) ``_half_inv_var``: which candidates'
+    labels may come from another's scores (its anchor, summed in the pass),
+    and bounds on their weights' ratios to that anchor's, class by class;
+    (None, None, None) when no candidate is close enough to another.
+
+    Candidates whose variances differ by a var_smoothing small against them
+    have weights that are nearly a fixed multiple of each other's, and their
+    labels nearly always agree: a logspace grid's low end is mostly such
+    candidates. The kernel still proves each derived label (or sums the row),
+    so this choice sets the speed only, never the labels."""
+    g, k = weights.shape[:2]
+    if g < 2 or not (np.all(np.isfinite(weights)) and np.all(weights > 0)):
+        return None, None, None
+    anchor_of = np.full(g, -1, dtype=np.intp)
+    ratio_lo, ratio_hi, spread = np.zeros((g, k)), np.zeros((g, k)), np.zeros(g)
+    anchors = []
+    for v in range(g):
+        closest = None
+        for anchor in anchors:
+            ratio = weights[v] / weights[anchor]
+            low, high = ratio.min(axis=1), ratio.max(axis=1)
+            width = float(np.max((high - low) / (high + low)))
+            if width <= _DERIVE_MAX_SPREAD and (closest is None or width < closest[0]):
+                closest = (width, anchor, low, high)
+        if closest is None:
+            anchors.append(v)
+        else:
+            spread[v], anchor_of[v], ratio_lo[v], ratio_hi[v] = closest
+    # the anchors' last group has free places: the widest derived take them,
+    # summed at no extra cost
+    derived = np.flatnonzero(anchor_of >= 0)
+    free = min(-len(anchors) % _kernels.CANDIDATES_AT_ONCE, derived.size)
+    anchor_of[derived[np.argsort(-spread[derived], kind="stable")[:free]]] = -1
+    if not np.any(anchor_of >= 0):
+        return None, None, None
+    return (anchor_of, ratio_lo * (1.0 - _RATIO_WIDENING),
+            ratio_hi * (1.0 + _RATIO_WIDENING))
 
 
 class GaussianNB(_BaseNB):
@@ -574,7 +621,8 @@ class GaussianNB(_BaseNB):
         if labels_only:
             out = np.empty((g, n), dtype=np.intp)
             suspect = _kernels.gaussian_predict_candidates(
-                X, self.theta_, *terms, MODE_ARGMAX, out, None, n_threads)
+                X, self.theta_, *terms, MODE_ARGMAX, out, None, n_threads,
+                *_label_anchors(terms[0]))
         else:
             out = np.empty((g, n, k), dtype=np.float64)
             suspect = _kernels.gaussian_predict_candidates(

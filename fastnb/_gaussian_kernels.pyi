@@ -52,4 +52,9 @@ def gaussian_predict_candidates(
     labels_out: NDArray[np.intp] | None,
     out: _Float64 | None,
     n_threads: int,
+    anchor_of: NDArray[np.intp] | None = None,
+    ratio_lo: _Float64 | None = None,
+    ratio_hi: _Float64 | None = None,
 ) -> NDArray[np.intp]: ...
+
+CANDIDATES_AT_ONCE: int

@@ -5,9 +5,12 @@ scikit-learn's."""
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 
 import fastnb
+from conftest import force_parallel_kernels
 from fastnb.model_selection import GridSearchCV
 from test_model_selection import both
 
@@ -160,3 +163,135 @@ def test_ties_and_impossible_classes_as_predict_takes_them(n_threads, rng):
     for v, candidate in enumerate(models):
         assert_array_equal(labels[v], candidate.predict(X))
         assert_array_equal(jll[v], candidate.predict_joint_log_proba(X))
+
+
+# -- labels derived from an anchor's scores ----------------------------------------------
+
+def close_calls(rng, n, d, dtype=np.float64, k=4):
+    """Classes whose means differ little and features of unequal variances:
+    many rows near a tie, so that candidates whose variances differ a little
+    disagree on some rows."""
+    y = rng.integers(0, k, n)
+    X = rng.normal(size=(n, d)) * rng.uniform(0.9, 1.1, d) + 0.03 * y[:, None]
+    return X.astype(dtype), y
+
+
+def kernel_terms(models):
+    def stacked(name):
+        return np.ascontiguousarray(np.stack([getattr(m, name) for m in models]))
+
+    return (stacked("_half_inv_var"), stacked("_half_log_2pi_var"),
+            stacked("_log_norm"), stacked("_log_prior"))
+
+
+def derived_grid(model):
+    """var_smoothing values whose neighbours' weights are within the spread
+    that derives labels (a logspace grid's low end is such a run), and far
+    enough apart that their labels differ on a few close calls."""
+    return [model.with_params(var_smoothing=v) for v in np.linspace(0.0, 1e-2, 10)]
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("n_threads", [1, 2])
+@pytest.mark.parametrize("nan", [False, True])
+@pytest.mark.parametrize("d", [3, 12, 40])
+def test_derived_labels_are_each_candidates_own(dtype, n_threads, nan, d, rng,
+                                                parallel_kernels):
+    from fastnb._gaussian import _label_anchors
+
+    X, y = close_calls(rng, 4_000, d, dtype)
+    if nan:
+        X[rng.random(X.shape) < 0.02] = np.nan
+    model = fastnb.GaussianNB(n_threads=n_threads).fit(X, y)
+    models = derived_grid(model)
+    anchor_of, _, _ = _label_anchors(kernel_terms(models)[0])
+    derived = np.flatnonzero(anchor_of >= 0)
+    assert derived.size >= 3
+    for X_test in (X[:1_501], np.asfortranarray(X[:1_501])):
+        with parallel_kernels():
+            labels, suspect = model._predict_candidates(models, X_test, True)
+        assert_array_equal(suspect, 0)
+        for v, candidate in enumerate(models):
+            assert_array_equal(labels[v], np.searchsorted(candidate.classes_,
+                                                           candidate.predict(X_test)))
+    # the proofs had work to do: some derived candidates' labels differ from
+    # their anchors' on some rows (those rows were summed for them)
+    differ = [np.sum(labels[v] != labels[anchor_of[v]]) for v in derived]
+    assert max(differ) > 0
+
+
+def test_a_wrong_ratio_bound_gives_wrong_labels(rng):
+    # the equality above is sensitive to the bounds: bounds that claim the
+    # derived candidates' weights equal their anchor's (ratio 1) give labels
+    # that are not their own predict's
+    from fastnb._base import MODE_ARGMAX
+    from fastnb._gaussian import _kernels, _label_anchors
+
+    X, y = close_calls(rng, 4_000, 12)
+    model = fastnb.GaussianNB().fit(X, y)
+    models = derived_grid(model)
+    terms = kernel_terms(models)
+    anchor_of, lo, hi = _label_anchors(terms[0])
+    right = np.empty((len(models), len(X)), dtype=np.intp)
+    _kernels.gaussian_predict_candidates(X, model.theta_, *terms, MODE_ARGMAX, right,
+                                         None, 1, anchor_of, lo, hi)
+    ones = np.ones_like(lo)
+    wrong = np.empty_like(right)
+    _kernels.gaussian_predict_candidates(X, model.theta_, *terms, MODE_ARGMAX, wrong,
+                                         None, 1, anchor_of, ones, ones)
+    own = np.array([np.searchsorted(m.classes_, m.predict(X)) for m in models])
+    assert_array_equal(right, own)
+    assert np.any(wrong != own)
+
+
+def test_derivation_refuses_bad_anchors_and_bounds(rng):
+    from fastnb._base import MODE_ARGMAX, MODE_JLL
+    from fastnb._gaussian import _kernels
+
+    X, y = close_calls(rng, 300, 5)
+    model = fastnb.GaussianNB().fit(X, y)
+    models = derived_grid(model)[:4]
+    terms = kernel_terms(models)
+    g, k = 4, 4
+    labels = np.empty((g, len(X)), dtype=np.intp)
+    ones = np.ones((g, k))
+
+    def call(anchor_of, lo=ones, hi=ones, mode=MODE_ARGMAX):
+        out = np.empty((g, len(X), k)) if mode == MODE_JLL else None
+        _kernels.gaussian_predict_candidates(
+            X, model.theta_, *terms, mode, labels if mode == MODE_ARGMAX else None,
+            out, 1, np.asarray(anchor_of, dtype=np.intp), lo, hi)
+
+    call([-1, 0, 0, -1])
+    for anchor_of in ([-1, 0, 1, -1], [-1, 4, 0, -1], [-1, 0, 0]):
+        with pytest.raises(ValueError, match="anchor"):
+            call(anchor_of)
+    for lo, hi in ((ones * 2, ones), (-ones, ones), (ones, ones * np.inf),
+                   (ones, ones * np.nan)):
+        with pytest.raises(ValueError, match="ratio"):
+            call([-1, 0, 0, -1], lo, hi)
+    with pytest.raises(ValueError, match="labels"):
+        call([-1, 0, 0, -1], mode=MODE_JLL)
+    with pytest.raises(ValueError, match="ratio_lo"):
+        call([-1, 0, 0, -1], None, None)
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), d=st.integers(1, 20), k=st.integers(2, 5),
+       steps=st.lists(st.floats(0.0, 0.02), min_size=2, max_size=9),
+       n_threads=st.sampled_from([1, 2]))
+def test_derived_labels_property(seed, d, k, steps, n_threads):
+    # any run of close var_smoothing values: every candidate's labels are its
+    # own predict's, whether derived, proved or summed
+    rng = np.random.default_rng(seed)
+    X, y = close_calls(rng, 600, d, k=k)
+    if len(np.unique(y)) < 2:
+        return
+    model = fastnb.GaussianNB(n_threads=n_threads).fit(X, y)
+    models = [model.with_params(var_smoothing=v) for v in np.cumsum(steps)]
+    with force_parallel_kernels():
+        labels, suspect = model._predict_candidates(models, X, True)
+    assert_array_equal(suspect, 0)
+    for v, candidate in enumerate(models):
+        assert_array_equal(labels[v], np.searchsorted(candidate.classes_,
+                                                       candidate.predict(X)))
