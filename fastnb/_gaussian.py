@@ -23,6 +23,7 @@ from ._validation import check_dense_X, check_y
 __all__ = ["GaussianNB"]
 
 _kernels = load_kernels("_gaussian_kernels")
+_candidate_kernels = load_kernels("_gaussian_candidates")
 
 # Fit chunks: at least this many rows each, at most this many chunks, and at most
 # this much scratch memory for the per-chunk moments. The chunking depends on the
@@ -109,7 +110,7 @@ def _label_anchors(weights):
     # the anchors' last group has free places: the widest derived take them,
     # summed at no extra cost
     derived = np.flatnonzero(anchor_of >= 0)
-    free = min(-len(anchors) % _kernels.CANDIDATES_AT_ONCE, derived.size)
+    free = min(-len(anchors) % _candidate_kernels.CANDIDATES_AT_ONCE, derived.size)
     anchor_of[derived[np.argsort(-spread[derived], kind="stable")[:free]]] = -1
     if not np.any(anchor_of >= 0):
         return None, None, None
@@ -620,12 +621,12 @@ class GaussianNB(_BaseNB):
         n_threads = self._predict_threads(n, self.var_.size * g)
         if labels_only:
             out = np.empty((g, n), dtype=np.intp)
-            suspect = _kernels.gaussian_predict_candidates(
+            suspect = _candidate_kernels.gaussian_predict_candidates(
                 X, self.theta_, *terms, MODE_ARGMAX, out, None, n_threads,
                 *_label_anchors(terms[0]))
         else:
             out = np.empty((g, n, k), dtype=np.float64)
-            suspect = _kernels.gaussian_predict_candidates(
+            suspect = _candidate_kernels.gaussian_predict_candidates(
                 X, self.theta_, *terms, MODE_JLL, None, out, n_threads)
         return out, suspect
 

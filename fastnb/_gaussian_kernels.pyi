@@ -41,20 +41,3 @@ def gaussian_predict(
     out: _Float64 | None,
     n_threads: int,
 ) -> int: ...
-def gaussian_predict_candidates(
-    X: _Floating,
-    theta: _Float64,
-    half_inv_var: _Float64,
-    half_log_2pi_var: _Float64,
-    log_norm: _Float64,
-    log_prior: _Float64,
-    mode: int,
-    labels_out: NDArray[np.intp] | None,
-    out: _Float64 | None,
-    n_threads: int,
-    anchor_of: NDArray[np.intp] | None = None,
-    ratio_lo: _Float64 | None = None,
-    ratio_hi: _Float64 | None = None,
-) -> NDArray[np.intp]: ...
-
-CANDIDATES_AT_ONCE: int

@@ -119,15 +119,16 @@ def test_the_portable_and_avx2_builds_give_the_same_bits(rng):
     import importlib
 
     from fastnb import _runtime
-    from fastnb._base import MODE_JLL
+    from fastnb._base import MODE_ARGMAX, MODE_JLL
+    from fastnb._gaussian import _label_anchors
 
     if not _runtime.cpu_has_avx2_fma():
         pytest.skip("no AVX2+FMA on this CPU")
     try:
-        avx2 = importlib.import_module("fastnb._gaussian_kernels_avx2")
+        avx2 = importlib.import_module("fastnb._gaussian_candidates_avx2")
     except ImportError:
         pytest.skip("a build without the AVX2 variant")
-    portable = importlib.import_module("fastnb._gaussian_kernels")
+    portable = importlib.import_module("fastnb._gaussian_candidates")
     for d in (3, 12, 21):
         X, y = data(rng, 400, d)
         model = fastnb.GaussianNB().fit(X, y)
@@ -145,6 +146,18 @@ def test_the_portable_and_avx2_builds_give_the_same_bits(rng):
                                                out, 1)
             outputs.append(out)
         assert_array_equal(outputs[0], outputs[1])
+        # and labels derived from anchors, on close calls
+        X, y = close_calls(rng, 2_000, d)
+        model = fastnb.GaussianNB().fit(X, y)
+        terms = kernel_terms(derived_grid(model))
+        derivation = _label_anchors(terms[0])
+        labels = []
+        for module in (portable, avx2):
+            out = np.empty((len(terms[0]), len(X)), dtype=np.intp)
+            module.gaussian_predict_candidates(X, model.theta_, *terms, MODE_ARGMAX,
+                                               out, None, 1, *derivation)
+            labels.append(out)
+        assert_array_equal(labels[0], labels[1])
 
 
 @pytest.mark.parametrize("n_threads", [1, 2])
@@ -225,7 +238,7 @@ def test_a_wrong_ratio_bound_gives_wrong_labels(rng):
     # derived candidates' weights equal their anchor's (ratio 1) give labels
     # that are not their own predict's
     from fastnb._base import MODE_ARGMAX
-    from fastnb._gaussian import _kernels, _label_anchors
+    from fastnb._gaussian import _candidate_kernels as _kernels, _label_anchors
 
     X, y = close_calls(rng, 4_000, 12)
     model = fastnb.GaussianNB().fit(X, y)
@@ -246,7 +259,7 @@ def test_a_wrong_ratio_bound_gives_wrong_labels(rng):
 
 def test_derivation_refuses_bad_anchors_and_bounds(rng):
     from fastnb._base import MODE_ARGMAX, MODE_JLL
-    from fastnb._gaussian import _kernels
+    from fastnb._gaussian import _candidate_kernels as _kernels
 
     X, y = close_calls(rng, 300, 5)
     model = fastnb.GaussianNB().fit(X, y)
