@@ -29,14 +29,20 @@ _candidate_kernels = load_kernels("_gaussian_candidates")
 # this much scratch memory for the per-chunk moments. The chunking depends on the
 # data's shape only, which is what makes the fit independent of the thread count.
 _FIT_MIN_ROWS_PER_CHUNK = 4096
+_FIT_MAX_CHUNKS = 64
+_FIT_SCRATCH_BYTES = 32 << 20
+
 # A candidate's labels are derived from an anchor's scores (no sums of its
 # own, except on close calls) when its weights are within this relative
 # half-width of a fixed multiple of the anchor's, class by class
+# (labels-only search scoring: _label_anchors)
 _DERIVE_MAX_SPREAD = 1e-3
 # how far the bounds of a float64 ratio are widened: 4 units of roundoff
 _RATIO_WIDENING = 2.0 ** -51
-_FIT_MAX_CHUNKS = 64
-_FIT_SCRATCH_BYTES = 32 << 20
+# and only for a pass of at least this many multiply-adds (rows x classes x
+# features x candidates, about half a millisecond): the choice of anchors costs
+# up to g**2 / 2 ratios of (k, d) arrays, whatever the number of rows
+_DERIVE_MIN_WORK = 1 << 22
 
 
 def _in_place(X):
@@ -621,9 +627,10 @@ class GaussianNB(_BaseNB):
         n_threads = self._predict_threads(n, self.var_.size * g)
         if labels_only:
             out = np.empty((g, n), dtype=np.intp)
+            derivation = ((None, None, None) if n * terms[0].size < _DERIVE_MIN_WORK
+                          else _label_anchors(terms[0]))
             suspect = _candidate_kernels.gaussian_predict_candidates(
-                X, self.theta_, *terms, MODE_ARGMAX, out, None, n_threads,
-                *_label_anchors(terms[0]))
+                X, self.theta_, *terms, MODE_ARGMAX, out, None, n_threads, *derivation)
         else:
             out = np.empty((g, n, k), dtype=np.float64)
             suspect = _candidate_kernels.gaussian_predict_candidates(

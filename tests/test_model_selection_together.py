@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from numpy.testing import assert_array_equal
 
 import fastnb
+import fastnb._gaussian
 from conftest import force_parallel_kernels
 from fastnb.model_selection import GridSearchCV
 from test_model_selection import both
@@ -95,6 +96,9 @@ def test_search_scores_a_group_in_one_pass(scoring, nan, rng, monkeypatch):
     labels_only = scoring in (None, "balanced_accuracy")
     assert passes == [(14, labels_only)] * 3 and predicts == []
     monkeypatch.undo()
+    # labels derived from anchors however small the folds (the logspace grid's
+    # low end is close)
+    monkeypatch.setattr(fastnb._gaussian, "_DERIVE_MIN_WORK", 0)
     refit = "accuracy" if isinstance(scoring, list) else True
     both(GridSearchCV, fastnb.GaussianNB(), grid, X, y, cv=3, scoring=scoring,
          refit=refit)
@@ -197,6 +201,12 @@ def kernel_terms(models):
             stacked("_log_norm"), stacked("_log_prior"))
 
 
+@pytest.fixture
+def derive_always(monkeypatch):
+    """Labels derived however small the pass (tests' data are small)."""
+    monkeypatch.setattr(fastnb._gaussian, "_DERIVE_MIN_WORK", 0)
+
+
 def derived_grid(model):
     """var_smoothing values whose neighbours' weights are within the spread
     that derives labels (a logspace grid's low end is such a run), and far
@@ -209,9 +219,18 @@ def derived_grid(model):
 @pytest.mark.parametrize("nan", [False, True])
 @pytest.mark.parametrize("d", [3, 12, 40])
 def test_derived_labels_are_each_candidates_own(dtype, n_threads, nan, d, rng,
-                                                parallel_kernels):
+                                                parallel_kernels, derive_always,
+                                                monkeypatch):
     from fastnb._gaussian import _label_anchors
 
+    derivations = []
+
+    def recorded(weights):
+        derivation = _label_anchors(weights)
+        derivations.append(derivation[0])
+        return derivation
+
+    monkeypatch.setattr(fastnb._gaussian, "_label_anchors", recorded)
     X, y = close_calls(rng, 4_000, d, dtype)
     if nan:
         X[rng.random(X.shape) < 0.02] = np.nan
@@ -227,8 +246,11 @@ def test_derived_labels_are_each_candidates_own(dtype, n_threads, nan, d, rng,
         for v, candidate in enumerate(models):
             assert_array_equal(labels[v], np.searchsorted(candidate.classes_,
                                                            candidate.predict(X_test)))
-    # the proofs had work to do: some derived candidates' labels differ from
-    # their anchors' on some rows (those rows were summed for them)
+    # the pass derived labels, and the proofs had work to do: some derived
+    # candidates' labels differ from their anchors' on some rows (those rows
+    # were summed for them)
+    assert len(derivations) == 2
+    assert all(np.array_equal(of, anchor_of) for of in derivations)
     differ = [np.sum(labels[v] != labels[anchor_of[v]]) for v in derived]
     assert max(differ) > 0
 
@@ -302,8 +324,13 @@ def test_derived_labels_property(seed, d, k, steps, n_threads):
         return
     model = fastnb.GaussianNB(n_threads=n_threads).fit(X, y)
     models = [model.with_params(var_smoothing=v) for v in np.cumsum(steps)]
-    with force_parallel_kernels():
-        labels, suspect = model._predict_candidates(models, X, True)
+    saved = fastnb._gaussian._DERIVE_MIN_WORK
+    fastnb._gaussian._DERIVE_MIN_WORK = 0   # (a fixture would span every example)
+    try:
+        with force_parallel_kernels():
+            labels, suspect = model._predict_candidates(models, X, True)
+    finally:
+        fastnb._gaussian._DERIVE_MIN_WORK = saved
     assert_array_equal(suspect, 0)
     for v, candidate in enumerate(models):
         assert_array_equal(labels[v], np.searchsorted(candidate.classes_,
