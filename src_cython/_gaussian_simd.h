@@ -73,6 +73,27 @@ typedef struct {
     __m256d h[2][3];
 } gaussian_accumulators;
 
+/* One step of four features (``at``) for the 2 x 3 pairs: the two rows'
+   squares once, each candidate's weights once for both rows, into the
+   accumulators A<row><candidate>; LOAD is how a vector is read (whole, or the
+   first few lanes at a row's end). */
+#define GAUSSIAN_STEP(LOAD, at, A00, A01, A02, A10, A11, A12) do {                \
+    __m256d q0_ = LOAD(s0 + (at)), q1_ = LOAD(s1 + (at));                       \
+    __m256d w_ = LOAD(w0 + (at));                                               \
+    GAUSSIAN_IN_REGISTER(w_);                                                   \
+    GAUSSIAN_ACCUMULATE(A00, q0_, w_);                                          \
+    GAUSSIAN_ACCUMULATE(A10, q1_, w_);                                          \
+    w_ = LOAD(w1 + (at));                                                       \
+    GAUSSIAN_IN_REGISTER(w_);                                                   \
+    GAUSSIAN_ACCUMULATE(A01, q0_, w_);                                          \
+    GAUSSIAN_ACCUMULATE(A11, q1_, w_);                                          \
+    w_ = LOAD(w2 + (at));                                                       \
+    GAUSSIAN_IN_REGISTER(w_);                                                   \
+    GAUSSIAN_ACCUMULATE(A02, q0_, w_);                                          \
+    GAUSSIAN_ACCUMULATE(A12, q1_, w_);                                          \
+} while (0)
+#define GAUSSIAN_LOAD_PART(at) gaussian_load_first(at, n_part)
+
 static inline void gaussian_accumulate_two_rows(
         const double* s0, const double* s1, const double* weights, ptrdiff_t d,
         gaussian_accumulators* a) {
@@ -86,63 +107,17 @@ static inline void gaussian_accumulate_two_rows(
     __m256d h00 = _mm256_setzero_pd(), h01 = _mm256_setzero_pd(), h02 = _mm256_setzero_pd();
     __m256d h10 = _mm256_setzero_pd(), h11 = _mm256_setzero_pd(), h12 = _mm256_setzero_pd();
     for (ptrdiff_t j = 0; j < d_blocked; j += 8) {
-        __m256d q0 = _mm256_loadu_pd(s0 + j);
-        __m256d q1 = _mm256_loadu_pd(s1 + j);
-        __m256d w = _mm256_loadu_pd(w0 + j);
-        GAUSSIAN_IN_REGISTER(w);
-        GAUSSIAN_ACCUMULATE(l00, q0, w);
-        GAUSSIAN_ACCUMULATE(l10, q1, w);
-        w = _mm256_loadu_pd(w1 + j);
-        GAUSSIAN_IN_REGISTER(w);
-        GAUSSIAN_ACCUMULATE(l01, q0, w);
-        GAUSSIAN_ACCUMULATE(l11, q1, w);
-        w = _mm256_loadu_pd(w2 + j);
-        GAUSSIAN_IN_REGISTER(w);
-        GAUSSIAN_ACCUMULATE(l02, q0, w);
-        GAUSSIAN_ACCUMULATE(l12, q1, w);
-        q0 = _mm256_loadu_pd(s0 + j + 4);
-        q1 = _mm256_loadu_pd(s1 + j + 4);
-        w = _mm256_loadu_pd(w0 + j + 4);
-        GAUSSIAN_IN_REGISTER(w);
-        GAUSSIAN_ACCUMULATE(h00, q0, w);
-        GAUSSIAN_ACCUMULATE(h10, q1, w);
-        w = _mm256_loadu_pd(w1 + j + 4);
-        GAUSSIAN_IN_REGISTER(w);
-        GAUSSIAN_ACCUMULATE(h01, q0, w);
-        GAUSSIAN_ACCUMULATE(h11, q1, w);
-        w = _mm256_loadu_pd(w2 + j + 4);
-        GAUSSIAN_IN_REGISTER(w);
-        GAUSSIAN_ACCUMULATE(h02, q0, w);
-        GAUSSIAN_ACCUMULATE(h12, q1, w);
+        GAUSSIAN_STEP(_mm256_loadu_pd, j, l00, l01, l02, l10, l11, l12);
+        GAUSSIAN_STEP(_mm256_loadu_pd, j + 4, h00, h01, h02, h10, h11, h12);
     }
     /* the last d % 8 features go to accumulators 0, 1, ...: the low halves,
        then the high ones */
     if (rest > 0) {
-        ptrdiff_t n_low = rest >= 4 ? 4 : rest;
-        __m256d q0 = gaussian_load_first(s0 + d_blocked, n_low);
-        __m256d q1 = gaussian_load_first(s1 + d_blocked, n_low);
-        __m256d w = gaussian_load_first(w0 + d_blocked, n_low);
-        GAUSSIAN_ACCUMULATE(l00, q0, w);
-        GAUSSIAN_ACCUMULATE(l10, q1, w);
-        w = gaussian_load_first(w1 + d_blocked, n_low);
-        GAUSSIAN_ACCUMULATE(l01, q0, w);
-        GAUSSIAN_ACCUMULATE(l11, q1, w);
-        w = gaussian_load_first(w2 + d_blocked, n_low);
-        GAUSSIAN_ACCUMULATE(l02, q0, w);
-        GAUSSIAN_ACCUMULATE(l12, q1, w);
+        ptrdiff_t n_part = rest >= 4 ? 4 : rest;
+        GAUSSIAN_STEP(GAUSSIAN_LOAD_PART, d_blocked, l00, l01, l02, l10, l11, l12);
         if (rest > 4) {
-            ptrdiff_t at = d_blocked + 4, n_high = rest - 4;
-            q0 = gaussian_load_first(s0 + at, n_high);
-            q1 = gaussian_load_first(s1 + at, n_high);
-            w = gaussian_load_first(w0 + at, n_high);
-            GAUSSIAN_ACCUMULATE(h00, q0, w);
-            GAUSSIAN_ACCUMULATE(h10, q1, w);
-            w = gaussian_load_first(w1 + at, n_high);
-            GAUSSIAN_ACCUMULATE(h01, q0, w);
-            GAUSSIAN_ACCUMULATE(h11, q1, w);
-            w = gaussian_load_first(w2 + at, n_high);
-            GAUSSIAN_ACCUMULATE(h02, q0, w);
-            GAUSSIAN_ACCUMULATE(h12, q1, w);
+            n_part = rest - 4;
+            GAUSSIAN_STEP(GAUSSIAN_LOAD_PART, d_blocked + 4, h00, h01, h02, h10, h11, h12);
         }
     }
     a->l[0][0] = l00; a->l[0][1] = l01; a->l[0][2] = l02;
