@@ -324,8 +324,9 @@ def gaussian_predict_candidates(
     elif out is None or out.shape[0] != g or out.shape[1] != n or out.shape[2] != k:
         raise ValueError("out must be a (g, n, k) float64 array.")
     anchor_of_arr = np.full(g, -1, dtype=np.intp) if anchor_of is None else np.asarray(anchor_of)
-    if anchor_of_arr.shape != (g,):
-        raise ValueError("anchor_of must be a (g,) intp array.")
+    if anchor_of_arr.shape != (g,) or np.any(anchor_of_arr < -1):
+        raise ValueError("anchor_of must be a (g,) intp array of -1 (an anchor) or "
+                         "the anchor of a derived candidate.")
     is_derived = anchor_of_arr >= 0
     derived_arr = np.flatnonzero(is_derived)
     anchors_arr = np.flatnonzero(~is_derived)

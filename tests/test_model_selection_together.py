@@ -298,7 +298,7 @@ def test_derivation_refuses_bad_anchors_and_bounds(rng):
             out, 1, np.asarray(anchor_of, dtype=np.intp), lo, hi)
 
     call([-1, 0, 0, -1])
-    for anchor_of in ([-1, 0, 1, -1], [-1, 4, 0, -1], [-1, 0, 0]):
+    for anchor_of in ([-1, 0, 1, -1], [-1, 4, 0, -1], [-1, 0, 0], [-2, -1, -1, -1]):
         with pytest.raises(ValueError, match="anchor"):
             call(anchor_of)
     for lo, hi in ((ones * 2, ones), (-ones, ones), (ones, ones * np.inf),
